@@ -1,0 +1,209 @@
+"""World → world folder (``world.tscn`` + ``world.json``): the only Python that knows Godot syntax.
+
+A world folder is self-describing: ``world.json`` (see :mod:`avalon.datagen.world_folder`) holds
+the task, difficulty, seed, food count, time limit, generator version and a content hash of the
+other files. Writing is atomic: the folder appears complete or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from avalon.datagen.world import GENERATOR_VERSION, Entity, World
+from avalon.datagen.world_folder import FORMAT_VERSION, SCENE_FILE, INFO_FILE
+
+# Entity kind → Godot scene (relative to the godot/ project) and the exported properties it takes.
+ENTITY_SCENES: dict[str, str] = {
+    "box": "res://entities/box.tscn",
+    "apple": "res://entities/apple.tscn",
+}
+FOOD_KINDS = frozenset({"apple"})
+SKY_DOME_SCENE = "res://world/sky_dome.tscn"
+
+
+def _num(value: float) -> str:
+    """Shortest round-trip text for a float; never "-0" (keeps files byte-identical)."""
+    value = float(value) + 0.0
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(round(value, 6))
+
+
+def _vector3(values) -> str:
+    return "Vector3( %s )" % ", ".join(_num(v) for v in values)
+
+
+def _color(rgb, alpha: float = 1.0) -> str:
+    return "Color( %s )" % ", ".join(_num(v) for v in (*rgb, alpha))
+
+
+def _transform(position, yaw_rad: float = 0.0, pitch_rad: float = 0.0) -> str:
+    """Godot text form of a yaw-then-pitch rotation and a translation (basis written row by row)."""
+    cy, sy, cp, sp = math.cos(yaw_rad), math.sin(yaw_rad), math.cos(pitch_rad), math.sin(pitch_rad)
+    rows = (
+        (cy, sy * sp, sy * cp),
+        (0.0, cp, -sp),
+        (-sy, cy * sp, cy * cp),
+    )
+    values = [v for row in rows for v in row] + list(position)
+    return "Transform( %s )" % ", ".join(_num(v) for v in values)
+
+
+def _property_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return _num(value)
+    if isinstance(value, tuple) and len(value) == 3:
+        return _vector3(value)
+    raise TypeError(f"cannot export property value {value!r}")
+
+
+class _SceneWriter:
+    """Accumulates ext_resources, sub_resources and nodes of one .tscn file."""
+
+    def __init__(self) -> None:
+        self.ext: dict[str, tuple[int, str]] = {}
+        self.sub: list[str] = []
+        self.nodes: list[str] = []
+
+    def ext_resource(self, path: str, type_name: str) -> str:
+        if path not in self.ext:
+            self.ext[path] = (len(self.ext) + 1, type_name)
+        return "ExtResource( %d )" % self.ext[path][0]
+
+    def sub_resource(self, type_name: str, **properties: str) -> str:
+        index = len(self.sub) + 1
+        body = "".join(f"{key} = {value}\n" for key, value in properties.items())
+        self.sub.append(f'[sub_resource type="{type_name}" id={index}]\n{body}')
+        return "SubResource( %d )" % index
+
+    def node(self, name: str, parent: str | None, type_name: str | None = None, instance: str | None = None, **properties: str) -> None:
+        header = f'[node name="{name}"'
+        if type_name:
+            header += f' type="{type_name}"'
+        if parent is not None:
+            header += f' parent="{parent}"'
+        if instance:
+            header += f" instance={instance}"
+        body = "".join(f"{key} = {value}\n" for key, value in properties.items())
+        self.nodes.append(f"{header}]\n{body}")
+
+    def text(self) -> str:
+        ext = [
+            f'[ext_resource path="{path}" type="{type_name}" id={index}]\n'
+            for path, (index, type_name) in self.ext.items()
+        ]
+        load_steps = len(self.ext) + len(self.sub) + 1
+        parts = [f"[gd_scene load_steps={load_steps} format=2]\n"]
+        parts += ["".join(ext)] if ext else []
+        parts += self.sub + self.nodes
+        return "\n".join(parts)
+
+
+def _entity_properties(entity: Entity) -> dict[str, str]:
+    properties = {"transform": _transform(entity.position, entity.yaw_rad)}
+    for key, value in entity.params:
+        if key == "color":
+            properties[key] = _color(value)
+        else:
+            properties[key] = _property_value(value)
+    return properties
+
+
+def world_scene_text(world: World) -> str:
+    """The ``world.tscn`` text for ``world``."""
+    scene = _SceneWriter()
+    lighting = world.lighting
+    environment = scene.sub_resource(
+        "Environment",
+        background_mode="1",
+        background_color=_color(lighting.sky_horizon_color),
+        ambient_light_color=_color(lighting.ambient_color),
+        ambient_light_energy=_num(lighting.ambient_energy),
+    )
+    ground_size = world.ground.size_m
+    ground_mesh = scene.sub_resource("PlaneMesh", size="Vector2( %s, %s )" % (_num(ground_size), _num(ground_size)))
+    ground_material = scene.sub_resource("SpatialMaterial", albedo_color=_color(world.ground.color))
+    ground_shape = scene.sub_resource("BoxShape", extents=_vector3((ground_size / 2, 1.0, ground_size / 2)))
+
+    scene.node("World", None, "Spatial")
+    scene.node("Environment", ".", "WorldEnvironment", environment=environment)
+    scene.node(
+        "Sun", ".", "DirectionalLight",
+        transform=_transform((0.0, 0.0, 0.0), math.radians(lighting.sun_yaw_deg), math.radians(lighting.sun_pitch_deg)),
+        light_color=_color(lighting.sun_color),
+        light_energy=_num(lighting.sun_energy),
+    )
+    scene.node(
+        "SkyDome", ".", instance=scene.ext_resource(SKY_DOME_SCENE, "PackedScene"),
+        zenith_color=_color(lighting.sky_zenith_color),
+        horizon_color=_color(lighting.sky_horizon_color),
+    )
+    scene.node("Ground", ".", "StaticBody")
+    scene.node("Mesh", "Ground", "MeshInstance", mesh=ground_mesh, material_override=ground_material, cast_shadow="0")
+    scene.node("Shape", "Ground", "CollisionShape", transform=_transform((0.0, -1.0, 0.0)), shape=ground_shape)
+    scene.node("Entities", ".", "Spatial")
+    for entity in world.entities:
+        if entity.kind not in ENTITY_SCENES:
+            raise ValueError(f"entity {entity.name!r} has unknown kind {entity.kind!r}; known: {sorted(ENTITY_SCENES)}")
+        instance = scene.ext_resource(ENTITY_SCENES[entity.kind], "PackedScene")
+        scene.node(entity.name, "Entities", instance=instance, **_entity_properties(entity))
+    scene.node("SpawnPoint", ".", "Position3D", transform=_transform(world.spawn_position, world.spawn_yaw_rad))
+    return scene.text()
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 over every file of a world folder except ``world.json``, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != INFO_FILE):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return "sha256:" + digest.hexdigest()
+
+
+def world_info(world: World, folder_hash: str) -> dict:
+    return {
+        "format_version": FORMAT_VERSION,
+        "generator_version": GENERATOR_VERSION,
+        "task": world.task,
+        "difficulty": world.difficulty,
+        "seed": world.seed,
+        "food_count": world.food_count,
+        "time_limit_frames": world.time_limit_frames,
+        "content_hash": folder_hash,
+    }
+
+
+def export_world(world: World, output_dir: str | os.PathLike) -> Path:
+    """Writes ``world`` as a world folder at ``output_dir`` and returns its absolute path.
+
+    An existing world folder there is replaced; an existing folder holding anything else is
+    refused (nothing is deleted).
+    """
+    output = Path(output_dir).resolve()
+    if output.exists():
+        if not output.is_dir():
+            raise FileExistsError(f"{output} exists and is not a folder")
+        if any(output.iterdir()) and not (output / INFO_FILE).is_file():
+            raise FileExistsError(f"{output} exists and holds something other than a world folder; refusing to overwrite it")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
+    try:
+        (staging / SCENE_FILE).write_text(world_scene_text(world))
+        info = world_info(world, content_hash(staging))
+        (staging / INFO_FILE).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+        staging.chmod(0o755)
+        if output.exists():
+            shutil.rmtree(output)
+        staging.rename(output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return output

@@ -1,0 +1,109 @@
+"""The immutable description of one world, independent of Godot.
+
+Generators build a :class:`World`; :mod:`avalon.datagen.export` turns it into a world folder.
+Coordinates are Godot's: metres, y up, the agent faces -z at yaw 0; yaw is about +y, radians.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import attr
+
+Vector3 = tuple[float, float, float]
+Color = tuple[float, float, float]
+
+GENERATOR_VERSION = "0.1.0"
+
+
+def _vector3(value) -> Vector3:
+    x, y, z = (float(v) for v in value)
+    return (x, y, z)
+
+
+def _color(value) -> Color:
+    rgb = tuple(float(v) for v in value)
+    if len(rgb) != 3 or not all(0.0 <= c <= 1.0 for c in rgb):
+        raise ValueError(f"colour {value!r} must be three floats in [0, 1]")
+    return rgb  # type: ignore[return-value]
+
+
+def _frozen_params(value: Mapping[str, object]) -> tuple[tuple[str, object], ...]:
+    return tuple(sorted(dict(value).items()))
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class Entity:
+    """Something placed in the world: ``kind`` names its Godot scene (see ``export.ENTITY_SCENES``).
+
+    ``position`` is the centre of the entity in metres; ``params`` are kind-specific properties
+    (for example ``size`` in metres and ``color`` for a box), stored as sorted pairs.
+    """
+
+    kind: str
+    name: str
+    position: Vector3 = attr.ib(converter=_vector3)
+    yaw_rad: float = 0.0
+    params: tuple[tuple[str, object], ...] = attr.ib(default=(), converter=_frozen_params)
+
+    def param(self, key: str, default: object = None) -> object:
+        return dict(self.params).get(key, default)
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class FlatGround:
+    """A flat square of ground whose top surface is at y = 0."""
+
+    size_m: float = 100.0
+    color: Color = attr.ib(default=(0.35, 0.55, 0.25), converter=_color)
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class Lighting:
+    """Sun, ambient light and sky colours."""
+
+    sun_pitch_deg: float = -50.0
+    sun_yaw_deg: float = 30.0
+    sun_energy: float = 1.0
+    sun_color: Color = attr.ib(default=(1.0, 0.97, 0.9), converter=_color)
+    ambient_color: Color = attr.ib(default=(0.55, 0.6, 0.7), converter=_color)
+    ambient_energy: float = 0.6
+    sky_zenith_color: Color = attr.ib(default=(0.30, 0.50, 0.85), converter=_color)
+    sky_horizon_color: Color = attr.ib(default=(0.75, 0.85, 0.95), converter=_color)
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class World:
+    """Everything the simulator needs to run one episode."""
+
+    task: str
+    difficulty: float = attr.ib(converter=float)
+    seed: int
+    ground: FlatGround
+    entities: tuple[Entity, ...] = attr.ib(converter=tuple)
+    spawn_position: Vector3 = attr.ib(converter=_vector3)
+    spawn_yaw_rad: float = 0.0
+    time_limit_frames: int = attr.ib()
+    lighting: Lighting = attr.ib(factory=Lighting)
+
+    @difficulty.validator
+    def _check_difficulty(self, _attribute, value):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"difficulty {value!r} must be in [0, 1]")
+
+    @time_limit_frames.validator
+    def _check_time_limit(self, _attribute, value):
+        if value <= 0:
+            raise ValueError(f"time_limit_frames {value!r} must be positive")
+
+    def entity(self, name: str) -> Entity:
+        for entity in self.entities:
+            if entity.name == name:
+                return entity
+        raise KeyError(f"world has no entity named {name!r}")
+
+    @property
+    def food_count(self) -> int:
+        from avalon.datagen.export import FOOD_KINDS
+
+        return sum(entity.kind in FOOD_KINDS for entity in self.entities)

@@ -1,0 +1,196 @@
+"""``AvalonEnv``: the Gymnasium environment over one Godot simulator process."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import attr
+import gymnasium as gym
+import numpy as np
+
+from avalon.datagen.world_folder import WorldInfo, read_world_info
+from avalon.env import protocol
+from avalon.env.config import EnvConfig
+from avalon.env.errors import SimulatorError
+from avalon.env.mechanics import FRAME_PENALTY
+from avalon.env.simulator import Simulator
+from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
+from avalon.tasks import generate_world
+
+_OFFSETS = protocol.feature_offsets()
+_OBSERVED = [(feature.name, _OFFSETS[feature.name], feature.size) for feature in protocol.OBSERVED_FEATURES]
+
+
+def _feature(features: np.ndarray, name: str) -> float:
+    return float(features[_OFFSETS[name]])
+
+
+class AvalonEnv(gym.Env):
+    """An embodied agent in a generated 3D world, simulated by Godot and rendered as RGBD.
+
+    Configure with an :class:`EnvConfig` and/or its fields as keywords::
+
+        env = AvalonEnv(EnvConfig(renderer="GLES2"), resolution=64)
+
+    ``reset(seed=s)`` uses ``s`` as the episode seed (it seeds world generation and the
+    simulator); later resets without a seed draw episode seeds from ``self.np_random``.
+    ``reset`` options: ``world_dir`` (load this world folder for this episode) and
+    ``episode_seed`` (use exactly this episode seed; replay uses it).
+
+    The reward is the change in energy minus the frame penalty (and, in training mode, the
+    movement penalty) of the paper's Appendix B. Episodes end (``terminated``) by the game's
+    rules, or are truncated at the world's time limit.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+
+    def __init__(self, config: EnvConfig | None = None, render_mode: str | None = None, **overrides: Any) -> None:
+        base = config if config is not None else EnvConfig()
+        unknown = sorted(set(overrides) - {field.name for field in attr.fields(EnvConfig)})
+        if unknown:
+            names = ", ".join(field.name for field in attr.fields(EnvConfig))
+            raise TypeError(f"unknown EnvConfig field(s) {unknown}; the fields are: {names}")
+        self.config = attr.evolve(base, **overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.observation_space = observation_space(self.config.resolution)
+        self.action_space = action_space(self.config.action_space)
+        self._codec = ActionCodec(self.config.action_space)
+        self._simulator: Simulator | None = None
+        self._work_dir: Path | None = None
+        self._generated_world: Path | None = None
+        self._world: WorldInfo | None = None
+        self._episode_seed: int | None = None
+        self._energy = 0.0
+        self._last_rgbd: np.ndarray | None = None
+        self._episode_over = True
+        self._episode_count = 0
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is None and self._episode_count == 0 and self.config.seed is not None:
+            seed = self.config.seed
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"world_dir", "episode_seed"})
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; the options are 'world_dir' and 'episode_seed'")
+        episode_seed = options.get("episode_seed", seed)
+        if episode_seed is None:
+            episode_seed = int(self.np_random.integers(0, 2**63 - 1))
+        world = self._prepare_world(options.get("world_dir"), int(episode_seed))
+        self._episode_over = True
+        if self._simulator is None or not self._simulator.is_running:
+            self._start_simulator()
+        observation = self._simulator.reset(str(world.path), int(episode_seed), world.time_limit_frames)
+        self._world, self._episode_seed = world, int(episode_seed)
+        self._episode_count += 1
+        self._energy = _feature(observation.features, "energy")
+        self._episode_over = False
+        return self._observation(observation), self._info(observation)
+
+    def step(self, action: Any):
+        wire_action = self._codec.encode(action)  # validates before anything is sent
+        if self._episode_over or self._simulator is None:
+            raise RuntimeError("the episode has ended (or never started): call reset() first")
+        try:
+            observation = self._simulator.step(wire_action)
+        except SimulatorError:
+            self._episode_over = True
+            raise
+        features = observation.features
+        energy = _feature(features, "energy")
+        reward = energy - self._energy - FRAME_PENALTY
+        if self.config.is_training:
+            reward -= _feature(features, "energy_spent_on_movement")
+        self._energy = energy
+        terminated = _feature(features, "is_terminated") > 0.5
+        truncated = not terminated and _feature(features, "frames_remaining") <= 0
+        self._episode_over = terminated or truncated
+        return self._observation(observation), float(reward), terminated, truncated, self._info(observation)
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array" or self._last_rgbd is None:
+            return None
+        return self._last_rgbd[..., :3].copy()
+
+    def close(self) -> None:
+        if self._simulator is not None:
+            self._simulator.close()
+            self._simulator = None
+        if self._work_dir is not None:
+            shutil.rmtree(self._work_dir, ignore_errors=True)
+            self._work_dir = None
+            self._generated_world = None
+        self._episode_over = True
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------------ details
+
+    @property
+    def simulator_pid(self) -> int | None:
+        """The Godot process id while one runs (for diagnostics and tests)."""
+        return None if self._simulator is None else self._simulator.pid
+
+    @property
+    def world(self) -> WorldInfo | None:
+        """``world.json`` of the current episode's world folder."""
+        return self._world
+
+    @property
+    def episode_seed(self) -> int | None:
+        return self._episode_seed
+
+    def _start_simulator(self) -> None:
+        simulator = Simulator(self.config.simulator_settings())
+        simulator.start()
+        self._simulator = simulator
+
+    def _prepare_world(self, world_dir: str | None, episode_seed: int) -> WorldInfo:
+        """The world folder for this episode: given, configured, or generated from the task."""
+        world_dir = world_dir or self.config.world_dir
+        if world_dir is not None:
+            return read_world_info(world_dir)
+        if self._work_dir is None:
+            self._work_dir = Path(tempfile.mkdtemp(prefix="avalon-worlds-"))
+        previous = self._generated_world
+        # Named by what determines it, so the same episode seed gives the same folder and info.
+        name = f"{self.config.task}-{self.config.difficulty:.6f}-{episode_seed}"
+        path = generate_world(self.config.task, self.config.difficulty, episode_seed, self._work_dir / name)
+        if previous is not None and previous != path:
+            shutil.rmtree(previous, ignore_errors=True)
+        self._generated_world = path
+        return read_world_info(path)
+
+    def _observation(self, observation: protocol.Observation) -> dict[str, np.ndarray]:
+        features = observation.features
+        result: dict[str, np.ndarray] = {RGBD_KEY: observation.rgbd}
+        for name, offset, size in _OBSERVED:
+            result[name] = features[offset : offset + size]
+        self._last_rgbd = observation.rgbd
+        return result
+
+    def _info(self, observation: protocol.Observation) -> dict[str, Any]:
+        features = observation.features
+        offset = _OFFSETS["world_body_position"]
+        world = self._world
+        return {
+            "task": world.task if world else self.config.task,
+            "difficulty": world.difficulty if world else self.config.difficulty,
+            "seed": self._episode_seed,
+            "world_dir": str(world.path) if world else None,
+            "frame": observation.frame,
+            "energy": _feature(features, "energy"),
+            "world_body_position": features[offset : offset + 3].copy(),
+            "world_body_yaw": _feature(features, "world_body_yaw"),
+        }

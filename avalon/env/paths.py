@@ -1,0 +1,35 @@
+"""Where the Godot project and the Godot binary are."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from avalon.env.errors import SimulatorNotInstalledError
+
+GODOT_BINARY = "godot3-runner"
+
+
+def godot_project_dir() -> Path:
+    """The Godot project folder: ``$AVALON_GODOT_PROJECT`` or ``godot/`` beside the package."""
+    override = os.environ.get("AVALON_GODOT_PROJECT")
+    return Path(override) if override else Path(__file__).resolve().parents[2] / "godot"
+
+
+def find_godot_binary(name: str = GODOT_BINARY) -> str:
+    """Absolute path of the Godot 3 binary, or a clear error saying how to install it."""
+    path = shutil.which(name)
+    if path is None:
+        raise SimulatorNotInstalledError(
+            f"the Godot 3 binary {name!r} is not on PATH; run `make setup` "
+            "(installs godot3-runner, xvfb and Mesa from Debian)"
+        )
+    return path
+
+
+def find_xvfb_binary() -> str:
+    path = shutil.which("Xvfb")
+    if path is None:
+        raise SimulatorNotInstalledError("Xvfb is not on PATH and DISPLAY is unset; run `make setup` (installs xvfb)")
+    return path

@@ -1,0 +1,294 @@
+"""One Godot simulator process and its end of the lock-step bridge.
+
+Python listens on 127.0.0.1 (ephemeral port) and starts Godot, which connects and proves it is
+ours with a per-process secret. Connections without it are dropped and the listener goes on
+waiting; once the simulator has greeted, the listener closes and nothing else can connect.
+Every blocking read has a deadline. On any failure the process group is killed, the temporary
+folder removed, and a :class:`SimulatorError` quotes the tail of the Godot log.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hmac
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import attr
+import numpy as np
+
+from avalon.env import protocol
+from avalon.env.display import acquire_display, release_display
+from avalon.env.errors import SimulatorError, WorldLoadError
+from avalon.env.mechanics import STEPS_PER_SECOND
+from avalon.env.paths import find_godot_binary, godot_project_dir
+
+LOG_TAIL_LINES = 30
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class SimulatorSettings:
+    """How to launch a simulator; see :class:`avalon.env.config.EnvConfig` for the meanings."""
+
+    resolution: int = 96
+    renderer: str = "GLES3"
+    action_space: str = "vr"
+    godot_binary: str = "godot3-runner"
+    startup_timeout_s: float = 60.0
+    reset_timeout_s: float = 120.0
+    step_timeout_s: float = 30.0
+    log_dir: str | None = None
+    llvmpipe_threads: int | None = None
+
+
+class Simulator:
+    """A running Godot process. Use :meth:`start`, then :meth:`reset` and :meth:`step`."""
+
+    def __init__(self, settings: SimulatorSettings) -> None:
+        self.settings = settings
+        self.process: subprocess.Popen | None = None
+        self.connection: socket.socket | None = None
+        self.temp_dir: Path | None = None
+        self.log_path: Path | None = None
+        self._display_held = False
+        self._header = bytearray(protocol.HEADER.size)
+        self._observation_buffer = bytearray(protocol.observation_payload_size(settings.resolution))
+        self._action_size = protocol.action_size(settings.action_space)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
+
+    @property
+    def is_running(self) -> bool:
+        return self.process is not None and self.process.poll() is None and self.connection is not None
+
+    def start(self) -> None:
+        binary = find_godot_binary(self.settings.godot_binary)
+        self.temp_dir = Path(tempfile.mkdtemp(prefix="avalon-sim-"))
+        log_root = Path(self.settings.log_dir) if self.settings.log_dir else self.temp_dir
+        log_root.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_root / f"godot-{os.getpid()}-{time.time_ns()}.log"
+        secret = secrets.token_hex(protocol.SECRET_SIZE // 2)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(4)
+            display = acquire_display()
+            self._display_held = True
+            self.process = self._launch(binary, listener.getsockname()[1], secret, display)
+            _live_simulators.add(self)
+            self.connection = self._accept(listener, secret.encode())
+        except BaseException:
+            self.kill()
+            raise
+        finally:
+            listener.close()
+
+    def _launch(self, binary: str, port: int, secret: str, display: str) -> subprocess.Popen:
+        settings = self.settings
+        resolution = settings.resolution
+        command = [
+            binary, "--path", str(godot_project_dir()),
+            "--video-driver", settings.renderer,
+            "--resolution", f"{resolution}x{resolution}",
+            "--fixed-fps", str(STEPS_PER_SECOND),
+            "--audio-driver", "Dummy",
+        ]
+        env = dict(
+            os.environ,
+            DISPLAY=display,
+            AVALON_PORT=str(port),
+            AVALON_SECRET=secret,
+            AVALON_RESOLUTION=str(resolution),
+            AVALON_ACTION_SPACE=settings.action_space,
+        )
+        if settings.llvmpipe_threads is not None:
+            env["LP_NUM_THREADS"] = str(settings.llvmpipe_threads)
+        with open(self.log_path, "wb") as log:
+            log.write(("$ " + " ".join(command) + "\n").encode())
+            log.flush()
+            return subprocess.Popen(
+                command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                cwd=self.temp_dir, start_new_session=True,
+            )
+
+    def _accept(self, listener: socket.socket, secret: bytes) -> socket.socket:
+        deadline = time.monotonic() + self.settings.startup_timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._failure(f"did not connect within {self.settings.startup_timeout_s:.0f} s")
+            listener.settimeout(min(0.2, remaining))
+            try:
+                connection, _ = listener.accept()
+            except socket.timeout:
+                if self.process.poll() is not None:
+                    raise self._failure(f"exited during start-up with code {self.process.returncode}") from None
+                continue
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            try:
+                hello = self._read_hello(connection, min(deadline, time.monotonic() + 5.0))
+            except (OSError, protocol.ProtocolError):
+                connection.close()  # not our simulator: drop it and keep waiting
+                continue
+            if hello.magic != protocol.MAGIC or not hmac.compare_digest(hello.secret, secret):
+                connection.close()
+                continue
+            if hello.version != protocol.PROTOCOL_VERSION:
+                connection.close()
+                raise self._failure(
+                    f"speaks protocol version {hello.version}, Python speaks {protocol.PROTOCOL_VERSION}; "
+                    "regenerate godot/generated/protocol.gd with `python -m avalon.env.codegen`"
+                )
+            return connection
+
+    @staticmethod
+    def _read_hello(connection: socket.socket, deadline: float) -> protocol.Hello:
+        header = _recv_exact(connection, protocol.HEADER.size, deadline)
+        message_type, length = protocol.decode_header(header)
+        if message_type != protocol.MessageType.HELLO or length > 1024:
+            raise protocol.ProtocolError("expected HELLO")
+        return protocol.decode_hello(_recv_exact(connection, length, deadline))
+
+    def close(self) -> None:
+        """Asks Godot to quit, waits briefly, then makes sure it and its files are gone."""
+        if self.connection is not None and self.process is not None and self.process.poll() is None:
+            try:
+                self.connection.sendall(protocol.encode_close())
+                self.process.wait(timeout=5.0)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        """Kills the process group, reaps it, releases the display and removes the temp folder."""
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+        if self.process is not None:
+            if self.process.poll() is None:
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.process.wait()
+        _live_simulators.discard(self)
+        if self._display_held:
+            self._display_held = False
+            release_display()
+        if self.temp_dir is not None:
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            self.temp_dir = None
+
+    # ------------------------------------------------------------------ requests
+
+    def reset(self, world_dir: str, seed: int, time_limit_frames: int) -> protocol.Observation:
+        """Loads a world folder and returns its first observation."""
+        return self._request(
+            protocol.encode_reset(seed, time_limit_frames, world_dir), self.settings.reset_timeout_s, world_dir=world_dir
+        )
+
+    def step(self, action: np.ndarray) -> protocol.Observation:
+        """Sends one action (float32 values in the layout of the action space) and returns the result."""
+        if action.shape != (self._action_size,):
+            raise ValueError(f"action has shape {action.shape}, expected ({self._action_size},)")
+        return self._request(protocol.encode_step(action), self.settings.step_timeout_s)
+
+    def _request(self, message: bytes, timeout_s: float, world_dir: str | None = None) -> protocol.Observation:
+        if not self.is_running:
+            raise self._failure("is not running")
+        deadline = time.monotonic() + timeout_s
+        try:
+            self.connection.sendall(message)
+            _recv_exact_into(self.connection, self._header, deadline)
+            message_type, length = protocol.decode_header(bytes(self._header))
+            if message_type == protocol.MessageType.OBSERVATION:
+                if length != len(self._observation_buffer):
+                    raise protocol.ProtocolError(f"OBSERVATION of {length} bytes, expected {len(self._observation_buffer)}")
+                _recv_exact_into(self.connection, self._observation_buffer, deadline)
+                return protocol.decode_observation(self._observation_buffer, self.settings.resolution)
+            payload = _recv_exact(self.connection, length, deadline)
+        except socket.timeout:
+            raise self._failure(f"did not answer within {timeout_s:.0f} s (hung?)") from None
+        except (OSError, ConnectionError, protocol.ProtocolError) as error:
+            raise self._failure(f"broke the connection ({error})", grace_s=2.0) from None
+        if message_type == protocol.MessageType.ERROR:
+            text = payload.decode("utf-8", "replace")
+            if world_dir is not None:
+                raise WorldLoadError(f"world folder {world_dir} could not be loaded: {text}")
+            raise SimulatorError(f"simulator refused the request: {text}")
+        raise self._failure(f"sent unexpected message {message_type.name}")
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace") if self.log_path else ""
+        except OSError:
+            return "(log unavailable)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def _failure(self, what: str, grace_s: float = 0.0) -> SimulatorError:
+        """Kills the simulator and builds the error to raise, quoting its log.
+
+        ``grace_s`` lets a simulator that closed the connection finish exiting first, so that its
+        exit code and last log lines are known.
+        """
+        pid = self.pid
+        if grace_s > 0 and self.process is not None:
+            try:
+                self.process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.process is not None and self.process.poll() is not None:
+            code = self.process.returncode
+            what += f" (exit code {code}{', killed by signal ' + str(-code) if code < 0 else ''})"
+        tail = self.log_tail()
+        log_path = self.log_path
+        kept = self.settings.log_dir is not None
+        self.kill()
+        where = f"log kept at {log_path}" if kept else "set EnvConfig.log_dir to keep logs"
+        return SimulatorError(f"Godot simulator (pid {pid}) {what}. Last lines of its log ({where}):\n{tail}")
+
+
+def _recv_exact_into(connection: socket.socket, buffer: bytearray, deadline: float) -> None:
+    view, received, size = memoryview(buffer), 0, len(buffer)
+    while received < size:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise socket.timeout()
+        connection.settimeout(remaining)
+        count = connection.recv_into(view[received:])
+        if count == 0:
+            raise ConnectionError("connection closed by the simulator")
+        received += count
+
+
+def _recv_exact(connection: socket.socket, size: int, deadline: float) -> bytes:
+    buffer = bytearray(size)
+    _recv_exact_into(connection, buffer, deadline)
+    return bytes(buffer)
+
+
+# Every simulator that has a process (strong references: a simulator dropped without close()
+# is still killed at interpreter exit, so none outlives Python).
+_live_simulators: "set[Simulator]" = set()
+_exit_lock = threading.Lock()
+
+
+@atexit.register
+def _kill_all_at_exit() -> None:
+    with _exit_lock:
+        for simulator in list(_live_simulators):
+            simulator.kill()

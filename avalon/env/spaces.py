@@ -1,0 +1,157 @@
+"""Observation and action spaces, derived from the protocol (the single source of truth).
+
+Observation: a ``Dict`` with ``"rgbd"`` (uint8, rows top-down; channels R, G, B and depth, see
+``protocol.DEPTH_*`` and :func:`avalon.env.protocol.depth_to_metres`) and the 23 proprioceptive
+variables of the paper's Appendix C as float32 vectors of size 3 or 1.
+
+Action: a ``Dict`` whose continuous parts are ``Box(-1, 1)`` rates (1 = the maximum rate of
+``avalon.env.mechanics`` for one step) and whose binary parts are ``Discrete(2)``.
+:class:`avalon.env.wrappers.FlattenAction` turns either space into one ``Box``.
+
+``python -m avalon.env.spaces`` prints the index-by-index tables of ``docs/spaces.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from avalon.env.protocol import ACTION_SPACES, OBSERVED_FEATURES, ActionField, Feature
+
+RGBD_KEY = "rgbd"
+_NON_NEGATIVE_FEATURES = {
+    "energy_spent_on_movement",
+    "energy_lost_to_attacks",
+    "energy_gained_from_eating",
+    "energy",
+    "frames_remaining",
+}
+
+
+def _feature_space(feature: Feature) -> spaces.Box:
+    if feature.unit == "bool":
+        low, high = 0.0, 1.0
+    elif feature.name in _NON_NEGATIVE_FEATURES:
+        low, high = 0.0, np.inf
+    else:
+        low, high = -np.inf, np.inf
+    return spaces.Box(low, high, (feature.size,), np.float32)
+
+
+def observation_space(resolution: int) -> spaces.Dict:
+    """The observation space for square frames of ``resolution`` pixels."""
+    parts: dict[str, spaces.Space] = {RGBD_KEY: spaces.Box(0, 255, (resolution, resolution, 4), np.uint8)}
+    for feature in OBSERVED_FEATURES:
+        parts[feature.name] = _feature_space(feature)
+    return spaces.Dict(parts)
+
+
+def _field_space(field: ActionField) -> spaces.Space:
+    if field.kind == "binary":
+        return spaces.Discrete(2)
+    return spaces.Box(field.low, field.high, (field.size,), np.float32)
+
+
+def action_space(name: str) -> spaces.Dict:
+    """The action space named ``name`` ("vr" or "mouse_keyboard")."""
+    if name not in ACTION_SPACES:
+        raise ValueError(f"action space {name!r} is not one of {', '.join(map(repr, ACTION_SPACES))}")
+    return spaces.Dict({field.name: _field_space(field) for field in ACTION_SPACES[name]})
+
+
+class ActionCodec:
+    """Checks a ``Dict`` action and packs it into the float32 vector the simulator reads."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.fields = ACTION_SPACES[name]
+        self.size = sum(field.size for field in self.fields)
+        self._names = [field.name for field in self.fields]
+
+    def encode(self, action: Any) -> np.ndarray:
+        """Returns the wire vector; raises ``ValueError`` naming the field for any bad part."""
+        if not isinstance(action, Mapping):
+            raise ValueError(
+                f"a {self.name!r} action is a dict with keys {self._names}, not {type(action).__name__}; "
+                "wrap the env in avalon.env.wrappers.FlattenAction to pass flat arrays"
+            )
+        missing = [name for name in self._names if name not in action]
+        unknown = [key for key in action if key not in self._names]
+        if missing or unknown:
+            raise ValueError(f"action keys are wrong: missing {missing}, unknown {unknown}; expected {self._names}")
+        vector = np.empty(self.size, np.float32)
+        offset = 0
+        for field in self.fields:
+            vector[offset : offset + field.size] = self._check(field, action[field.name])
+            offset += field.size
+        return vector
+
+    def decode(self, vector: np.ndarray) -> dict[str, Any]:
+        """The inverse of :meth:`encode` (binary parts come back as ints)."""
+        vector = np.asarray(vector, np.float32)
+        if vector.shape != (self.size,):
+            raise ValueError(f"a {self.name!r} action vector has shape ({self.size},), not {vector.shape}")
+        action, offset = {}, 0
+        for field in self.fields:
+            part = vector[offset : offset + field.size]
+            action[field.name] = int(part[0] >= 0.5) if field.kind == "binary" else part.copy()
+            offset += field.size
+        return action
+
+    @staticmethod
+    def _check(field: ActionField, value: Any) -> np.ndarray:
+        if field.kind == "binary":
+            array = np.asarray(value)
+            if array.shape not in ((), (1,)) or array.dtype.kind not in "biuf":
+                raise ValueError(f"action[{field.name!r}] must be 0 or 1, got {value!r}")
+            number = float(array.reshape(-1)[0])
+            if number not in (0.0, 1.0):
+                raise ValueError(f"action[{field.name!r}] must be 0 or 1, got {value!r}")
+            return np.array([number], np.float32)
+        try:
+            array = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"action[{field.name!r}] must be {field.size} number(s), got {value!r}") from None
+        if array.shape != (field.size,):
+            raise ValueError(f"action[{field.name!r}] has shape {array.shape}, expected ({field.size},)")
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"action[{field.name!r}] holds a non-finite value: {array.tolist()}")
+        if np.any(array < field.low) or np.any(array > field.high):
+            raise ValueError(
+                f"action[{field.name!r}]={array.tolist()} is outside [{field.low}, {field.high}]; "
+                "clip it (for example with gymnasium.wrappers.ClipAction)"
+            )
+        return array.astype(np.float32)
+
+
+def markdown_tables() -> str:
+    """Index-by-index tables of both action spaces and of the observation (docs/spaces.md)."""
+    lines = ["<!-- GENERATED by `python -m avalon.env.spaces`; a test fails when it is stale. -->", ""]
+    for name, fields in ACTION_SPACES.items():
+        lines += [f"### Action space `{name}` ({sum(f.size for f in fields)} values when flattened)", ""]
+        lines += ["| flat index | key | kind | range | meaning |", "|---|---|---|---|---|"]
+        index = 0
+        for field in fields:
+            for component in range(field.size):
+                label = field.name if field.size == 1 else f"{field.name}[{component}]"
+                kind = "Discrete(2)" if field.kind == "binary" else "Box float32"
+                lines.append(f"| {index} | `{label}` | {kind} | [{_fmt(field.low)}, {_fmt(field.high)}] | {field.doc} |")
+                index += 1
+        lines.append("")
+    lines += ["### Observation", "", "| key | shape | unit | meaning |", "|---|---|---|---|"]
+    lines.append(f"| `{RGBD_KEY}` | (res, res, 4) uint8 | 0–255 | RGB and encoded depth, rows top-down |")
+    for feature in OBSERVED_FEATURES:
+        lines.append(f"| `{feature.name}` | ({feature.size},) float32 | {feature.unit} | {feature.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if math.isfinite(value) and value == int(value) else str(value)
+
+
+if __name__ == "__main__":
+    print(markdown_tables(), end="")

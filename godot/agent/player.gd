@@ -1,0 +1,201 @@
+extends Spatial
+# The embodied agent (minimal for now): a capsule body that walks, turns and jumps; a head that
+# crouches, pitches and rolls relative to the body and carries the camera; two hands that move
+# and turn relative to the body within arm's reach and collide with the world.
+# All limits come from res://generated/protocol.gd (avalon/env/mechanics.py).
+
+const P = preload("res://generated/protocol.gd")
+const RgbdCamera = preload("res://render/rgbd_camera.gd")
+
+const TOUCH_MARGIN_M = 0.02
+
+var body
+var head
+var hands = []
+var body_yaw = 0.0
+var vertical_speed = 0.0
+var head_height = P.HEAD_DEFAULT_HEIGHT_M
+var head_pitch = 0.0
+var head_roll = 0.0
+var hand_positions = [P.LEFT_HAND_REST_M, P.RIGHT_HAND_REST_M]  # body frame, metres
+var hand_rotations = [Vector3.ZERO, Vector3.ZERO]  # (pitch, yaw, roll) relative to the body
+var hand_colliding = [false, false]
+var previous_transforms = []
+var touch_query = PhysicsShapeQueryParameters.new()
+var touch_shape = SphereShape.new()  # held here: the query keeps only its RID
+
+
+func _init():
+	body = KinematicBody.new()
+	body.name = "Body"
+	var capsule = CapsuleShape.new()
+	capsule.radius = P.BODY_RADIUS_M
+	capsule.height = P.BODY_HEIGHT_M - 2.0 * P.BODY_RADIUS_M
+	var body_shape = CollisionShape.new()
+	body_shape.shape = capsule
+	body_shape.rotation_degrees = Vector3(90, 0, 0)  # Godot capsules lie along z; stand it up
+	body_shape.translation = Vector3(0, P.BODY_HEIGHT_M / 2.0, 0)
+	body.add_child(body_shape)
+	add_child(body)
+	head = Spatial.new()
+	head.name = "Head"
+	body.add_child(head)
+	head.add_child(RgbdCamera.new())
+	for hand_name in ["LeftHand", "RightHand"]:
+		hands.append(_make_hand(hand_name))
+	touch_shape.radius = P.HAND_RADIUS_M + TOUCH_MARGIN_M
+	touch_query.set_shape(touch_shape)
+
+
+func _make_hand(hand_name):
+	var hand = KinematicBody.new()
+	hand.name = hand_name
+	hand.set_as_toplevel(true)
+	var sphere = SphereShape.new()
+	sphere.radius = P.HAND_RADIUS_M
+	var shape = CollisionShape.new()
+	shape.shape = sphere
+	hand.add_child(shape)
+	var mesh = SphereMesh.new()
+	mesh.radius = P.HAND_RADIUS_M
+	mesh.height = 2.0 * P.HAND_RADIUS_M
+	mesh.radial_segments = 8
+	mesh.rings = 4
+	var material = SpatialMaterial.new()
+	material.albedo_color = Color(0.87, 0.67, 0.52)
+	var visual = MeshInstance.new()
+	visual.mesh = mesh
+	visual.material_override = material
+	visual.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	hand.add_child(visual)
+	add_child(hand)
+	return hand
+
+
+# Places the agent at a spawn transform (its yaw is kept, pitch and roll are dropped).
+func spawn(spawn_transform):
+	body_yaw = spawn_transform.basis.get_euler().y
+	body.global_transform = Transform(Basis(Vector3.UP, body_yaw), spawn_transform.origin)
+	_update_head()
+	for i in range(2):
+		hands[i].global_transform = _hand_target(i)
+		hands[i].add_collision_exception_with(body)
+		body.add_collision_exception_with(hands[i])
+	hands[0].add_collision_exception_with(hands[1])
+	hands[1].add_collision_exception_with(hands[0])
+	touch_query.exclude = [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
+	previous_transforms = _part_transforms()
+
+
+func apply_action(action, action_space):
+	var dt = P.STEP_SECONDS
+	if action_space == "vr":
+		_turn(Vector3(action[P.VR_HEAD_ROTATION], action[P.VR_HEAD_ROTATION + 1], action[P.VR_HEAD_ROTATION + 2]), dt)
+		head_height += action[P.VR_HEAD_POSITION + 1] * P.MAX_HEAD_VERTICAL_SPEED_M_PER_S * dt
+		_update_head()
+		_walk(Vector3(action[P.VR_HEAD_POSITION], 0.0, action[P.VR_HEAD_POSITION + 2]), action[P.VR_JUMP] >= 0.5, dt)
+		_move_hand(0, _vector_at(action, P.VR_LEFT_HAND_POSITION), _vector_at(action, P.VR_LEFT_HAND_ROTATION), dt)
+		_move_hand(1, _vector_at(action, P.VR_RIGHT_HAND_POSITION), _vector_at(action, P.VR_RIGHT_HAND_ROTATION), dt)
+	else:
+		_turn(Vector3(action[P.MOUSE_KEYBOARD_HEAD_PITCH], action[P.MOUSE_KEYBOARD_HEAD_YAW], 0.0), dt)
+		_update_head()
+		_walk(Vector3(0.0, 0.0, -action[P.MOUSE_KEYBOARD_MOVE_FORWARD]), action[P.MOUSE_KEYBOARD_JUMP] >= 0.5, dt)
+		for i in range(2):
+			_move_hand(i, Vector3.ZERO, Vector3.ZERO, dt)
+
+
+func _vector_at(action, offset):
+	return Vector3(action[offset], action[offset + 1], action[offset + 2])
+
+
+# Yaw turns the whole agent; pitch and roll turn only the head, within their limits.
+func _turn(rates, dt):
+	var step = P.MAX_HEAD_TURN_SPEED_RAD_PER_S * dt
+	body_yaw = wrapf(body_yaw + rates.y * step, -PI, PI)
+	body.global_transform.basis = Basis(Vector3.UP, body_yaw)
+	head_pitch = clamp(head_pitch + rates.x * step, -P.HEAD_MAX_PITCH_RAD, P.HEAD_MAX_PITCH_RAD)
+	head_roll = clamp(head_roll + rates.z * step, -P.HEAD_MAX_ROLL_RAD, P.HEAD_MAX_ROLL_RAD)
+
+
+func _update_head():
+	head_height = clamp(head_height, P.HEAD_MIN_HEIGHT_M, P.HEAD_MAX_HEIGHT_M)
+	head.transform = Transform(Basis(Vector3(head_pitch, 0.0, head_roll)), Vector3(0.0, head_height, 0.0))
+
+
+# Horizontal motion in the body frame (x right, z back), at most the maximum walking speed;
+# the body rises only by jumping and falls under gravity.
+func _walk(direction, jump, dt):
+	if direction.length() > 1.0:
+		direction = direction.normalized()
+	var velocity = Basis(Vector3.UP, body_yaw).xform(direction * P.MAX_WALK_SPEED_M_PER_S)
+	vertical_speed -= P.GRAVITY_M_PER_S2 * dt
+	if jump and body.is_on_floor():
+		vertical_speed = P.JUMP_SPEED_M_PER_S
+	velocity.y = vertical_speed
+	vertical_speed = body.move_and_slide(velocity, Vector3.UP, true).y
+
+
+func _hand_target(i):
+	var basis = Basis(Vector3.UP, body_yaw) * Basis(hand_rotations[i])
+	return Transform(basis, body.global_transform.xform(hand_positions[i]))
+
+
+# Moves a hand toward its new pose relative to the body, stopping where it hits something.
+func _move_hand(i, translation_rate, rotation_rate, dt):
+	var shoulder = Vector3(P.SHOULDER_HALF_WIDTH_M * (-1.0 if i == 0 else 1.0), P.SHOULDER_HEIGHT_M, 0.0)
+	var local = hand_positions[i] + translation_rate * P.MAX_HAND_SPEED_M_PER_S * dt
+	var reach = local - shoulder
+	if reach.length() > P.ARM_REACH_M:
+		local = shoulder + reach.normalized() * P.ARM_REACH_M
+	var rotation = hand_rotations[i] + rotation_rate * P.MAX_HAND_TURN_SPEED_RAD_PER_S * dt
+	var limit = P.HAND_MAX_ANGLE_RAD
+	hand_rotations[i] = Vector3(clamp(rotation.x, -limit, limit), clamp(rotation.y, -limit, limit), clamp(rotation.z, -limit, limit))
+	hand_positions[i] = local
+	var target = _hand_target(i)
+	var hand = hands[i]
+	hand.global_transform.basis = target.basis
+	var collision = hand.move_and_collide(target.origin - hand.global_transform.origin)
+	hand_positions[i] = body.global_transform.xform_inv(hand.global_transform.origin)
+	touch_query.transform = hand.global_transform
+	hand_colliding[i] = collision != null or not hand.get_world().direct_space_state.intersect_shape(touch_query, 1).empty()
+
+
+func _part_transforms():
+	return [body.global_transform, head.global_transform, hands[0].global_transform, hands[1].global_transform]
+
+
+# Writes the proprioceptive features (and ground truth) into `features` at the protocol offsets.
+func write_features(features):
+	var current = _part_transforms()
+	var body_transform = current[0]
+	var body_inverse = body_transform.affine_inverse()
+	var yaw_basis = body_transform.basis
+	var delta_offsets = [P.F_BODY_DELTA_POSITION, P.F_HEAD_DELTA_POSITION, P.F_LEFT_HAND_DELTA_POSITION, P.F_RIGHT_HAND_DELTA_POSITION]
+	for part in range(4):
+		var now = current[part]
+		var before = previous_transforms[part]
+		_put_vector(features, delta_offsets[part], yaw_basis.xform_inv(now.origin - before.origin))
+		var euler_now = now.basis.get_euler()
+		var euler_before = before.basis.get_euler()
+		_put_vector(features, delta_offsets[part] + 3, Vector3(
+			wrapf(euler_now.x - euler_before.x, -PI, PI),
+			wrapf(euler_now.y - euler_before.y, -PI, PI),
+			wrapf(euler_now.z - euler_before.z, -PI, PI)))
+	var relative_offsets = [P.F_HEAD_RELATIVE_POSITION, P.F_LEFT_HAND_RELATIVE_POSITION, P.F_RIGHT_HAND_RELATIVE_POSITION]
+	for part in range(3):
+		var relative = body_inverse * current[part + 1]
+		_put_vector(features, relative_offsets[part], relative.origin)
+		_put_vector(features, relative_offsets[part] + 3, relative.basis.get_euler())
+	features[P.F_LEFT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[0] else 0.0
+	features[P.F_RIGHT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[1] else 0.0
+	features[P.F_LEFT_HAND_IS_GRASPING] = 0.0
+	features[P.F_RIGHT_HAND_IS_GRASPING] = 0.0
+	_put_vector(features, P.F_WORLD_BODY_POSITION, body_transform.origin)
+	features[P.F_WORLD_BODY_YAW] = body_yaw
+	previous_transforms = current
+
+
+func _put_vector(features, offset, vector):
+	features[offset] = vector.x
+	features[offset + 1] = vector.y
+	features[offset + 2] = vector.z

@@ -1,0 +1,103 @@
+extends Reference
+# The Godot end of the lock-step TCP protocol (layouts in res://generated/protocol.gd).
+# All reads block: the simulator has nothing to do until Python asks.
+
+const P = preload("res://generated/protocol.gd")
+
+var peer = StreamPeerTCP.new()
+var outgoing = StreamPeerBuffer.new()
+var incoming = StreamPeerBuffer.new()
+var closed = false
+
+
+func connect_and_greet(port, secret, timeout_ms):
+	if peer.connect_to_host("127.0.0.1", port) != OK:
+		return false
+	var started = OS.get_ticks_msec()
+	while peer.get_status() == StreamPeerTCP.STATUS_CONNECTING:
+		if OS.get_ticks_msec() - started > timeout_ms:
+			return false
+		OS.delay_usec(200)
+	if peer.get_status() != StreamPeerTCP.STATUS_CONNECTED:
+		return false
+	peer.set_no_delay(true)
+	var payload = StreamPeerBuffer.new()
+	payload.put_data(P.MAGIC.to_ascii())
+	payload.put_u32(P.PROTOCOL_VERSION)
+	payload.put_data(secret.to_ascii())
+	payload.put_data(Engine.get_version_info().string.to_utf8())
+	return _send(P.MSG_HELLO, payload.data_array)
+
+
+func is_closed():
+	return closed
+
+
+func close():
+	closed = true
+	peer.disconnect_from_host()
+
+
+# Returns {type, payload} or null when the connection is gone.
+func receive():
+	var header = peer.get_data(P.HEADER_SIZE)
+	if header[0] != OK:
+		closed = true
+		return null
+	incoming.data_array = header[1]
+	var type = incoming.get_u8()
+	var length = incoming.get_u32()
+	var payload = PoolByteArray()
+	if length > 0:
+		var body = peer.get_data(length)
+		if body[0] != OK:
+			closed = true
+			return null
+		payload = body[1]
+	return {"type": type, "payload": payload}
+
+
+func decode_action(payload, size):
+	if payload.size() != size * 4:
+		return null
+	incoming.data_array = payload
+	var action = PoolRealArray()
+	action.resize(size)
+	for i in range(size):
+		action[i] = incoming.get_float()
+	return action
+
+
+func decode_reset(payload):
+	incoming.data_array = payload
+	var seed_value = incoming.get_u64()
+	var time_limit = incoming.get_u32()
+	var world_dir = payload.subarray(12, payload.size() - 1).get_string_from_utf8() if payload.size() > 12 else ""
+	return {"seed": seed_value, "time_limit_frames": time_limit, "world_dir": world_dir}
+
+
+func send_observation(frame, features, rgbd):
+	outgoing.clear()
+	outgoing.put_u8(P.MSG_OBSERVATION)
+	outgoing.put_u32(4 + 4 * features.size() + rgbd.size())
+	outgoing.put_u32(frame)
+	var bytes = outgoing.data_array
+	# var2bytes(PoolRealArray) is an 8-byte variant header followed by little-endian float32s:
+	# one native call instead of a put_float per feature.
+	var encoded = var2bytes(PoolRealArray(features))
+	bytes.append_array(encoded.subarray(8, encoded.size() - 1))
+	bytes.append_array(rgbd)
+	return peer.put_data(bytes) == OK
+
+
+func send_error(message):
+	return _send(P.MSG_ERROR, message.to_utf8())
+
+
+func _send(type, payload):
+	outgoing.clear()
+	outgoing.put_u8(type)
+	outgoing.put_u32(payload.size())
+	var bytes = outgoing.data_array
+	bytes.append_array(payload)
+	return peer.put_data(bytes) == OK

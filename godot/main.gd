@@ -1,0 +1,75 @@
+extends Node
+# Entry point. Connects to the Python side, then runs the lock-step loop:
+# each physics frame first answers the previous request (its frame has been rendered by now),
+# then blocks for the next request and applies it before this frame's physics step and render.
+
+const P = preload("res://generated/protocol.gd")
+const Bridge = preload("res://bridge/bridge.gd")
+const Simulation = preload("res://simulation/simulation.gd")
+
+const CONNECT_TIMEOUT_MS = 30000
+
+var bridge = Bridge.new()
+var simulation = Simulation.new()
+var reply_pending = false
+
+
+func _ready():
+	var port = int(OS.get_environment("AVALON_PORT"))
+	var secret = OS.get_environment("AVALON_SECRET")
+	var resolution = int(OS.get_environment("AVALON_RESOLUTION"))
+	var action_space = OS.get_environment("AVALON_ACTION_SPACE")
+	if port <= 0 or secret.length() != P.SECRET_SIZE or resolution <= 0:
+		_fail("launch environment incomplete: AVALON_PORT, AVALON_SECRET and AVALON_RESOLUTION are required")
+		return
+	if not simulation.ACTION_SIZES.has(action_space):
+		_fail("unknown AVALON_ACTION_SPACE %s" % action_space)
+		return
+	add_child(simulation)
+	simulation.setup(resolution, action_space)
+	if not bridge.connect_and_greet(port, secret, CONNECT_TIMEOUT_MS):
+		_fail("could not connect to the Python side on port %d" % port)
+		return
+	print("avalon: connected; video driver %s, resolution %d, action space %s" % [
+		"GLES3" if OS.get_current_video_driver() == OS.VIDEO_DRIVER_GLES3 else "GLES2",
+		resolution, action_space])
+
+
+func _physics_process(_delta):
+	if bridge.is_closed():
+		return
+	if reply_pending:
+		reply_pending = false
+		if not bridge.send_observation(simulation.frame, simulation.collect_features(), simulation.read_rgbd()):
+			_fail("lost the connection while sending an observation")
+			return
+	simulation.resume_physics()
+	while true:
+		var message = bridge.receive()
+		if message == null:
+			_fail("connection closed by the Python side")
+			return
+		var error = ""
+		match message.type:
+			P.MSG_STEP:
+				error = simulation.step(bridge.decode_action(message.payload, simulation.action_size()))
+			P.MSG_RESET:
+				var reset = bridge.decode_reset(message.payload)
+				error = simulation.reset(reset.seed, reset.time_limit_frames, reset.world_dir)
+			P.MSG_CLOSE:
+				bridge.close()
+				get_tree().quit()
+				return
+			_:
+				error = "unexpected message type %d" % message.type
+		if error == "":
+			reply_pending = true
+			return
+		printerr("avalon: ", error)
+		bridge.send_error(error)
+
+
+func _fail(reason):
+	printerr("avalon: ", reason)
+	bridge.close()
+	get_tree().quit(1)

@@ -1,0 +1,27 @@
+extends Camera
+# The egocentric camera. A full-screen quad in front of it reads the depth buffer and writes
+# the encoded depth into the alpha channel of the same render (one pass for RGB and depth).
+
+const P = preload("res://generated/protocol.gd")
+const DepthShader = preload("res://render/depth.shader")
+
+
+func _init():
+	name = "Camera"
+	fov = P.CAMERA_FOV_DEG
+	near = P.DEPTH_NEAR_M
+	far = P.DEPTH_FAR_M * 1.2
+	current = true
+	var material = ShaderMaterial.new()
+	material.shader = DepthShader
+	material.render_priority = 1  # last: after the sky dome
+	material.set_shader_param("near_m", P.DEPTH_NEAR_M)
+	material.set_shader_param("far_m", P.DEPTH_FAR_M)
+	var quad = MeshInstance.new()
+	quad.name = "DepthQuad"
+	quad.mesh = QuadMesh.new()
+	quad.material_override = material
+	quad.extra_cull_margin = 16384.0  # the shader places it over the whole screen; never cull it
+	quad.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	quad.translation = Vector3(0.0, 0.0, -1.0)
+	add_child(quad)

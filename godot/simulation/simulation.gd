@@ -1,0 +1,113 @@
+extends Node
+# One episode at a time: owns the render viewport, the loaded world and the player.
+# Each episode gets a fresh World resource, so physics and rendering state never carry over
+# between episodes (determinism, and constant memory across resets).
+
+const P = preload("res://generated/protocol.gd")
+const PlayerScript = preload("res://agent/player.gd")
+const WorldLoader = preload("res://world/world_loader.gd")
+
+const ACTION_SIZES = {"vr": P.VR_ACTION_SIZE, "mouse_keyboard": P.MOUSE_KEYBOARD_ACTION_SIZE}
+
+var viewport
+var resolution = 0
+var action_space = "vr"
+var world_root = null
+var player = null
+var frame = 0
+var time_limit_frames = 0
+var energy = P.INITIAL_ENERGY
+var physics_paused = false
+var features = []
+
+
+func setup(resolution_px, space):
+	resolution = resolution_px
+	action_space = space
+	features.resize(P.FEATURE_COUNT)
+	viewport = Viewport.new()
+	viewport.size = Vector2(resolution, resolution)
+	viewport.render_target_update_mode = Viewport.UPDATE_ALWAYS
+	viewport.render_target_v_flip = false
+	# Transparent background: the depth quad multiplies its encoded depth into the alpha channel,
+	# which is 1 wherever geometry was drawn (the sky is a dome mesh, see world/sky_dome.gd).
+	viewport.transparent_bg = true
+	viewport.hdr = false
+	viewport.msaa = Viewport.MSAA_DISABLED
+	viewport.shadow_atlas_size = 0
+	viewport.world = World.new()
+	add_child(viewport)
+
+
+func action_size():
+	return ACTION_SIZES[action_space]
+
+
+func reset(seed_value, time_limit, world_dir):
+	_clear_episode()
+	var loaded = WorldLoader.load_world(world_dir)
+	if loaded.error != "":
+		return loaded.error
+	seed(seed_value)
+	viewport.world = World.new()
+	world_root = loaded.scene
+	viewport.add_child(world_root)
+	player = PlayerScript.new()
+	player.name = "Player"
+	viewport.add_child(player)
+	player.spawn(loaded.spawn)
+	var sky = world_root.get_node_or_null("SkyDome")
+	if sky != null:
+		sky.attach_to(player.body)
+	frame = 0
+	time_limit_frames = time_limit
+	energy = P.INITIAL_ENERGY
+	# The reset frame is rendered without a physics step, so frame 0 shows the spawn state.
+	PhysicsServer.set_active(false)
+	physics_paused = true
+	return ""
+
+
+func resume_physics():
+	if physics_paused:
+		PhysicsServer.set_active(true)
+		physics_paused = false
+
+
+func step(action):
+	if player == null:
+		return "no world is loaded: send RESET first"
+	if action == null:
+		return "STEP carries the wrong number of values for action space %s" % action_space
+	player.apply_action(action, action_space)
+	frame += 1
+	return ""
+
+
+func collect_features():
+	player.write_features(features)
+	features[P.F_ENERGY_SPENT_ON_MOVEMENT] = 0.0
+	features[P.F_ENERGY_LOST_TO_ATTACKS] = 0.0
+	features[P.F_ENERGY_GAINED_FROM_EATING] = 0.0
+	features[P.F_ENERGY] = energy
+	features[P.F_FRAMES_REMAINING] = float(max(0, time_limit_frames - frame))
+	features[P.F_IS_TERMINATED] = 1.0 if energy <= 0.0 else 0.0
+	return features
+
+
+func read_rgbd():
+	var image = viewport.get_texture().get_data()
+	if image.get_format() != Image.FORMAT_RGBA8:
+		image.convert(Image.FORMAT_RGBA8)
+	return image.get_data()
+
+
+func _clear_episode():
+	if world_root != null:
+		viewport.remove_child(world_root)
+		world_root.free()
+		world_root = null
+	if player != null:
+		viewport.remove_child(player)
+		player.free()
+		player = null
