@@ -1,7 +1,8 @@
-"""Generates ``godot/generated/protocol.gd`` from ``protocol`` and ``mechanics``.
+"""Writes the files derived from ``protocol`` and ``mechanics``: the GDScript constants
+``godot/generated/protocol.gd`` and the space tables ``docs/spaces.md``.
 
-Run ``python -m avalon.env.codegen`` after changing either module; ``tests/env/test_codegen.py``
-fails while the checked-in file differs from what this writes.
+Run ``python -m avalon.env.codegen`` (or ``make generate``) after changing either module;
+``tests/env/test_codegen.py`` fails while a checked-in file differs from what this writes.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from pathlib import Path
 from types import ModuleType
 
 from avalon.env import mechanics, protocol
-from avalon.env.paths import godot_project_dir
+from avalon.env.paths import godot_project_dir, repository_dir
+from avalon.env.spaces import markdown_tables
 
 GENERATED_RELATIVE_PATH = Path("generated") / "protocol.gd"
 
@@ -76,16 +78,23 @@ def generate() -> str:
     return "\n".join(lines) + "\n"
 
 
-def generated_path() -> Path:
-    return godot_project_dir() / GENERATED_RELATIVE_PATH
+def generated_files() -> dict[Path, str]:
+    """Each generated file's path and the text it must hold."""
+    return {
+        godot_project_dir() / GENERATED_RELATIVE_PATH: generate(),
+        repository_dir() / "docs" / "spaces.md": markdown_tables(),
+    }
 
 
-def write() -> Path:
-    path = generated_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(generate())
-    return path
+def write() -> list[Path]:
+    written = []
+    for path, text in generated_files().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        written.append(path)
+    return written
 
 
 if __name__ == "__main__":
-    print(f"wrote {write()}", file=sys.stderr)
+    for path in write():
+        print(f"wrote {path}", file=sys.stderr)

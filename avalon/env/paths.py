@@ -11,10 +11,15 @@ from avalon.env.errors import SimulatorNotInstalledError
 GODOT_BINARY = "godot3-runner"
 
 
+def repository_dir() -> Path:
+    """The folder holding the ``avalon`` package, ``godot/`` and ``docs/``."""
+    return Path(__file__).resolve().parents[2]
+
+
 def godot_project_dir() -> Path:
     """The Godot project folder: ``$AVALON_GODOT_PROJECT`` or ``godot/`` beside the package."""
     override = os.environ.get("AVALON_GODOT_PROJECT")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "godot"
+    return Path(override) if override else repository_dir() / "godot"
 
 
 def find_godot_binary(name: str = GODOT_BINARY) -> str:

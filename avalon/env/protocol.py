@@ -49,8 +49,9 @@ class MessageType(enum.IntEnum):
 class ActionField(NamedTuple):
     """One named part of an action: ``size`` float32 values on the wire.
 
-    ``kind`` is ``"continuous"`` (values in [low, high], scaled by the maximum rate the
-    simulator allows per step) or ``"binary"`` (0 or 1 on the wire).
+    ``kind`` is ``"continuous"`` (values in [low, high], a fraction of the maximum rate the
+    simulator allows per step) or ``"binary"`` (0 or 1 on the wire). ``components`` describes
+    each value of a vector field.
     """
 
     name: str
@@ -59,10 +60,11 @@ class ActionField(NamedTuple):
     low: float
     high: float
     doc: str
+    components: tuple[str, ...] = ()
 
 
-def _continuous(name: str, size: int, doc: str, low: float = -1.0) -> ActionField:
-    return ActionField(name, size, "continuous", low, 1.0, doc)
+def _continuous(name: str, doc: str, components: tuple[str, ...] = (), low: float = -1.0) -> ActionField:
+    return ActionField(name, max(1, len(components)), "continuous", low, 1.0, doc, components)
 
 
 def _binary(name: str, doc: str) -> ActionField:
@@ -71,28 +73,31 @@ def _binary(name: str, doc: str) -> ActionField:
 
 # Frames: "body frame" is the agent body's yaw-only frame, Godot's convention: x right, y up,
 # z backwards (forward is -z). Rotations are (pitch about x, yaw about y, roll about z), radians.
+_TRANSLATION = ("right (+) / left (-)", "up (+) / down (-)", "backwards (+) / forwards (-)")
+_ROTATION = ("pitch: up (+) / down (-)", "yaw: left (+) / right (-)", "roll: tilt left (+) / right (-)")
+
 VR_ACTION_FIELDS: tuple[ActionField, ...] = (
-    _continuous("head_position", 3, "head translation rate (x strafe right, y raise head / "
-                "negative crouches, z backwards); x and z move the whole agent, y only the head"),
-    _continuous("head_rotation", 3, "head rotation rate (pitch, yaw, roll); yaw turns the whole "
-                "agent, pitch and roll turn only the head"),
-    _continuous("left_hand_position", 3, "left hand translation rate relative to the body"),
-    _continuous("left_hand_rotation", 3, "left hand rotation rate (pitch, yaw, roll) relative to the body"),
-    _continuous("right_hand_position", 3, "right hand translation rate relative to the body"),
-    _continuous("right_hand_rotation", 3, "right hand rotation rate (pitch, yaw, roll) relative to the body"),
+    _continuous("head_position", "head translation rate in the body frame; x and z walk the whole agent, "
+                "y raises the head or crouches", ("strafe right (+) / left (-)", "raise head (+) / crouch (-)",
+                                                  "walk backwards (+) / forwards (-)")),
+    _continuous("head_rotation", "head rotation rate; yaw turns the whole agent, pitch and roll only the head",
+                ("pitch: look up (+) / down (-)", "yaw: turn left (+) / right (-)", "roll: tilt head left (+) / right (-)")),
+    _continuous("left_hand_position", "left hand translation rate relative to the body", _TRANSLATION),
+    _continuous("left_hand_rotation", "left hand rotation rate relative to the body", _ROTATION),
+    _continuous("right_hand_position", "right hand translation rate relative to the body", _TRANSLATION),
+    _continuous("right_hand_rotation", "right hand rotation rate relative to the body", _ROTATION),
     _binary("left_grasp", "1 closes the left hand (grasps), 0 opens it"),
     _binary("right_grasp", "1 closes the right hand (grasps), 0 opens it"),
     _binary("jump", "1 jumps when the body stands on something"),
 )
 
 MOUSE_KEYBOARD_ACTION_FIELDS: tuple[ActionField, ...] = (
-    _continuous("move_forward", 1, "walk along the facing direction; negative walks backwards"),
-    _continuous("head_pitch", 1, "look up (positive) or down (negative)"),
-    _continuous("head_yaw", 1, "turn left (positive) or right (negative); turns the whole agent"),
+    _continuous("move_forward", "walk along the facing direction (+) or backwards (-)"),
+    _continuous("head_pitch", "look up (+) or down (-)"),
+    _continuous("head_yaw", "turn left (+) or right (-); turns the whole agent"),
     _binary("left_grasp", "1 closes the left hand (grasps), 0 opens it"),
     _binary("right_grasp", "1 closes the right hand (grasps), 0 opens it"),
-    _continuous("jump", 1, "jump strength; values of 0.5 and above jump (continuous, as in the "
-                "paper's Appendix D)", low=0.0),
+    _continuous("jump", "jump strength; 0.5 and above jumps (continuous, as in the paper's Appendix D)", low=0.0),
     _binary("eat", "1 brings a held food item to the mouth"),
     _binary("left_throw", "1 throws what the left hand holds"),
     _binary("right_throw", "1 throws what the right hand holds"),

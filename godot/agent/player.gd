@@ -8,6 +8,7 @@ const P = preload("res://generated/protocol.gd")
 const RgbdCamera = preload("res://render/rgbd_camera.gd")
 
 const TOUCH_MARGIN_M = 0.02
+const STANDING_PROBE_M = 0.05
 
 var body
 var head
@@ -129,10 +130,15 @@ func _walk(direction, jump, dt):
 		direction = direction.normalized()
 	var velocity = Basis(Vector3.UP, body_yaw).xform(direction * P.MAX_WALK_SPEED_M_PER_S)
 	vertical_speed -= P.GRAVITY_M_PER_S2 * dt
-	if jump and body.is_on_floor():
+	if jump and _is_standing():
 		vertical_speed = P.JUMP_SPEED_M_PER_S
 	velocity.y = vertical_speed
 	vertical_speed = body.move_and_slide(velocity, Vector3.UP, true).y
+
+
+# On the floor after the last slide, or (e.g. on the first step after spawning) just above something.
+func _is_standing():
+	return body.is_on_floor() or body.test_move(body.global_transform, Vector3(0.0, -STANDING_PROBE_M, 0.0))
 
 
 func _hand_target(i):

@@ -1,0 +1,124 @@
+"""The ``avalon`` command: ``run``, ``replay``, ``benchmark``, ``world``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from avalon.env.config import RENDERERS, EnvConfig
+from avalon.env.errors import AvalonError
+from avalon.env.protocol import ACTION_SPACES
+
+
+def _add_env_options(parser: argparse.ArgumentParser, default_renderer: str = "GLES3") -> None:
+    parser.add_argument("--renderer", choices=RENDERERS, default=default_renderer)
+    parser.add_argument("--resolution", type=int, default=96, help="pixels per side (default 96)")
+    parser.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from avalon.demo import run_random_episode
+
+    out = Path(args.out or f"runs/random-{time.strftime('%Y%m%d-%H%M%S')}")
+    config = EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space)
+    print(f"avalon run: one episode of a random agent in the trivial world ({args.renderer}, {args.resolution}x{args.resolution})")
+    figures = run_random_episode(out, config, seed=args.seed)
+    print(f"  steps: {figures['steps']}   steps per second: {figures['steps_per_second']:.0f}   return: {figures['return']:.4f}")
+    print(f"  frames (RGB above depth): {figures['strip']}")
+    print(f"  recording: {figures['recording']}   (replay: avalon replay {figures['recording']})")
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from avalon.env.recording import replay
+
+    result = replay(args.file)
+    if result.identical:
+        print(f"identical: {result.frames} steps replayed to the same observation bytes and rewards")
+        return 0
+    if result.first_mismatch is not None:
+        print(f"DIFFERENT: observation {result.first_mismatch} differs (0 = after reset)")
+    else:
+        print("DIFFERENT: observations match but rewards differ")
+    return 1
+
+
+def _cmd_benchmark(args: argparse.Namespace) -> int:
+    from avalon.bench import BenchmarkOptions, run_benchmark, save_results
+
+    options = BenchmarkOptions(
+        renderers=tuple(args.renderers.split(",")),
+        processes=tuple(int(p) for p in args.processes.split(",")),
+        steps=args.steps,
+        resolution=args.resolution,
+        repeats=args.repeats,
+        resets=args.resets,
+        peer=not args.no_peer,
+    )
+    for renderer in options.renderers:
+        if renderer not in RENDERERS:
+            raise SystemExit(f"unknown renderer {renderer!r}; choose from {', '.join(RENDERERS)}")
+    results = run_benchmark(options)
+    if args.json:
+        save_results(results, Path(args.json))
+        print(f"figures saved to {args.json}")
+    return 0
+
+
+def _cmd_world_export(args: argparse.Namespace) -> int:
+    from avalon.tasks import generate_world
+
+    path = generate_world(args.task, args.difficulty, args.seed, args.output)
+    print(path)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="avalon", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="run a random agent for one episode and save pictures of it")
+    _add_env_options(run)
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--out", help="output folder (default runs/random-TIMESTAMP)")
+    run.set_defaults(handler=_cmd_run)
+
+    replay = commands.add_parser("replay", help="replay an episode file and check the observations are identical")
+    replay.add_argument("file")
+    replay.set_defaults(handler=_cmd_replay)
+
+    bench = commands.add_parser("benchmark", help="steps per second and memory, with the ceiling and a peer")
+    bench.add_argument("--renderers", default="GLES2,GLES3")
+    bench.add_argument("--processes", default="1,2", help="comma-separated process counts (default 1,2)")
+    bench.add_argument("--steps", type=int, default=3000, help="steps per measurement (default 3000)")
+    bench.add_argument("--resolution", type=int, default=96)
+    bench.add_argument("--repeats", type=int, default=3, help="measurements per figure; the best counts (default 3)")
+    bench.add_argument("--resets", type=int, default=1000, help="resets for the memory check (0 skips it)")
+    bench.add_argument("--no-peer", action="store_true", help="skip MiniWorld")
+    bench.add_argument("--json", help="also save the figures to this file")
+    bench.set_defaults(handler=_cmd_benchmark)
+
+    world = commands.add_parser("world", help="world folders")
+    world_commands = world.add_subparsers(dest="world_command", required=True)
+    export = world_commands.add_parser("export", help="generate a task's world folder")
+    export.add_argument("--task", default="trivial")
+    export.add_argument("--difficulty", type=float, default=0.0)
+    export.add_argument("--seed", type=int, default=0)
+    export.add_argument("-o", "--output", required=True)
+    export.set_defaults(handler=_cmd_world_export)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (AvalonError, ValueError, FileExistsError) as error:
+        print(f"avalon {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

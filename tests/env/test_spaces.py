@@ -1,0 +1,90 @@
+"""Spaces and action checking, without Godot."""
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from avalon.env.protocol import OBSERVED_FEATURES
+from avalon.env.spaces import ActionCodec, action_space, observation_space
+from avalon.env.wrappers import FlattenAction
+from tests.conftest import zero_action
+
+
+def test_observation_space_has_rgbd_and_the_23_features():
+    space = observation_space(64)
+    assert space["rgbd"] == spaces.Box(0, 255, (64, 64, 4), np.uint8)
+    assert set(space.spaces) == {"rgbd"} | {f.name for f in OBSERVED_FEATURES}
+    assert space["left_hand_is_grasping"].low[0] == 0 and space["left_hand_is_grasping"].high[0] == 1
+    assert space["energy"].low[0] == 0 and np.isinf(space["energy"].high[0])
+
+
+@pytest.mark.parametrize("name, size", [("vr", 21), ("mouse_keyboard", 9)])
+def test_sampled_actions_encode_and_decode(name, size):
+    space = action_space(name)
+    space.seed(3)
+    codec = ActionCodec(name)
+    for _ in range(20):
+        action = space.sample()
+        vector = codec.encode(action)
+        assert vector.shape == (size,) and vector.dtype == np.float32
+        np.testing.assert_array_equal(codec.encode(codec.decode(vector)), vector)
+
+
+def test_vr_layout_puts_binaries_last():
+    vector = ActionCodec("vr").encode(zero_action("vr", head_position=[0.5, -0.25, -1.0], jump=1))
+    np.testing.assert_array_equal(vector[:3], [0.5, -0.25, -1.0])
+    assert vector[20] == 1 and not vector[3:20].any()
+
+
+@pytest.mark.parametrize(
+    "part, value, message",
+    [
+        ("head_position", [np.nan, 0, 0], "head_position.*non-finite"),
+        ("head_rotation", [0, np.inf, 0], "head_rotation.*non-finite"),
+        ("left_hand_position", [0, 0], r"left_hand_position.*shape \(2,\), expected \(3,\)"),
+        ("right_hand_rotation", [0, 0, 1.5], r"right_hand_rotation.*outside \[-1.0, 1.0\]"),
+        ("jump", 2, "'jump'.*must be 0 or 1"),
+        ("left_grasp", 0.5, "'left_grasp'.*must be 0 or 1"),
+    ],
+)
+def test_bad_action_parts_are_named(part, value, message):
+    action = zero_action("vr")
+    action[part] = value if np.isscalar(value) else np.array(value, np.float64)
+    with pytest.raises(ValueError, match=message):
+        ActionCodec("vr").encode(action)
+
+
+def test_missing_or_unknown_keys_and_non_dicts_are_refused():
+    action = zero_action("vr")
+    del action["jump"]
+    action["fly"] = 1
+    with pytest.raises(ValueError, match=r"missing \['jump'\], unknown \['fly'\]"):
+        ActionCodec("vr").encode(action)
+    with pytest.raises(ValueError, match="FlattenAction"):
+        ActionCodec("vr").encode(np.zeros(21))
+
+
+def test_unknown_action_space_lists_the_choices():
+    with pytest.raises(ValueError, match="'vr', 'mouse_keyboard'"):
+        action_space("joystick")
+
+
+def test_flatten_action_thresholds_binaries_and_names_bad_indices():
+    import gymnasium as gym
+
+    class Env(gym.Env):
+        def __init__(self):
+            self.config = type("C", (), {"action_space": "mouse_keyboard"})()
+            self.action_space = action_space("mouse_keyboard")
+            self.observation_space = spaces.Discrete(1)
+
+    wrapper = FlattenAction(Env())
+    assert wrapper.action_space.shape == (9,)
+    assert wrapper.action_space.low[5] == 0 and wrapper.action_space.low[0] == -1  # jump in [0, 1]
+    action = wrapper.action(np.array([1, -0.5, 0.25, 0.7, 0.2, 0.6, 0, 1, 0], np.float32))
+    assert action["left_grasp"] == 1 and action["right_grasp"] == 0 and action["left_throw"] == 1
+    np.testing.assert_allclose(action["move_forward"], [1]) and np.testing.assert_allclose(action["jump"], [0.6])
+    with pytest.raises(ValueError, match=r"flat action\[2\] \(head_yaw\) is nan"):
+        wrapper.action(np.array([0, 0, np.nan, 0, 0, 0, 0, 0, 0]))
+    with pytest.raises(ValueError, match=r"shape \(8,\), expected \(9,\)"):
+        wrapper.action(np.zeros(8))

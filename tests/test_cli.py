@@ -1,0 +1,29 @@
+"""The ``avalon`` command line (``make run`` uses ``avalon run``)."""
+
+import pytest
+from PIL import Image
+
+from avalon.cli import main
+from avalon.env.recording import Recording
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_run_plays_one_episode_and_writes_the_picture_and_recording(tmp_path, capsys):
+    assert main(["run", "--renderer", "GLES2", "--out", str(tmp_path / "run")]) == 0
+    printed = capsys.readouterr().out
+    assert "steps per second" in printed and "steps: 200" in printed
+    strip = Image.open(tmp_path / "run" / "frames.png")
+    assert strip.size == (8 * 96 * 2, 2 * 96 * 2)
+    assert Recording.load(tmp_path / "run" / "episode-00000.npz").actions.shape == (200, 21)
+    assert main(["replay", str(tmp_path / "run" / "episode-00000.npz")]) == 0
+    assert "identical: 200 steps" in capsys.readouterr().out
+
+
+def test_world_export_writes_a_world_folder_and_bad_input_is_a_clear_error(tmp_path, capsys):
+    assert main(["world", "export", "--task", "trivial", "-o", str(tmp_path / "w")]) == 0
+    assert (tmp_path / "w" / "world.tscn").is_file()
+    assert main(["world", "export", "--task", "fly", "-o", str(tmp_path / "x")]) == 2
+    assert "unknown task 'fly'; the tasks are: trivial" in capsys.readouterr().err
+    assert main(["world", "export", "--difficulty", "1.5", "-o", str(tmp_path / "y")]) == 2
+    assert "difficulty 1.5 must be a number in [0, 1]" in capsys.readouterr().err
