@@ -32,6 +32,9 @@ from avalon.env.mechanics import STEPS_PER_SECOND
 from avalon.env.paths import find_godot_binary, godot_project_dir
 
 LOG_TAIL_LINES = 30
+# Godot renders observations into its own offscreen viewport; the window shows nothing we read,
+# but it is still cleared, blitted and swapped through the X server every frame, so keep it tiny.
+WINDOW_SIZE_PX = 8
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -97,11 +100,10 @@ class Simulator:
 
     def _launch(self, binary: str, port: int, secret: str, display: str) -> subprocess.Popen:
         settings = self.settings
-        resolution = settings.resolution
         command = [
             binary, "--path", str(godot_project_dir()),
             "--video-driver", settings.renderer,
-            "--resolution", f"{resolution}x{resolution}",
+            "--resolution", f"{WINDOW_SIZE_PX}x{WINDOW_SIZE_PX}",
             "--fixed-fps", str(STEPS_PER_SECOND),
             "--audio-driver", "Dummy",
         ]
@@ -110,7 +112,7 @@ class Simulator:
             DISPLAY=display,
             AVALON_PORT=str(port),
             AVALON_SECRET=secret,
-            AVALON_RESOLUTION=str(resolution),
+            AVALON_RESOLUTION=str(settings.resolution),
             AVALON_ACTION_SPACE=settings.action_space,
         )
         if settings.llvmpipe_threads is not None:

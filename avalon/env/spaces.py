@@ -71,61 +71,88 @@ class ActionCodec:
         self.fields = ACTION_SPACES[name]
         self.size = sum(field.size for field in self.fields)
         self._names = [field.name for field in self.fields]
+        self._name_set = set(self._names)
+        self._slices = []
+        low, high, binary, offset = [], [], [], 0
+        for field in self.fields:
+            self._slices.append((field, slice(offset, offset + field.size)))
+            low += [field.low] * field.size
+            high += [field.high] * field.size
+            binary += [field.kind == "binary"] * field.size
+            offset += field.size
+        self._low, self._high = np.array(low), np.array(high)
+        self._binary = np.array(binary)
 
     def encode(self, action: Any) -> np.ndarray:
-        """Returns the wire vector; raises ``ValueError`` naming the field for any bad part."""
+        """Returns the wire vector; raises ``ValueError`` naming the field for any bad part.
+
+        Fast path: copy every part into one vector, then check the whole vector at once; the
+        field-by-field search for the culprit runs only when something is wrong.
+        """
         if not isinstance(action, Mapping):
             raise ValueError(
                 f"a {self.name!r} action is a dict with keys {self._names}, not {type(action).__name__}; "
                 "wrap the env in avalon.env.wrappers.FlattenAction to pass flat arrays"
             )
-        missing = [name for name in self._names if name not in action]
-        unknown = [key for key in action if key not in self._names]
-        if missing or unknown:
+        if action.keys() != self._name_set:
+            missing = [name for name in self._names if name not in action]
+            unknown = [key for key in action if key not in self._name_set]
             raise ValueError(f"action keys are wrong: missing {missing}, unknown {unknown}; expected {self._names}")
-        vector = np.empty(self.size, np.float32)
-        offset = 0
-        for field in self.fields:
-            vector[offset : offset + field.size] = self._check(field, action[field.name])
-            offset += field.size
-        return vector
+        vector = np.empty(self.size, np.float64)
+        for field, part in self._slices:
+            value = action[field.name]
+            shape = np.shape(value)
+            if shape != (field.size,) and not (field.kind == "binary" and shape == ()):
+                raise ValueError(self._describe(field, value))
+            try:
+                vector[part] = value
+            except (TypeError, ValueError):
+                raise ValueError(self._describe(field, value)) from None
+        binary = vector[self._binary]
+        if not (
+            np.isfinite(vector).all()
+            and (vector >= self._low).all()
+            and (vector <= self._high).all()
+            and ((binary == 0) | (binary == 1)).all()
+        ):
+            for field, part in self._slices:
+                if not self._valid(field, vector[part]):
+                    raise ValueError(self._describe(field, action[field.name]))
+        return vector.astype(np.float32)
 
     def decode(self, vector: np.ndarray) -> dict[str, Any]:
         """The inverse of :meth:`encode` (binary parts come back as ints)."""
         vector = np.asarray(vector, np.float32)
         if vector.shape != (self.size,):
             raise ValueError(f"a {self.name!r} action vector has shape ({self.size},), not {vector.shape}")
-        action, offset = {}, 0
-        for field in self.fields:
-            part = vector[offset : offset + field.size]
-            action[field.name] = int(part[0] >= 0.5) if field.kind == "binary" else part.copy()
-            offset += field.size
+        action = {}
+        for field, part in self._slices:
+            action[field.name] = int(vector[part][0] >= 0.5) if field.kind == "binary" else vector[part].copy()
         return action
 
     @staticmethod
-    def _check(field: ActionField, value: Any) -> np.ndarray:
+    def _valid(field: ActionField, values: np.ndarray) -> bool:
         if field.kind == "binary":
-            array = np.asarray(value)
-            if array.shape not in ((), (1,)) or array.dtype.kind not in "biuf":
-                raise ValueError(f"action[{field.name!r}] must be 0 or 1, got {value!r}")
-            number = float(array.reshape(-1)[0])
-            if number not in (0.0, 1.0):
-                raise ValueError(f"action[{field.name!r}] must be 0 or 1, got {value!r}")
-            return np.array([number], np.float32)
+            return bool(np.all((values == 0) | (values == 1)))
+        return bool(np.all(np.isfinite(values)) and np.all(values >= field.low) and np.all(values <= field.high))
+
+    @staticmethod
+    def _describe(field: ActionField, value: Any) -> str:
+        """What is wrong with one part of an action, naming the part."""
+        if field.kind == "binary":
+            return f"action[{field.name!r}] must be 0 or 1, got {value!r}"
         try:
             array = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"action[{field.name!r}] must be {field.size} number(s), got {value!r}") from None
+            return f"action[{field.name!r}] must be {field.size} number(s), got {value!r}"
         if array.shape != (field.size,):
-            raise ValueError(f"action[{field.name!r}] has shape {array.shape}, expected ({field.size},)")
+            return f"action[{field.name!r}] has shape {array.shape}, expected ({field.size},)"
         if not np.all(np.isfinite(array)):
-            raise ValueError(f"action[{field.name!r}] holds a non-finite value: {array.tolist()}")
-        if np.any(array < field.low) or np.any(array > field.high):
-            raise ValueError(
-                f"action[{field.name!r}]={array.tolist()} is outside [{field.low}, {field.high}]; "
-                "clip it (for example with gymnasium.wrappers.ClipAction)"
-            )
-        return array.astype(np.float32)
+            return f"action[{field.name!r}] holds a non-finite value: {array.tolist()}"
+        return (
+            f"action[{field.name!r}]={array.tolist()} is outside [{field.low}, {field.high}]; "
+            "clip it (for example with gymnasium.wrappers.ClipAction)"
+        )
 
 
 def markdown_tables() -> str:
