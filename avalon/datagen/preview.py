@@ -1,0 +1,213 @@
+"""Top-down pictures of generated worlds: shaded relief times biome colours, with markers on top.
+
+North (-z) is up and +x is right, so image rows follow height-map rows. Water is blue (ocean deep
+blue, pools teal), scenery is drawn as dots coloured by kind (see the legend), food as red
+markers, the spawn point as a magenta disc with an arrow showing where the agent faces, and
+obstacle rings as outlines with the passable gap in yellow.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+from scipy import ndimage
+
+from avalon.datagen.biomes import Biome, BiomeMap
+from avalon.datagen.obstacles import RingOutline, RingResult
+from avalon.datagen.scenery import SceneryInstance, SceneryKind
+from avalon.datagen.terrain import HeightMap
+
+SPAWN_COLOR = (255, 0, 255)
+FOOD_COLOR = (230, 20, 20)
+RING_COLOR = (255, 255, 255)
+GAP_COLOR = (255, 220, 0)
+OCEAN_SHALLOW = np.array([0.25, 0.50, 0.78])
+OCEAN_DEEP = np.array([0.07, 0.18, 0.45])
+POOL_COLOR = np.array([0.20, 0.55, 0.66])
+
+#: Marker colour and canopy radius (metres at scale 1) for each scenery kind.
+SCENERY_STYLE: dict[SceneryKind, tuple[tuple[int, int, int], float]] = {
+    SceneryKind.MAPLE: ((205, 95, 35), 2.0),
+    SceneryKind.ACACIA: ((175, 165, 45), 2.5),
+    SceneryKind.FIR: ((10, 70, 40), 1.3),
+    SceneryKind.PALM: ((60, 190, 80), 1.8),
+    SceneryKind.FRUIT_TREE: ((255, 150, 0), 3.0),
+    SceneryKind.BUSH: ((25, 100, 25), 0.8),
+    SceneryKind.FLOWER: ((250, 170, 220), 0.25),
+    SceneryKind.MUSHROOM: ((150, 60, 40), 0.25),
+}
+
+#: Sun direction for the hillshade: from the upper left (-x, -z) and 45 degrees up.
+_LIGHT = np.array([-1.0, math.sqrt(2.0), -1.0]) / 2.0
+
+
+def _hillshade(heightmap: HeightMap) -> np.ndarray:
+    """Brightness factor per grid point, 1.0 on flat ground."""
+    d_row, d_col = np.gradient(heightmap.heights.astype(np.float64), heightmap.cell_size_m)
+    # Surface normal of y = h(x, z) is (-dh/dx, 1, -dh/dz); columns are x, rows are z.
+    norm = np.sqrt(d_col**2 + d_row**2 + 1.0)
+    lit = (-d_col * _LIGHT[0] + _LIGHT[1] - d_row * _LIGHT[2]) / norm
+    return np.clip(lit, 0.0, None) / _LIGHT[1]
+
+
+def _pixel_grid(heightmap: HeightMap, pixels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Fractional grid (row, col) of each pixel centre."""
+    centres = (np.arange(pixels) + 0.5) * (heightmap.size_m / pixels) - heightmap.half_size_m
+    rows, cols = heightmap.world_to_grid(centres, centres)
+    last = heightmap.shape[0] - 1
+    rows = np.clip(rows, 0, last)
+    cols = np.clip(cols, 0, last)
+    return np.meshgrid(rows, cols, indexing="ij")
+
+
+def _xy(heightmap: HeightMap, pixels: int, x: float, z: float) -> tuple[float, float]:
+    """Pixel coordinates (PIL x = column, y = row) of a world point."""
+    scale = pixels / heightmap.size_m
+    return (x + heightmap.half_size_m) * scale, (z + heightmap.half_size_m) * scale
+
+
+def _terrain_image(heightmap: HeightMap, biome_map: BiomeMap, pixels: int) -> np.ndarray:
+    rows, cols = _pixel_grid(heightmap, pixels)
+    coords = np.stack([rows, cols])
+    heights = ndimage.map_coordinates(heightmap.heights.astype(np.float64), coords, order=1)
+    shade = ndimage.map_coordinates(_hillshade(heightmap), coords, order=1)
+    rgb = np.stack(
+        [ndimage.map_coordinates(biome_map.colors[..., c].astype(np.float64), coords, order=1) for c in range(3)],
+        axis=-1,
+    )
+    rgb = rgb * (0.25 + 0.75 * shade)[..., None]
+
+    ids = biome_map.biome_ids[np.rint(rows).astype(int), np.rint(cols).astype(int)]
+    depth = heightmap.water_height_m - heights
+    water = depth > 0
+    deep = np.clip(depth / 4.0, 0.0, 1.0)[..., None]
+    ocean = OCEAN_SHALLOW * (1.0 - deep) + OCEAN_DEEP * deep
+    pool = POOL_COLOR * (1.0 - 0.5 * deep)
+    water_rgb = np.where((ids == Biome.FRESH_WATER)[..., None], pool, ocean)
+    rgb = np.where(water[..., None], water_rgb, rgb)
+    return (np.clip(rgb, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+
+
+def _draw_ring(draw: ImageDraw.ImageDraw, heightmap: HeightMap, pixels: int, outline: RingOutline) -> None:
+    width = max(1, pixels // 256)
+    for radii, colour in ((outline.inner_radius_m, RING_COLOR), (outline.outer_radius_m, (200, 200, 200))):
+        points = [
+            _xy(heightmap, pixels, outline.centre_x_m + r * math.cos(a), outline.centre_z_m + r * math.sin(a))
+            for a, r in zip(outline.angles_rad, radii)
+        ]
+        points.append(points[0])
+        draw.line(points, fill=colour, width=width)
+        gap_points = [p for p, g in zip(points, np.append(outline.gap, outline.gap[0])) if g]
+        for p in gap_points:
+            draw.ellipse([p[0] - width, p[1] - width, p[0] + width, p[1] + width], fill=GAP_COLOR)
+
+
+def _font(size: int) -> ImageFont.ImageFont:
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1 has no size argument
+        return ImageFont.load_default()
+
+
+def _draw_scale_bar(draw: ImageDraw.ImageDraw, heightmap: HeightMap, pixels: int) -> None:
+    target = heightmap.size_m / 5.0
+    length_m = max(v for v in (1, 2, 5, 10, 20, 50, 100, 200, 500) if v <= max(target, 1))
+    scale = pixels / heightmap.size_m
+    x0, y0 = pixels * 0.04, pixels * 0.95
+    x1 = x0 + length_m * scale
+    thickness = max(2, pixels // 128)
+    draw.rectangle([x0 - 1, y0 - 1, x1 + 1, y0 + thickness + 1], fill=(0, 0, 0))
+    draw.rectangle([x0, y0, x1, y0 + thickness], fill=(255, 255, 255))
+    font = _font(max(10, pixels // 40))
+    draw.text((x0, y0 - max(12, pixels // 32)), f"{length_m} m   (north = -z)", fill=(255, 255, 255), font=font,
+              stroke_width=1, stroke_fill=(0, 0, 0))
+
+
+def _draw_legend(draw: ImageDraw.ImageDraw, kinds: Iterable[SceneryKind], pixels: int) -> None:
+    present = set(kinds)
+    kinds = [k for k in SceneryKind if k in present]
+    if not kinds:
+        return
+    font = _font(max(10, pixels // 45))
+    line = max(12, pixels // 36)
+    x0 = pixels - max(90, pixels // 5)
+    y0 = pixels * 0.03
+    draw.rectangle([x0 - 6, y0 - 4, pixels - 4, y0 + line * len(kinds) + 2], fill=(0, 0, 0))
+    for i, kind in enumerate(kinds):
+        colour, _ = SCENERY_STYLE[kind]
+        y = y0 + i * line
+        draw.ellipse([x0, y + 2, x0 + line - 6, y + line - 4], fill=colour)
+        draw.text((x0 + line, y), kind.value.replace("_", " "), fill=(255, 255, 255), font=font)
+
+
+def top_down_preview(
+    heightmap: HeightMap,
+    biome_map: BiomeMap,
+    scenery: Sequence[SceneryInstance] = (),
+    food: Sequence[Sequence[float]] = (),
+    spawn: Sequence[float] | None = None,
+    rings: Sequence[RingOutline | RingResult] = (),
+    pixels: int = 512,
+) -> Image.Image:
+    """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
+
+    ``food`` holds world positions, either (x, y, z) or (x, z), metres. ``spawn`` is
+    ``(x_m, z_m, yaw_rad)``; yaw 0 faces -z (up in the picture), as in Godot. ``rings`` are the
+    outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
+    """
+    if isinstance(pixels, bool) or not isinstance(pixels, int) or not 16 <= pixels <= 8192:
+        raise ValueError(f"pixels={pixels!r}: expected an integer in [16, 8192]")
+    if biome_map.heightmap.shape != heightmap.shape:
+        raise ValueError(
+            f"biome map shape {biome_map.heightmap.shape} does not match height map shape {heightmap.shape}"
+        )
+    image = Image.fromarray(_terrain_image(heightmap, biome_map, pixels), mode="RGB")
+    draw = ImageDraw.Draw(image)
+    scale = pixels / heightmap.size_m
+
+    for item in rings:
+        for outline in item.outlines if isinstance(item, RingResult) else (item,):
+            _draw_ring(draw, heightmap, pixels, outline)
+
+    # Small plants first so trees are drawn over them.
+    for instance in sorted(scenery, key=lambda s: SceneryKind(s.kind).is_tree):
+        colour, radius_m = SCENERY_STYLE[SceneryKind(instance.kind)]
+        px, py = _xy(heightmap, pixels, instance.position[0], instance.position[2])
+        r = max(0.6, radius_m * instance.scale * scale)
+        if SceneryKind(instance.kind).is_tree:
+            outline = tuple(int(c * 0.5) for c in colour)
+            draw.ellipse([px - r, py - r, px + r, py + r], fill=colour, outline=outline)
+        else:
+            draw.ellipse([px - r, py - r, px + r, py + r], fill=colour)
+
+    for position in food:
+        if len(position) == 3:
+            fx, fz = position[0], position[2]
+        elif len(position) == 2:
+            fx, fz = position
+        else:
+            raise ValueError(f"food position {position!r}: expected (x, y, z) or (x, z)")
+        px, py = _xy(heightmap, pixels, fx, fz)
+        r = max(3.0, 0.5 * scale)
+        draw.ellipse([px - r - 1, py - r - 1, px + r + 1, py + r + 1], fill=(255, 255, 255))
+        draw.ellipse([px - r, py - r, px + r, py + r], fill=FOOD_COLOR)
+
+    if spawn is not None:
+        if len(spawn) != 3:
+            raise ValueError(f"spawn={spawn!r}: expected (x_m, z_m, yaw_rad)")
+        sx, sz, yaw = (float(v) for v in spawn)
+        px, py = _xy(heightmap, pixels, sx, sz)
+        r = max(4.0, 0.8 * scale)
+        length = max(4.0 * r, 4.0 * scale)
+        # Godot yaw rotates -z (forward at yaw 0) about +y: forward = (-sin yaw, -cos yaw) in (x, z).
+        tip = (px - math.sin(yaw) * length, py - math.cos(yaw) * length)
+        draw.line([(px, py), tip], fill=SPAWN_COLOR, width=max(2, int(r / 2)))
+        draw.ellipse([px - r - 1, py - r - 1, px + r + 1, py + r + 1], fill=(255, 255, 255))
+        draw.ellipse([px - r, py - r, px + r, py + r], fill=SPAWN_COLOR)
+
+    _draw_scale_bar(draw, heightmap, pixels)
+    _draw_legend(draw, (SceneryKind(s.kind) for s in scenery), pixels)
+    return image

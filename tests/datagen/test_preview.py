@@ -1,0 +1,78 @@
+import math
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from avalon.datagen.biomes import assign_biomes
+from avalon.datagen.obstacles import ObstacleRing, apply_ring
+from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, SPAWN_COLOR, top_down_preview
+from avalon.datagen.scenery import place_scenery
+from avalon.datagen.terrain import HeightMap, WorldConfig, build_heightmap
+
+
+@pytest.fixture(scope="module")
+def half_sea():
+    """64 m square: sea for x < 0, land 2 m high for x >= 1."""
+    n = 65
+    x, _ = np.meshgrid(np.linspace(-32, 32, n), np.linspace(-32, 32, n))
+    hm = HeightMap(heights=np.where(x < 0, -2.0, 2.0), size_m=64.0)
+    return assign_biomes(np.random.default_rng(0), hm)
+
+
+def _pixel(image, hm, x, z):
+    scale = image.width / hm.size_m
+    return image.getpixel((int((x + hm.half_size_m) * scale), int((z + hm.half_size_m) * scale)))
+
+
+def test_size_and_water_versus_land(half_sea, tmp_path):
+    bm = half_sea
+    image = top_down_preview(bm.heightmap, bm, pixels=128)
+    assert image.size == (128, 128) and image.mode == "RGB"
+    sea = np.asarray(image)[40:90, 5:50].reshape(-1, 3).mean(axis=0)
+    land = np.asarray(image)[40:90, 80:120].reshape(-1, 3).mean(axis=0)
+    assert sea[2] > sea[0] + 60 and sea[2] > sea[1], f"sea should be blue, got {sea}"
+    assert np.abs(sea - land).max() > 40
+    path = tmp_path / "preview.png"
+    image.save(path)
+    assert Image.open(path).size == (128, 128)
+
+
+def test_spawn_marker_and_facing_arrow(half_sea):
+    bm = half_sea
+    hm = bm.heightmap
+    image = top_down_preview(hm, bm, spawn=(10.0, 5.0, 0.0), pixels=256)
+    assert _pixel(image, hm, 10.0, 5.0) == SPAWN_COLOR
+    # Yaw 0 faces -z, which is up in the picture: the arrow runs up, not down.
+    assert _pixel(image, hm, 10.0, 5.0 - 3.0) == SPAWN_COLOR
+    assert _pixel(image, hm, 10.0, 5.0 + 3.0) != SPAWN_COLOR
+    turned = top_down_preview(hm, bm, spawn=(10.0, 5.0, math.pi / 2), pixels=256)
+    assert _pixel(turned, hm, 10.0 - 3.0, 5.0) == SPAWN_COLOR  # yaw +90 degrees faces -x
+    assert _pixel(turned, hm, 10.0, 5.0 - 3.0) != SPAWN_COLOR
+
+
+def test_food_markers(half_sea):
+    bm = half_sea
+    image = top_down_preview(bm.heightmap, bm, food=[(20.0, 2.0, -10.0), (15.0, 20.0)], pixels=256)
+    assert _pixel(image, bm.heightmap, 20.0, -10.0) == FOOD_COLOR
+    assert _pixel(image, bm.heightmap, 15.0, 20.0) == FOOD_COLOR
+    with pytest.raises(ValueError, match="food position"):
+        top_down_preview(bm.heightmap, bm, food=[(1.0,)], pixels=64)
+
+
+def test_full_world_with_scenery_and_rings():
+    hm = build_heightmap(np.random.default_rng(2), WorldConfig())
+    ring = ObstacleRing(kind="cliff", centre_x_m=0.0, centre_z_m=0.0, inner_radius_m=6.0, width_m=1.0,
+                        height_m=3.0, gap_angle_deg=0.0, gap_width_m=3.0)
+    result = apply_ring(np.random.default_rng(3), hm, ring)
+    bm = assign_biomes(np.random.default_rng(4), result.heightmap)
+    scenery = place_scenery(np.random.default_rng(5), bm.heightmap, bm)
+    plain = np.asarray(top_down_preview(bm.heightmap, bm, pixels=256))
+    full = np.asarray(top_down_preview(bm.heightmap, bm, scenery=scenery, rings=[result], pixels=256))
+    assert (plain != full).any(axis=-1).mean() > 0.02, "scenery and rings must be drawn"
+    assert (full.reshape(-1, 3) == GAP_COLOR).all(axis=1).any(), "the ring gap is highlighted"
+
+
+def test_bad_pixels(half_sea):
+    with pytest.raises(ValueError, match="pixels=8"):
+        top_down_preview(half_sea.heightmap, half_sea, pixels=8)
