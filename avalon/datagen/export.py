@@ -15,7 +15,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from avalon.datagen.world import GENERATOR_VERSION, Entity, World
+import numpy as np
+
+from avalon.datagen.lighting import box_face_colors, lit_colors
+from avalon.datagen.world import GENERATOR_VERSION, Entity, Lighting, World
 from avalon.datagen.world_folder import FORMAT_VERSION, SCENE_FILE, INFO_FILE
 
 # Entity kind → Godot scene (relative to the godot/ project) and the exported properties it takes.
@@ -24,6 +27,8 @@ ENTITY_SCENES: dict[str, str] = {
     "apple": "res://entities/apple.tscn",
 }
 FOOD_KINDS = frozenset({"apple"})
+# Static kinds whose diffuse lighting is baked into per-face colours (see avalon.datagen.lighting).
+STATIC_LIT_KINDS = frozenset({"box"})
 SKY_DOME_SCENE = "res://world/sky_dome.tscn"
 
 
@@ -107,13 +112,19 @@ class _SceneWriter:
         return "\n".join(parts)
 
 
-def _entity_properties(entity: Entity) -> dict[str, str]:
+def _color_array(colors) -> str:
+    return "PoolColorArray( %s )" % ", ".join(_num(v) for rgb in colors for v in (*rgb, 1.0))
+
+
+def _entity_properties(entity: Entity, lighting: Lighting) -> dict[str, str]:
     properties = {"transform": _transform(entity.position, entity.yaw_rad)}
     for key, value in entity.params:
         if key == "color":
             properties[key] = _color(value)
         else:
             properties[key] = _property_value(value)
+    if entity.kind in STATIC_LIT_KINDS:
+        properties["face_colors"] = _color_array(box_face_colors(entity.param("color"), entity.yaw_rad, lighting))
     return properties
 
 
@@ -130,7 +141,8 @@ def world_scene_text(world: World) -> str:
     )
     ground_size = world.ground.size_m
     ground_mesh = scene.sub_resource("PlaneMesh", size="Vector2( %s, %s )" % (_num(ground_size), _num(ground_size)))
-    ground_material = scene.sub_resource("SpatialMaterial", albedo_color=_color(world.ground.color))
+    ground_lit = lit_colors(np.array(world.ground.color), np.array([0.0, 1.0, 0.0]), lighting)
+    ground_material = scene.sub_resource("SpatialMaterial", flags_unshaded="true", albedo_color=_color(ground_lit))
     ground_shape = scene.sub_resource("BoxShape", extents=_vector3((ground_size / 2, 1.0, ground_size / 2)))
 
     scene.node("World", None, "Spatial")
@@ -154,7 +166,7 @@ def world_scene_text(world: World) -> str:
         if entity.kind not in ENTITY_SCENES:
             raise ValueError(f"entity {entity.name!r} has unknown kind {entity.kind!r}; known: {sorted(ENTITY_SCENES)}")
         instance = scene.ext_resource(ENTITY_SCENES[entity.kind], "PackedScene")
-        scene.node(entity.name, "Entities", instance=instance, **_entity_properties(entity))
+        scene.node(entity.name, "Entities", instance=instance, **_entity_properties(entity, lighting))
     scene.node("SpawnPoint", ".", "Position3D", transform=_transform(world.spawn_position, world.spawn_yaw_rad))
     return scene.text()
 

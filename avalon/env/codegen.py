@@ -51,6 +51,7 @@ def generate() -> str:
         "const MAGIC = %s" % _gd_value(protocol.MAGIC.decode("ascii")),
         "const SECRET_SIZE = %d" % protocol.SECRET_SIZE,
         "const HEADER_SIZE = %d" % protocol.HEADER.size,
+        "const GODOT_POOL_REAL_ARRAY_TAG = %d" % protocol.GODOT_POOL_REAL_ARRAY_TAG,
         "",
         "# Message ids",
     ]

@@ -9,12 +9,14 @@ Wire format (little-endian, over one loopback TCP connection that Godot opens to
     frame   = type:u8  length:u32  payload:length bytes
     HELLO        Godot→Python  magic:4s  version:u32  secret:32s  engine_version:utf8
     RESET        Python→Godot  seed:u64  time_limit_frames:u32  world_dir:utf8
-    STEP         Python→Godot  action:float32[action_size]
+    STEP         Python→Godot  tag:u32 (=22)  count:u32  action:float32[count]
     CLOSE        Python→Godot  (empty)
     OBSERVATION  Godot→Python  frame:u32  features:float32[FEATURE_COUNT]  rgbd:u8[res*res*4]
     ERROR        Godot→Python  message:utf8   (the simulator stays usable; send RESET again)
 
 Lock-step: every RESET and STEP is answered by exactly one OBSERVATION or ERROR.
+A STEP's payload is laid out as Godot marshals a PoolRealArray (``var2bytes``), so the simulator
+decodes it with one native ``bytes2var`` call instead of a call per value.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAGIC = b"AVLN"
 SECRET_SIZE = 32
 HEADER = struct.Struct("<BI")
 HELLO_FIXED = struct.Struct("<4sI32s")
 RESET_FIXED = struct.Struct("<QI")
+STEP_FIXED = struct.Struct("<II")
+GODOT_POOL_REAL_ARRAY_TAG = 22  # Variant::POOL_REAL_ARRAY in Godot 3's marshalling
 OBSERVATION_FIXED = struct.Struct("<I")
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 
@@ -263,7 +267,14 @@ def decode_reset(payload: bytes) -> Reset:
 
 def encode_step(action: np.ndarray) -> bytes:
     values = np.ascontiguousarray(action, dtype="<f4")
-    return encode_frame(MessageType.STEP, values.tobytes())
+    return encode_frame(MessageType.STEP, STEP_FIXED.pack(GODOT_POOL_REAL_ARRAY_TAG, values.size) + values.tobytes())
+
+
+def decode_step(payload: bytes) -> np.ndarray:
+    tag, count = STEP_FIXED.unpack_from(payload)
+    if tag != GODOT_POOL_REAL_ARRAY_TAG or len(payload) != STEP_FIXED.size + 4 * count:
+        raise ProtocolError(f"STEP payload of {len(payload)} bytes with tag {tag} and count {count} is malformed")
+    return np.frombuffer(payload, "<f4", count=count, offset=STEP_FIXED.size).astype(np.float32)
 
 
 def encode_close() -> bytes:

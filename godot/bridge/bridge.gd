@@ -57,14 +57,13 @@ func receive():
 	return {"type": type, "payload": payload}
 
 
+# The STEP payload is a marshalled PoolRealArray (see avalon/env/protocol.py): one native decode.
 func decode_action(payload, size):
-	if payload.size() != size * 4:
+	if payload.size() != 8 + size * 4:
 		return null
-	incoming.data_array = payload
-	var action = PoolRealArray()
-	action.resize(size)
-	for i in range(size):
-		action[i] = incoming.get_float()
+	var action = bytes2var(payload)
+	if typeof(action) != TYPE_REAL_ARRAY or action.size() != size:
+		return null
 	return action
 
 

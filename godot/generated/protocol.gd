@@ -2,10 +2,11 @@
 # avalon/env/mechanics.py. Do not edit: change those modules and regenerate.
 extends Reference
 
-const PROTOCOL_VERSION = 1
+const PROTOCOL_VERSION = 2
 const MAGIC = "AVLN"
 const SECRET_SIZE = 32
 const HEADER_SIZE = 5
+const GODOT_POOL_REAL_ARRAY_TAG = 22
 
 # Message ids
 const MSG_RESET = 1

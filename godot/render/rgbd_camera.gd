@@ -24,4 +24,5 @@ func _init():
 	quad.extra_cull_margin = 16384.0  # the shader places it over the whole screen; never cull it
 	quad.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
 	quad.translation = Vector3(0.0, 0.0, -1.0)
+	quad.visible = OS.get_environment("AVALON_NODEPTH") != "1"
 	add_child(quad)

@@ -12,11 +12,15 @@ export var ground_color = Color(0.45, 0.45, 0.45)
 
 
 func _ready():
+	# Only the upper hemisphere: below the horizon the ground or sea hides the sky anyway, and a
+	# dome that is out of view costs nothing, while a hidden one is still depth-tested per pixel.
+	# It is lowered by a tenth of its radius to cover the band just below the horizon.
 	var dome = SphereMesh.new()
 	dome.radius = P.DEPTH_FAR_M * 1.1
-	dome.height = dome.radius * 2.0
-	dome.radial_segments = 16
-	dome.rings = 8
+	dome.height = dome.radius
+	dome.is_hemisphere = true
+	dome.radial_segments = 12
+	dome.rings = 4
 	mesh = dome
 	var material = ShaderMaterial.new()
 	material.shader = SkyShader
@@ -33,4 +37,4 @@ func _ready():
 func attach_to(parent_body):
 	get_parent().remove_child(self)
 	parent_body.add_child(self)
-	transform = Transform()
+	transform = Transform(Basis(), Vector3(0.0, -0.1 * P.DEPTH_FAR_M * 1.1, 0.0))

@@ -3,6 +3,8 @@
 import json
 import re
 
+import numpy as np
+
 import pytest
 
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, content_hash, export_world, world_scene_text
@@ -11,7 +13,7 @@ from avalon.datagen.world_folder import read_world_info
 from avalon.env.errors import WorldLoadError
 from avalon.env.paths import godot_project_dir
 
-TRIVIAL_GOLDEN_HASH = "sha256:4db6c9de57cf46149a91dfd507e1578ad587e659ef66289dd0dec14557bddb2b"
+TRIVIAL_GOLDEN_HASH = "sha256:f441fa7be1ddb2e325d5152632a4aa5da76ceda6f5dd36523e2a0055d2a273e3"
 
 
 def test_every_entity_kind_maps_to_a_scene_in_the_godot_project():
@@ -77,3 +79,22 @@ def test_corrupt_world_folders_are_named_with_what_is_wrong(tmp_path, damage, me
 def test_missing_world_folder_is_named(tmp_path):
     with pytest.raises(WorldLoadError, match=f"{tmp_path / 'nowhere'} does not exist"):
         read_world_info(tmp_path / "nowhere")
+
+
+def test_static_geometry_carries_baked_lighting():
+    from avalon.datagen.lighting import BOX_FACE_NORMALS, box_face_colors, lit_colors, sun_direction
+    from avalon.datagen.world import Lighting
+
+    lighting = Lighting()
+    assert sun_direction(lighting)[1] < 0  # the sun shines downwards
+    top, bottom = lit_colors(np.full((2, 3), 0.5), np.array([[0, 1, 0], [0, -1, 0]]), lighting)
+    assert np.all(top > bottom)  # the lit side is brighter
+    np.testing.assert_allclose(bottom, 0.5 * np.array(lighting.ambient_color) * lighting.ambient_energy)
+    faces = box_face_colors((0.8, 0.2, 0.2), 0.0, lighting)
+    assert np.argmax(faces.sum(axis=1)) == 2  # +y, the top face, faces the sun most
+    turned = box_face_colors((0.8, 0.2, 0.2), np.pi / 2, lighting)
+    np.testing.assert_allclose(turned[[2, 3]], faces[[2, 3]])  # yaw never changes top and bottom
+    assert not np.allclose(turned, faces)
+    text = world_scene_text(trivial_world())
+    assert text.count("face_colors = PoolColorArray(") == 4 and "flags_unshaded = true" in text
+    assert len(BOX_FACE_NORMALS) == 6

@@ -27,11 +27,14 @@ def test_reset_round_trip_with_unicode_path():
     assert protocol.decode_reset(payload) == protocol.Reset(2**62 + 5, 1234, "/tmp/wörld folder")
 
 
-def test_step_is_little_endian_float32():
+def test_step_is_a_godot_pool_real_array_of_little_endian_float32():
     action = np.arange(21, dtype=np.float64) / 7
     message_type, payload = _split(protocol.encode_step(action))
     assert message_type == protocol.MessageType.STEP
-    np.testing.assert_array_equal(np.frombuffer(payload, "<f4"), action.astype(np.float32))
+    assert payload[:8] == bytes([22, 0, 0, 0, 21, 0, 0, 0])  # what Godot's var2bytes writes
+    np.testing.assert_array_equal(protocol.decode_step(payload), action.astype(np.float32))
+    with pytest.raises(protocol.ProtocolError, match="malformed"):
+        protocol.decode_step(payload[:-1])
 
 
 def test_observation_round_trip_flips_rows_to_top_down():
