@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from avalon.datagen.lighting import box_face_colors, lit_colors
-from avalon.datagen.world import GENERATOR_VERSION, Entity, Lighting, World
+from avalon.datagen.world import FOOD_KINDS, GENERATOR_VERSION, Entity, Lighting, World
 from avalon.datagen.world_folder import FORMAT_VERSION, SCENE_FILE, INFO_FILE
 
 # Entity kind → Godot scene (relative to the godot/ project) and the exported properties it takes.
@@ -26,7 +26,6 @@ ENTITY_SCENES: dict[str, str] = {
     "box": "res://entities/box.tscn",
     "apple": "res://entities/apple.tscn",
 }
-FOOD_KINDS = frozenset({"apple"})
 # Static kinds whose diffuse lighting is baked into per-face colours (see avalon.datagen.lighting).
 STATIC_LIT_KINDS = frozenset({"box"})
 SKY_DOME_SCENE = "res://world/sky_dome.tscn"

@@ -6,9 +6,15 @@ Coordinates are Godot's: metres, y up, the agent faces -z at yaw 0; yaw is about
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping, Union
 
 import attr
+
+if TYPE_CHECKING:
+    from avalon.datagen.biomes import BiomeMap
+    from avalon.datagen.obstacles import RingOutline
+    from avalon.datagen.scenery import SceneryInstance
+    from avalon.datagen.terrain import HeightMap
 
 Vector3 = tuple[float, float, float]
 Color = tuple[float, float, float]
@@ -58,9 +64,26 @@ class FlatGround:
     color: Color = attr.ib(default=(0.35, 0.55, 0.25), converter=_color)
 
 
+@attr.s(frozen=True, eq=False, auto_attribs=True, kw_only=True)
+class Terrain:
+    """A generated island: its biome map (which holds the final, eroded height map) and the
+    outlines of any obstacle rings cut into it (for previews)."""
+
+    biome_map: "BiomeMap"
+    ring_outlines: tuple["RingOutline", ...] = attr.ib(default=(), converter=tuple)
+
+    @property
+    def heightmap(self) -> "HeightMap":
+        return self.biome_map.heightmap
+
+    @property
+    def size_m(self) -> float:
+        return self.heightmap.size_m
+
+
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class Lighting:
-    """Sun, ambient light and sky colours."""
+    """Sun, ambient light, sky colours and fog. Angles in degrees; fog distances in metres."""
 
     sun_pitch_deg: float = -50.0
     sun_yaw_deg: float = 30.0
@@ -70,6 +93,10 @@ class Lighting:
     ambient_energy: float = 0.6
     sky_zenith_color: Color = attr.ib(default=(0.30, 0.50, 0.85), converter=_color)
     sky_horizon_color: Color = attr.ib(default=(0.75, 0.85, 0.95), converter=_color)
+    fog_enabled: bool = False
+    fog_color: Color = attr.ib(default=(0.75, 0.85, 0.95), converter=_color)
+    fog_depth_begin_m: float = 40.0
+    fog_depth_end_m: float = 300.0
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -79,8 +106,9 @@ class World:
     task: str
     difficulty: float = attr.ib(converter=float)
     seed: int
-    ground: FlatGround
+    ground: Union[FlatGround, Terrain]
     entities: tuple[Entity, ...] = attr.ib(converter=tuple)
+    scenery: tuple["SceneryInstance", ...] = attr.ib(default=(), converter=tuple)
     spawn_position: Vector3 = attr.ib(converter=_vector3)
     spawn_yaw_rad: float = 0.0
     time_limit_frames: int = attr.ib()
@@ -103,7 +131,26 @@ class World:
         raise KeyError(f"world has no entity named {name!r}")
 
     @property
-    def food_count(self) -> int:
-        from avalon.datagen.export import FOOD_KINDS
+    def food(self) -> tuple[Entity, ...]:
+        return tuple(entity for entity in self.entities if entity.kind in FOOD_KINDS)
 
-        return sum(entity.kind in FOOD_KINDS for entity in self.entities)
+    @property
+    def food_count(self) -> int:
+        return len(self.food)
+
+
+#: Every food of the paper's Appendix A.3 (Table 2) and its size: the radius, in metres, of the
+#: sphere that bounds it (its centre rests this high above the ground). The apple is canonical.
+FOOD_RADIUS_M: dict[str, float] = {
+    "apple": 0.15,
+    "banana": 0.17,  # long and thin
+    "cherry": 0.09,  # dark, long stem, always several
+    "mulberry": 0.08,  # smaller than the others
+    "fig": 0.13,
+    "orange": 0.15,
+    "avocado": 0.14,
+    "coconut": 0.2,
+    "honeycomb": 0.16,
+    "carrot": 0.2,  # mostly in the ground; pulled out by its leaves
+}
+FOOD_KINDS = tuple(FOOD_RADIUS_M)
