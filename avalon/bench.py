@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -90,7 +91,7 @@ def measure_processes(world_dir: Path, renderer: str, steps: int, resolution: in
     try:
         for worker in workers:
             worker.start()
-        outcomes = [results.get(timeout=600) for _ in workers]
+        outcomes = _collect(results, workers, timeout_s=600)
     finally:
         for worker in workers:
             worker.join(timeout=60)
@@ -100,6 +101,20 @@ def measure_processes(world_dir: Path, renderer: str, steps: int, resolution: in
         release_display()
     total = sum(count for count, _, _ in outcomes)
     return total / (max(end for _, _, end in outcomes) - min(start for _, start, _ in outcomes))
+
+
+def _collect(results, workers, timeout_s: float) -> list:
+    """One result per worker; fails fast when a worker dies instead of waiting out the timeout."""
+    outcomes, deadline = [], time.monotonic() + timeout_s
+    while len(outcomes) < len(workers):
+        try:
+            outcomes.append(results.get(timeout=1.0))
+        except queue.Empty:
+            dead = [w for w in workers if w.exitcode not in (None, 0)]
+            if dead or time.monotonic() > deadline:
+                codes = [w.exitcode for w in workers]
+                raise RuntimeError(f"benchmark worker(s) failed or timed out (exit codes {codes})") from None
+    return outcomes
 
 
 def _run_sps_script(command: list[str], display: str, timeout_s: float) -> float | None:

@@ -1,5 +1,6 @@
 extends Reference
-# Loads a world folder written by avalon/datagen/export.py: world.tscn with a SpawnPoint node.
+# Loads a world folder written by avalon/datagen/export: world.tscn with a SpawnPoint node, and
+# the data files its terrain and scenery nodes build themselves from.
 
 static func load_world(world_dir):
 	var scene_path = world_dir.plus_file("world.tscn")
@@ -19,4 +20,11 @@ static func load_world(world_dir):
 	if spawn == null or not spawn is Spatial:
 		scene.free()
 		return {"error": "%s has no SpawnPoint node" % scene_path}
+	# Terrain and scenery build themselves from data files beside the scene.
+	for child in scene.get_children():
+		if child.has_method("load_data"):
+			var error = child.load_data(world_dir)
+			if error != "":
+				scene.free()
+				return {"error": error}
 	return {"error": "", "scene": scene, "spawn": spawn.transform}

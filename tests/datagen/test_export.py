@@ -7,17 +7,17 @@ import numpy as np
 
 import pytest
 
-from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, content_hash, export_world, world_scene_text
+from avalon.datagen.export import ENTITY_SCENES, SCENERY_SCENE, SKY_DOME_SCENE, TERRAIN_SCENE, content_hash, export_world, world_scene_text
 from avalon.datagen.trivial import trivial_world
 from avalon.datagen.world_folder import read_world_info
 from avalon.env.errors import WorldLoadError
 from avalon.env.paths import godot_project_dir
 
-TRIVIAL_GOLDEN_HASH = "sha256:f441fa7be1ddb2e325d5152632a4aa5da76ceda6f5dd36523e2a0055d2a273e3"
+TRIVIAL_GOLDEN_HASH = "sha256:6a737d97c698bffb863184ba605f7bbad059d12d58161ed26559fb1fee077aea"
 
 
 def test_every_entity_kind_maps_to_a_scene_in_the_godot_project():
-    for kind, resource in list(ENTITY_SCENES.items()) + [("sky", SKY_DOME_SCENE)]:
+    for kind, resource in list(ENTITY_SCENES.items()) + [("sky", SKY_DOME_SCENE), ("terrain", TERRAIN_SCENE), ("scenery", SCENERY_SCENE)]:
         assert resource.startswith("res://")
         assert (godot_project_dir() / resource[len("res://"):]).is_file(), f"{kind}: {resource} missing"
 

@@ -1,34 +1,27 @@
-"""World → world folder (``world.tscn`` + ``world.json``): the only Python that knows Godot syntax.
-
-A world folder is self-describing: ``world.json`` (see :mod:`avalon.datagen.world_folder`) holds
-the task, difficulty, seed, food count, time limit, generator version and a content hash of the
-other files. Writing is atomic: the folder appears complete or not at all.
-"""
+"""The ``world.tscn`` text of a world: Godot's text scene syntax and ``res://`` paths live here."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import shutil
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
 from avalon.datagen.lighting import box_face_colors, lit_colors
-from avalon.datagen.world import FOOD_KINDS, GENERATOR_VERSION, Entity, Lighting, World
-from avalon.datagen.world_folder import FORMAT_VERSION, SCENE_FILE, INFO_FILE
+from avalon.datagen.world import FOOD_KINDS, Entity, FlatGround, Lighting, World
 
 # Entity kind → Godot scene (relative to the godot/ project) and the exported properties it takes.
 ENTITY_SCENES: dict[str, str] = {
     "box": "res://entities/box.tscn",
-    "apple": "res://entities/apple.tscn",
+    **{kind: f"res://entities/food/{kind}.tscn" for kind in FOOD_KINDS},
 }
 # Static kinds whose diffuse lighting is baked into per-face colours (see avalon.datagen.lighting).
 STATIC_LIT_KINDS = frozenset({"box"})
 SKY_DOME_SCENE = "res://world/sky_dome.tscn"
+TERRAIN_SCENE = "res://world/terrain.tscn"
+SCENERY_SCENE = "res://world/scenery.tscn"
+#: Data files written beside world.tscn (read by the terrain and scenery nodes).
+TERRAIN_DATA_FILE = "terrain.bin"
+SCENERY_DATA_FILE = "scenery.bin"
 
 
 def _num(value: float) -> str:
@@ -127,22 +120,37 @@ def _entity_properties(entity: Entity, lighting: Lighting) -> dict[str, str]:
     return properties
 
 
+def _flat_ground(scene: _SceneWriter, ground: FlatGround, lighting: Lighting) -> None:
+    size = ground.size_m
+    mesh = scene.sub_resource("PlaneMesh", size="Vector2( %s, %s )" % (_num(size), _num(size)))
+    lit = lit_colors(np.array(ground.color), np.array([0.0, 1.0, 0.0]), lighting)
+    material = scene.sub_resource("SpatialMaterial", flags_unshaded="true", albedo_color=_color(lit))
+    shape = scene.sub_resource("BoxShape", extents=_vector3((size / 2, 1.0, size / 2)))
+    scene.node("Ground", ".", "StaticBody")
+    scene.node("Mesh", "Ground", "MeshInstance", mesh=mesh, material_override=material, cast_shadow="0")
+    scene.node("Shape", "Ground", "CollisionShape", transform=_transform((0.0, -1.0, 0.0)), shape=shape)
+
+
 def world_scene_text(world: World) -> str:
     """The ``world.tscn`` text for ``world``."""
     scene = _SceneWriter()
     lighting = world.lighting
+    fog = {}
+    if lighting.fog_enabled:
+        fog = dict(
+            fog_enabled="true",
+            fog_color=_color(lighting.fog_color),
+            fog_depth_begin=_num(lighting.fog_depth_begin_m),
+            fog_depth_end=_num(lighting.fog_depth_end_m),
+        )
     environment = scene.sub_resource(
         "Environment",
         background_mode="1",
         background_color=_color(lighting.sky_horizon_color),
         ambient_light_color=_color(lighting.ambient_color),
         ambient_light_energy=_num(lighting.ambient_energy),
+        **fog,
     )
-    ground_size = world.ground.size_m
-    ground_mesh = scene.sub_resource("PlaneMesh", size="Vector2( %s, %s )" % (_num(ground_size), _num(ground_size)))
-    ground_lit = lit_colors(np.array(world.ground.color), np.array([0.0, 1.0, 0.0]), lighting)
-    ground_material = scene.sub_resource("SpatialMaterial", flags_unshaded="true", albedo_color=_color(ground_lit))
-    ground_shape = scene.sub_resource("BoxShape", extents=_vector3((ground_size / 2, 1.0, ground_size / 2)))
 
     scene.node("World", None, "Spatial")
     scene.node("Environment", ".", "WorldEnvironment", environment=environment)
@@ -157,9 +165,14 @@ def world_scene_text(world: World) -> str:
         zenith_color=_color(lighting.sky_zenith_color),
         horizon_color=_color(lighting.sky_horizon_color),
     )
-    scene.node("Ground", ".", "StaticBody")
-    scene.node("Mesh", "Ground", "MeshInstance", mesh=ground_mesh, material_override=ground_material, cast_shadow="0")
-    scene.node("Shape", "Ground", "CollisionShape", transform=_transform((0.0, -1.0, 0.0)), shape=ground_shape)
+    if isinstance(world.ground, FlatGround):
+        _flat_ground(scene, world.ground, lighting)
+    else:
+        scene.node("Terrain", ".", instance=scene.ext_resource(TERRAIN_SCENE, "PackedScene"),
+                   data_file=f'"{TERRAIN_DATA_FILE}"')
+    if world.scenery:
+        scene.node("Scenery", ".", instance=scene.ext_resource(SCENERY_SCENE, "PackedScene"),
+                   data_file=f'"{SCENERY_DATA_FILE}"')
     scene.node("Entities", ".", "Spatial")
     for entity in world.entities:
         if entity.kind not in ENTITY_SCENES:
@@ -168,53 +181,3 @@ def world_scene_text(world: World) -> str:
         scene.node(entity.name, "Entities", instance=instance, **_entity_properties(entity, lighting))
     scene.node("SpawnPoint", ".", "Position3D", transform=_transform(world.spawn_position, world.spawn_yaw_rad))
     return scene.text()
-
-
-def content_hash(folder: Path) -> str:
-    """SHA-256 over every file of a world folder except ``world.json``, in name order."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != INFO_FILE):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    return "sha256:" + digest.hexdigest()
-
-
-def world_info(world: World, folder_hash: str) -> dict:
-    return {
-        "format_version": FORMAT_VERSION,
-        "generator_version": GENERATOR_VERSION,
-        "task": world.task,
-        "difficulty": world.difficulty,
-        "seed": world.seed,
-        "food_count": world.food_count,
-        "time_limit_frames": world.time_limit_frames,
-        "content_hash": folder_hash,
-    }
-
-
-def export_world(world: World, output_dir: str | os.PathLike) -> Path:
-    """Writes ``world`` as a world folder at ``output_dir`` and returns its absolute path.
-
-    An existing world folder there is replaced; an existing folder holding anything else is
-    refused (nothing is deleted).
-    """
-    output = Path(output_dir).resolve()
-    if output.exists():
-        if not output.is_dir():
-            raise FileExistsError(f"{output} exists and is not a folder")
-        if any(output.iterdir()) and not (output / INFO_FILE).is_file():
-            raise FileExistsError(f"{output} exists and holds something other than a world folder; refusing to overwrite it")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
-    try:
-        (staging / SCENE_FILE).write_text(world_scene_text(world))
-        info = world_info(world, content_hash(staging))
-        (staging / INFO_FILE).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
-        staging.chmod(0o755)
-        if output.exists():
-            shutil.rmtree(output)
-        staging.rename(output)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return output

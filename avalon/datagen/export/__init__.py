@@ -1,0 +1,106 @@
+"""World → world folder: the only Python that knows Godot's scene syntax, binary encoding and
+``res://`` paths.
+
+A world folder holds ``world.tscn`` (the scene), data files the scene's terrain and scenery
+nodes read (``terrain.bin``, ``scenery.bin``, in Godot's binary variant encoding), and
+``world.json`` (see :mod:`avalon.datagen.world_folder`): task, difficulty, seed, food count,
+time limit, generator version and a content hash of the other files. Writing is atomic: the
+folder appears complete or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from avalon.datagen.export import marshal
+from avalon.datagen.export.scene_text import (
+    ENTITY_SCENES,
+    SCENERY_DATA_FILE,
+    SCENERY_SCENE,
+    SKY_DOME_SCENE,
+    STATIC_LIT_KINDS,
+    TERRAIN_DATA_FILE,
+    TERRAIN_SCENE,
+    world_scene_text,
+)
+from avalon.datagen.world import GENERATOR_VERSION, Terrain, World
+from avalon.datagen.world_folder import FORMAT_VERSION, INFO_FILE, SCENE_FILE
+
+__all__ = [
+    "ENTITY_SCENES",
+    "SCENERY_SCENE",
+    "SKY_DOME_SCENE",
+    "STATIC_LIT_KINDS",
+    "TERRAIN_SCENE",
+    "content_hash",
+    "export_world",
+    "world_info",
+    "world_scene_text",
+    "write_world_files",
+]
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 over every file of a world folder except ``world.json``, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != INFO_FILE):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return "sha256:" + digest.hexdigest()
+
+
+def write_world_files(world: World, folder: Path) -> None:
+    """The scene and its data files (everything but world.json)."""
+    from avalon.datagen.export.scenery_data import scenery_data
+    from avalon.datagen.export.terrain_data import terrain_data
+
+    (folder / SCENE_FILE).write_text(world_scene_text(world))
+    if isinstance(world.ground, Terrain):
+        marshal.store_var(folder / TERRAIN_DATA_FILE, terrain_data(world.ground, world.lighting))
+    if world.scenery:
+        marshal.store_var(folder / SCENERY_DATA_FILE, scenery_data(world.scenery, world.lighting))
+
+
+def world_info(world: World, folder_hash: str) -> dict:
+    return {
+        "format_version": FORMAT_VERSION,
+        "generator_version": GENERATOR_VERSION,
+        "task": world.task,
+        "difficulty": world.difficulty,
+        "seed": world.seed,
+        "food_count": world.food_count,
+        "time_limit_frames": world.time_limit_frames,
+        "content_hash": folder_hash,
+    }
+
+
+def export_world(world: World, output_dir: str | os.PathLike) -> Path:
+    """Writes ``world`` as a world folder at ``output_dir`` and returns its absolute path.
+
+    An existing world folder there is replaced; an existing folder holding anything else is
+    refused (nothing is deleted).
+    """
+    output = Path(output_dir).resolve()
+    if output.exists():
+        if not output.is_dir():
+            raise FileExistsError(f"{output} exists and is not a folder")
+        if any(output.iterdir()) and not (output / INFO_FILE).is_file():
+            raise FileExistsError(f"{output} exists and holds something other than a world folder; refusing to overwrite it")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
+    try:
+        write_world_files(world, staging)
+        info = world_info(world, content_hash(staging))
+        (staging / INFO_FILE).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+        staging.chmod(0o755)
+        if output.exists():
+            shutil.rmtree(output)
+        staging.rename(output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return output

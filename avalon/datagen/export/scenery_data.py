@@ -1,0 +1,186 @@
+"""Scenery → low-poly meshes and instances the Godot scenery node draws with ``MultiMeshInstance``.
+
+Each kind is made of parts (trunk, crown, stem, cap, ...). A part is one mesh at scale 1, built
+here from primitives, and one multimesh of every instance of the kind: the instance's transform
+(yaw and uniform scale) and colour. Crowns take the instance's colour (the scenery generator's
+per-instance colour noise); trunks and stems keep their own. Shading is baked into the mesh's
+vertex colours, averaged over the instance's yaw (instances face every which way), and the
+scenery is drawn unshaded. Trees also get a trunk collider (a cylinder) each: they collide and
+will be climbable; smaller scenery does not collide.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from avalon.datagen.export import marshal
+from avalon.datagen.lighting import lit_colors
+from avalon.datagen.scenery import FruitTreeConfig, SceneryInstance, SceneryKind
+from avalon.datagen.world import Lighting
+
+TRUNK_COLOR = (0.42, 0.30, 0.20)
+WHITE = (1.0, 1.0, 1.0)
+
+
+class Part(NamedTuple):
+    """One part of a scenery kind at scale 1: a primitive, its size in metres, its base colour."""
+
+    name: str
+    primitive: str  # "cylinder", "cone" or "ellipsoid"
+    radius_m: float
+    height_m: float
+    base_y_m: float  # where the part starts above the ground
+    color: tuple[float, float, float]  # WHITE: takes the instance's colour
+    segments: int = 6
+
+
+_FRUIT = FruitTreeConfig()
+#: Every kind's parts; the fruit tree follows FruitTreeConfig (the generator places food by it).
+SHAPES: dict[SceneryKind, tuple[Part, ...]] = {
+    SceneryKind.MAPLE: (
+        Part("trunk", "cylinder", 0.2, 2.6, 0.0, TRUNK_COLOR),
+        Part("crown", "ellipsoid", 1.9, 3.4, 2.2, WHITE, 8),
+    ),
+    SceneryKind.ACACIA: (
+        Part("trunk", "cylinder", 0.18, 3.4, 0.0, TRUNK_COLOR),
+        Part("crown", "ellipsoid", 2.6, 1.1, 3.2, WHITE, 8),
+    ),
+    SceneryKind.FIR: (
+        Part("trunk", "cylinder", 0.22, 1.6, 0.0, TRUNK_COLOR),
+        Part("crown", "cone", 1.6, 5.4, 1.0, WHITE, 7),
+    ),
+    SceneryKind.PALM: (
+        Part("trunk", "cylinder", 0.16, 5.2, 0.0, TRUNK_COLOR),
+        Part("crown", "cone", 2.2, 0.9, 4.8, WHITE, 7),
+    ),
+    SceneryKind.BUSH: (Part("crown", "ellipsoid", 0.75, 1.1, 0.0, WHITE, 6),),
+    SceneryKind.FLOWER: (
+        Part("stem", "cylinder", 0.025, 0.35, 0.0, (0.25, 0.5, 0.2), 4),
+        Part("crown", "ellipsoid", 0.1, 0.12, 0.33, WHITE, 5),
+    ),
+    SceneryKind.MUSHROOM: (
+        Part("stem", "cylinder", 0.05, 0.16, 0.0, (0.9, 0.88, 0.8), 5),
+        Part("crown", "ellipsoid", 0.14, 0.12, 0.12, WHITE, 6),
+    ),
+    SceneryKind.FRUIT_TREE: (
+        Part("trunk", "cylinder", _FRUIT.trunk_radius_m, _FRUIT.canopy_bottom_m + 0.5, 0.0, TRUNK_COLOR),
+        Part("crown", "ellipsoid", _FRUIT.canopy_radius_m, _FRUIT.height_m - _FRUIT.canopy_bottom_m,
+             _FRUIT.canopy_bottom_m, WHITE, 10),
+    ),
+}
+TRUNKS: dict[SceneryKind, Part] = {kind: parts[0] for kind, parts in SHAPES.items() if kind.is_tree}
+
+
+def _ring(radius: float, y: float, segments: int) -> np.ndarray:
+    angles = np.arange(segments) * 2 * math.pi / segments
+    return np.stack([radius * np.cos(angles), np.full(segments, y), -radius * np.sin(angles)], axis=1)
+
+
+def _primitive(part: Part) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat-shaded (vertices, normals, triangle indices) of a part; outward normals, and each
+    triangle clockwise seen from outside (Godot's front faces)."""
+    n = part.segments
+    if part.primitive == "ellipsoid":
+        rings = max(3, n // 2)
+        lat = np.linspace(-math.pi / 2, math.pi / 2, rings + 1)
+        points = [[(0.0, -1.0, 0.0)]] + [list(_ring(math.cos(a), math.sin(a), n)) for a in lat[1:-1]] + [[(0.0, 1.0, 0.0)]]
+        rows = [np.array(p) for p in points]
+        triangles = []
+        for below, above in zip(rows[:-1], rows[1:]):
+            for i in range(n):
+                j = (i + 1) % n
+                if len(below) == 1:
+                    triangles.append((below[0], above[j], above[i]))
+                elif len(above) == 1:
+                    triangles.append((below[i], below[j], above[0]))
+                else:
+                    triangles += [(below[i], below[j], above[i]), (below[j], above[j], above[i])]
+        unit = np.array(triangles)  # (t, 3, 3) on the unit sphere centred at the origin
+        scale = np.array([part.radius_m, part.height_m / 2, part.radius_m])
+        vertices = unit * scale + np.array([0.0, part.base_y_m + part.height_m / 2, 0.0])
+    else:
+        top_radius = part.radius_m if part.primitive == "cylinder" else 0.0
+        bottom = _ring(part.radius_m, part.base_y_m, n)
+        top = _ring(top_radius, part.base_y_m + part.height_m, n)
+        centre_bottom = np.array([0.0, part.base_y_m, 0.0])
+        centre_top = np.array([0.0, part.base_y_m + part.height_m, 0.0])
+        triangles = []
+        for i in range(n):
+            j = (i + 1) % n
+            triangles += [(bottom[i], bottom[j], top[i]), (bottom[j], top[j], top[i])]
+            triangles += [(centre_bottom, bottom[j], bottom[i]), (centre_top, top[i], top[j])]
+        vertices = np.array(triangles)
+    edges_a, edges_b = vertices[:, 1] - vertices[:, 0], vertices[:, 2] - vertices[:, 0]
+    face_normals = np.cross(edges_a, edges_b)
+    lengths = np.linalg.norm(face_normals, axis=1, keepdims=True)
+    keep = lengths[:, 0] > 1e-12  # drop degenerate triangles (a cone's collapsed tip)
+    vertices, face_normals = vertices[keep], face_normals[keep] / lengths[keep]
+    # Orient every triangle outwards (away from the part's centre) ...
+    centre = np.array([0.0, part.base_y_m + part.height_m / 2, 0.0])
+    inward = np.einsum("ij,ij->i", face_normals, vertices.mean(axis=1) - centre) < 0
+    face_normals[inward] *= -1
+    vertices[inward] = vertices[inward][:, ::-1]
+    # ... then list it clockwise seen from outside, Godot's winding for front faces.
+    vertices = vertices[:, ::-1].reshape(-1, 3)
+    normals = np.repeat(face_normals, 3, axis=0)
+    return vertices, normals, np.arange(len(vertices))
+
+
+def _yaw_averaged_shading(normals: np.ndarray, color, lighting: Lighting, samples: int = 8) -> np.ndarray:
+    """Baked colour of each vertex, averaged over the instance yaw (instances face all ways)."""
+    shades = []
+    for angle in np.arange(samples) * 2 * math.pi / samples:
+        c, s = math.cos(angle), math.sin(angle)
+        turned = normals @ np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]).T
+        shades.append(lit_colors(np.broadcast_to(color, normals.shape), turned, lighting))
+    return np.mean(shades, axis=0)
+
+
+def _instance_transforms(instances: list[SceneryInstance]) -> np.ndarray:
+    """Godot MultiMesh ``transform_array`` rows: basis rows x, y, z then the origin, per instance."""
+    rows = []
+    for item in instances:
+        c, s, k = math.cos(item.yaw_rad), math.sin(item.yaw_rad), item.scale
+        rows += [(k * c, 0.0, k * s), (0.0, k, 0.0), (-k * s, 0.0, k * c), item.position]
+    return np.array(rows, np.float64).reshape(-1, 3)
+
+
+def scenery_data(scenery: tuple[SceneryInstance, ...], lighting: Lighting) -> dict:
+    """Everything ``godot/world/scenery.gd`` needs, as a dict for :func:`marshal.store_var`."""
+    by_kind: dict[SceneryKind, list[SceneryInstance]] = {}
+    for item in scenery:
+        by_kind.setdefault(item.kind, []).append(item)
+    parts, colliders = [], []
+    for kind in SHAPES:  # fixed order: byte-identical files
+        instances = by_kind.get(kind)
+        if not instances:
+            continue
+        transforms = _instance_transforms(instances)
+        for part in SHAPES[kind]:
+            vertices, normals, indices = _primitive(part)
+            colors = [item.color if part.color == WHITE else (1.0, 1.0, 1.0) for item in instances]
+            parts.append(
+                {
+                    "name": f"{kind.value}_{part.name}",
+                    "vertices": marshal.vector3_array(vertices),
+                    "colors": marshal.color_array(_yaw_averaged_shading(normals, part.color, lighting)),
+                    "indices": marshal.int_array(indices),
+                    "transforms": marshal.vector3_array(transforms),
+                    "instance_colors": marshal.color_array(colors),
+                }
+            )
+        if kind in TRUNKS:
+            trunk = TRUNKS[kind]
+            colliders.append(
+                {
+                    "kind": kind.value,
+                    "radius_m": trunk.radius_m,
+                    "height_m": trunk.height_m,
+                    "bases": marshal.vector3_array([item.position for item in instances]),
+                    "scales": marshal.real_array([item.scale for item in instances]),
+                }
+            )
+    return {"parts": parts, "colliders": colliders}
