@@ -63,7 +63,7 @@ def test_godot_decodes_what_python_stores(tmp_path):
     script.write_text(_READER)
     output = subprocess.run(
         [server, "--no-window", "-s", str(script)], env={"MARSHAL_FILE": str(path), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,  # Godot writes logs/ into its cwd
     ).stdout
     line = next(line for line in output.splitlines() if line.startswith("DECODED "))
     summary = json.loads(line[len("DECODED "):])
