@@ -212,6 +212,7 @@ class Simulator:
     def _request(self, message: bytes, timeout_s: float, world_dir: str | None = None) -> protocol.Observation:
         if not self.is_running:
             raise self._failure("is not running")
+        log_offset = self._log_size()
         deadline = time.monotonic() + timeout_s
         try:
             self.connection.sendall(message)
@@ -229,12 +230,30 @@ class Simulator:
             raise self._failure(f"broke the connection ({error})", grace_s=2.0) from None
         if message_type == protocol.MessageType.ERROR:
             text = payload.decode("utf-8", "replace")
+            said = self._log_since(log_offset)
+            details = f"\nGodot said:\n{said}" if said else ""
             if world_dir is not None:
-                raise WorldLoadError(f"world folder {world_dir} could not be loaded: {text}")
-            raise SimulatorError(f"simulator refused the request: {text}")
+                raise WorldLoadError(f"world folder {world_dir} could not be loaded: {text}{details}")
+            raise SimulatorError(f"simulator refused the request: {text}{details}")
         raise self._failure(f"sent unexpected message {message_type.name}")
 
     # ------------------------------------------------------------------ diagnostics
+
+    def _log_size(self) -> int:
+        try:
+            return self.log_path.stat().st_size if self.log_path else 0
+        except OSError:
+            return 0
+
+    def _log_since(self, offset: int, lines: int = LOG_TAIL_LINES) -> str:
+        """What Godot logged after ``offset`` (its errors go to unbuffered stderr), last lines only."""
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(offset)
+                text = log.read().decode("utf-8", "replace")
+        except (OSError, TypeError):
+            return ""
+        return "\n".join(line for line in text.splitlines()[-lines:] if line.strip())
 
     def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
         try:

@@ -12,10 +12,10 @@ static func load_world(world_dir):
 	# No cache: a folder may be regenerated in place between episodes.
 	var packed = ResourceLoader.load(scene_path, "PackedScene", true)
 	if packed == null or not packed is PackedScene:
-		return {"error": "%s could not be parsed as a Godot scene (the Godot log says why)" % scene_path}
+		return {"error": "%s could not be parsed as a Godot scene" % scene_path}
 	var scene = packed.instance()
 	if scene == null:
-		return {"error": "%s could not be instanced (the Godot log says why)" % scene_path}
+		return {"error": "%s could not be instanced" % scene_path}
 	var spawn = scene.get_node_or_null("SpawnPoint")
 	if spawn == null or not spawn is Spatial:
 		scene.free()
