@@ -75,6 +75,13 @@ def _cmd_world_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_world_preview(args: argparse.Namespace) -> int:
+    from avalon.world_preview import preview
+
+    print(preview(args.task, args.difficulty, args.seed, args.output, renderer=args.renderer))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="avalon", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -108,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--seed", type=int, default=0)
     export.add_argument("-o", "--output", required=True)
     export.set_defaults(handler=_cmd_world_export)
+    show = world_commands.add_parser("preview", help="picture of a task's world: from above and from the spawn point")
+    show.add_argument("--task", default="trivial")
+    show.add_argument("--difficulty", type=float, default=0.0)
+    show.add_argument("--seed", type=int, default=0)
+    show.add_argument("--renderer", choices=RENDERERS, default="GLES3")
+    show.add_argument("-o", "--output", required=True, help="PNG file to write")
+    show.set_defaults(handler=_cmd_world_preview)
     return parser
 
 

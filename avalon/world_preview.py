@@ -1,0 +1,86 @@
+"""``avalon world preview``: a picture of a task's world, from above and through the agent's eyes.
+
+The left half is the top-down map of :func:`avalon.datagen.preview.top_down_preview` (shaded
+relief, biome colours, water, scenery, food, spawn and obstacle rings); the right half is the
+first RGB frame Godot renders from the spawn point.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from avalon.datagen.biomes import Biome, BiomeMap
+from avalon.datagen.export import export_world
+from avalon.datagen.preview import top_down_preview
+from avalon.datagen.terrain import HeightMap
+from avalon.datagen.world import FlatGround, Terrain, World
+from avalon.env.avalon_env import AvalonEnv
+from avalon.env.config import EnvConfig
+from avalon.tasks import build_world
+
+PANEL_PIXELS = 512
+FIRST_PERSON_RESOLUTION = 256
+
+
+def _flat_as_terrain(ground: FlatGround) -> Terrain:
+    """A flat ground as a one-biome terrain, so flat worlds get the same map."""
+    cells = 65
+    heightmap = HeightMap(heights=np.zeros((cells, cells), np.float32), size_m=ground.size_m, water_height_m=-1.0)
+    biome_map = BiomeMap(
+        biome_ids=np.full((cells, cells), Biome.GRASSLAND, np.uint8),
+        climbable=np.zeros((cells, cells), bool),
+        colors=np.broadcast_to(np.array(ground.color, np.float32), (cells, cells, 3)),
+        heightmap=heightmap,
+    )
+    return Terrain(biome_map=biome_map)
+
+
+def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
+    terrain = world.ground if isinstance(world.ground, Terrain) else _flat_as_terrain(world.ground)
+    x, _, z = world.spawn_position
+    return top_down_preview(
+        terrain.heightmap,
+        terrain.biome_map,
+        scenery=world.scenery,
+        food=[food.position for food in world.food],
+        spawn=(x, z, world.spawn_yaw_rad),
+        rings=terrain.ring_outlines,
+        pixels=pixels,
+    )
+
+
+def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_RESOLUTION) -> Image.Image:
+    env = AvalonEnv(EnvConfig(renderer=renderer, resolution=resolution, world_dir=str(world_dir)))
+    try:
+        observation, _ = env.reset(seed=0)
+    finally:
+        env.close()
+    return Image.fromarray(observation["rgbd"][..., :3])
+
+
+def preview(task: str, difficulty: float, seed: int, output: str | Path, renderer: str = "GLES3") -> Path:
+    """Writes the two-panel picture of (task, difficulty, seed) to ``output``; returns its path."""
+    world = build_world(task, difficulty, seed)
+    work = Path(tempfile.mkdtemp(prefix="avalon-preview-"))
+    try:
+        world_dir = export_world(world, work / "world")
+        view = first_person(world_dir, renderer).resize((PANEL_PIXELS, PANEL_PIXELS), Image.BILINEAR)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    caption = 24
+    picture = Image.new("RGB", (2 * PANEL_PIXELS, PANEL_PIXELS + caption), (20, 20, 20))
+    picture.paste(top_down(world), (0, caption))
+    picture.paste(view, (PANEL_PIXELS, caption))
+    ImageDraw.Draw(picture).text(
+        (8, 6), f"{task}  difficulty {difficulty:g}  seed {seed}   (left: from above, north up; right: from the spawn point)",
+        fill=(230, 230, 230),
+    )
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    picture.save(output)
+    return output
