@@ -1,8 +1,15 @@
 """Task registry: one world generator per task, ``(rng, difficulty, config) -> World``.
 
 A new task is one module in this package plus one line in :data:`TASKS`. Generators turn the
-difficulty in [0, 1] into every lower-level factor themselves; :func:`generate_world` fills in
-the bookkeeping (task name, difficulty, seed) and exports the world folder.
+difficulty in [0, 1] into every lower-level factor themselves; :func:`build_world` fills in the
+bookkeeping (task name, difficulty, seed) and :func:`generate_world` exports the world folder.
+
+A generator raises :class:`~avalon.tasks.outdoor.ImpossibleWorldError` when its random draws gave a
+world that cannot keep the task's guarantees (say, the island had no room for the obstacle). Then
+:func:`build_world` tries again with a generator from a derived seed (:func:`attempt_rng`): attempt
+0 uses ``numpy.random.default_rng(seed)``, attempt k >= 1 uses
+``numpy.random.default_rng(numpy.random.SeedSequence((seed, k)))``, up to :data:`MAX_ATTEMPTS`
+attempts. The world keeps the requested seed, so (task, difficulty, seed) still names it exactly.
 """
 
 from __future__ import annotations
@@ -10,20 +17,32 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, TypeVar
 
 import attr
 import numpy as np
 
 from avalon.datagen.export import export_world
 from avalon.datagen.world import World
-from avalon.tasks import trivial
+from avalon.tasks import eat, move, trivial
+from avalon.tasks.outdoor import ImpossibleWorldError
 
 TaskGenerator = Callable[[np.random.Generator, float, Optional[object]], World]
 
 TASKS: dict[str, TaskGenerator] = {
     "trivial": trivial.generate,
+    "eat": eat.generate,
+    "move": move.generate,
 }
+
+#: Attempts :func:`build_world` makes (the requested seed, then derived seeds) before giving up.
+MAX_ATTEMPTS = 16
+
+T = TypeVar("T")
+
+
+class WorldGenerationError(RuntimeError):
+    """Every attempt to build a task's world was impossible (see :data:`MAX_ATTEMPTS`)."""
 
 
 def check_task(task: str) -> TaskGenerator:
@@ -38,11 +57,41 @@ def check_difficulty(difficulty: float) -> float:
     return float(difficulty)
 
 
+def check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed {seed!r} must be an integer >= 0")
+    return int(seed)
+
+
+def attempt_rng(seed: int, attempt: int) -> np.random.Generator:
+    """The generator of attempt ``attempt`` for ``seed``: ``default_rng(seed)`` first, then
+    ``default_rng(SeedSequence((seed, attempt)))``."""
+    if attempt == 0:
+        return np.random.default_rng(seed)
+    return np.random.default_rng(np.random.SeedSequence((seed, attempt)))
+
+
+def with_retries(build: Callable[[np.random.Generator], T], task: str, difficulty: float, seed: int) -> T:
+    """``build(rng)`` for the attempts' generators in turn until one does not raise
+    ``ImpossibleWorldError``; :class:`WorldGenerationError` naming task, difficulty and seed if none does."""
+    reasons = []
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            return build(attempt_rng(seed, attempt))
+        except ImpossibleWorldError as error:
+            reasons.append(str(error))
+    raise WorldGenerationError(
+        f"task {task!r} at difficulty {difficulty} with seed {seed}: no possible world in {MAX_ATTEMPTS} attempts "
+        f"(seed, then SeedSequence((seed, k)) for k = 1..{MAX_ATTEMPTS - 1}); last reason: {reasons[-1]}"
+    )
+
+
 def build_world(task: str, difficulty: float, seed: int, config: object | None = None) -> World:
     """The world of ``task`` at ``difficulty`` for ``seed`` (pure Python, no files)."""
     generator = check_task(task)
     difficulty = check_difficulty(difficulty)
-    world = generator(np.random.default_rng(seed), difficulty, config)
+    seed = check_seed(seed)
+    world = with_retries(lambda rng: generator(rng, difficulty, config), task, difficulty, seed)
     return attr.evolve(world, task=task, difficulty=difficulty, seed=seed)
 
 

@@ -1,0 +1,270 @@
+"""The move task: determinism, distance and path width against difficulty, the chasm and its
+causeway, and the guarantees of every world."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.spatial import cKDTree
+
+from avalon.datagen.obstacles import ObstacleRing, apply_ring
+from avalon.datagen.scenery import SceneryKind
+from avalon.datagen.terrain import HeightMap
+from avalon.tasks import build_world, move
+from avalon.tasks.outdoor import (
+    BLOCKING_SLOPE_DEG,
+    component_labels,
+    triangle_centroids,
+    triangle_index,
+    walkable_grid,
+)
+
+from tests.tasks.helpers import check_basic_guarantees, layout, surface_height, world_digest
+
+SEEDS = range(6)
+OPEN_DIFFICULTIES = (0.0, 0.15, 0.3)
+CHASM_DIFFICULTIES = (0.4, 0.6, 0.8, 1.0)
+
+GOLDEN = {
+    (0.5, 3): "42be00f64fff27701bb70741ea375a1d49524d4c5f336dc854f072a914e804b8",
+    (1.0, 7): "89120fc098fe658b58276c34af5a76f1fa14c833feba9bbd058f8e3136730f73",
+}
+
+
+def _distance(world) -> float:
+    sx, _, sz = world.spawn_position
+    fx, _, fz = world.food[0].position
+    return math.hypot(fx - sx, fz - sz)
+
+
+# --- determinism -------------------------------------------------------------------------------
+
+
+def test_same_seed_same_world_and_different_seeds_differ():
+    first = build_world("move", 0.9, 2)
+    assert world_digest(build_world("move", 0.9, 2)) == world_digest(first)
+    assert world_digest(build_world("move", 0.9, 3)) != world_digest(first)
+    assert world_digest(build_world("move", 0.1, 4)) != world_digest(build_world("move", 0.1, 5))
+
+
+@pytest.mark.parametrize("difficulty, seed", sorted(GOLDEN))
+def test_golden_worlds_do_not_change_by_accident(difficulty, seed):
+    # If a change to generation is intended, update the digests (and say so in the commit).
+    assert world_digest(build_world("move", difficulty, seed)) == GOLDEN[(difficulty, seed)]
+
+
+# --- difficulty --------------------------------------------------------------------------------
+
+
+def test_food_gets_farther_with_difficulty():
+    for seed in SEEDS:
+        assert 2.0 - 1e-6 <= _distance(layout("move", 0.0, seed).world) <= 4.0 + 1e-6
+        assert 30.0 - 1e-6 <= _distance(layout("move", 1.0, seed).world) <= 40.0 + 1e-6
+    means = [np.mean([_distance(layout("move", d, s).world) for s in SEEDS]) for d in (0.0, 0.15, 0.3, 0.6, 1.0)]
+    assert means == sorted(means) and len(set(means)) == len(means)
+
+
+def test_spawn_faces_the_food_at_zero_and_may_face_away_at_one():
+    def offset(world):
+        sx, _, sz = world.spawn_position
+        fx, _, fz = world.food[0].position
+        yaw = math.atan2(-(fx - sx), -(fz - sz))
+        return abs(math.degrees((yaw - world.spawn_yaw_rad + math.pi) % (2 * math.pi) - math.pi))
+
+    assert all(offset(layout("move", 0.0, s).world) < 1e-6 for s in SEEDS)
+    assert max(offset(layout("move", 1.0, s).world) for s in SEEDS) > 30.0
+
+
+def _corridor_clearance(world) -> float:
+    """Distance from the spawn-to-food segment to the nearest tree trunk (other than the fruit tree)."""
+    sx, _, sz = world.spawn_position
+    fx, _, fz = world.food[0].position
+    d = np.array([fx - sx, fz - sz])
+    best = math.inf
+    for plant in world.scenery:
+        if plant.kind.is_tree and plant.kind is not SceneryKind.FRUIT_TREE:
+            p = np.array([plant.position[0] - sx, plant.position[2] - sz])
+            t = np.clip(p @ d / (d @ d), 0.0, 1.0)
+            best = min(best, float(np.linalg.norm(p - t * d)))
+    return best
+
+
+def test_open_worlds_keep_a_corridor_that_narrows():
+    widths = [move.path_width_m(d) for d in OPEN_DIFFICULTIES]
+    assert widths == sorted(widths, reverse=True) and widths[0] > widths[-1]
+    for difficulty, width in zip(OPEN_DIFFICULTIES, widths):
+        for seed in SEEDS:
+            lay = layout("move", difficulty, seed)
+            assert lay.crossing is None and lay.path_width_m == width
+            assert _corridor_clearance(lay.world) >= 0.96 * width / 2.0
+
+
+def _measured_top_widths(lay) -> list[float]:
+    """Widths of the causeway's top measured on the terrain, across each segment where both sides
+    fall into the chasm: the stretch around the centre line no more than 0.4 m below it."""
+    heightmap = lay.outdoor.heightmap
+    causeway = lay.crossing.causeway
+    half = causeway.width_m / 2.0
+    widths = []
+    for a, b in zip(causeway.points[:-1], causeway.points[1:]):
+        u = np.subtract(b, a) / math.dist(a, b)
+        n = np.array([-u[1], u[0]])
+        for t in (0.3, 0.5, 0.7):
+            m = np.add(a, t * np.subtract(b, a))
+            top = surface_height(heightmap, *m)
+            sides = [surface_height(heightmap, *(m + s * (half + 2.5) * n)) for s in (-1, 1)]
+            if max(sides) > top - 3.0:
+                continue  # not over the chasm here
+            offsets = np.arange(-(half + 2.0), half + 2.0, 0.02)
+            high = np.array([surface_height(heightmap, *(m + s * n)) >= top - 0.4 for s in offsets])
+            centre = len(offsets) // 2
+            left = centre
+            while left > 0 and high[left - 1]:
+                left -= 1
+            right = centre
+            while right < len(offsets) - 1 and high[right + 1]:
+                right += 1
+            widths.append(offsets[right] - offsets[left])
+    return widths
+
+
+def test_causeway_narrows_with_difficulty_as_measured_on_the_terrain():
+    measured = {}
+    for difficulty in CHASM_DIFFICULTIES:
+        widths = [w for seed in SEEDS for w in _measured_top_widths(layout("move", difficulty, seed))]
+        assert len(widths) >= len(SEEDS), "every causeway crosses the chasm"
+        measured[difficulty] = float(np.mean(widths))
+        nominal = move.path_width_m(difficulty)
+        assert abs(measured[difficulty] - nominal) <= 0.75, (difficulty, measured[difficulty], nominal)
+    means = [measured[d] for d in CHASM_DIFFICULTIES]
+    assert means == sorted(means, reverse=True)
+    assert 0.9 <= measured[1.0] <= 1.8  # about 1 to 1.5 m at the top difficulty
+
+
+def test_the_causeway_gains_angled_segments_at_high_difficulty():
+    assert [move.chasm_spec(d).segment_count for d in (0.4, 0.6, 0.8, 1.0)] == [1, 2, 3, 3]
+    for seed in SEEDS:
+        causeway = layout("move", 1.0, seed).crossing.causeway
+        assert causeway.segment_count == 3
+        assert all(angle >= 30.0 for angle in causeway.turn_angles_deg())
+        assert min(math.dist(a, b) for a, b in zip(causeway.points[:-1], causeway.points[1:])) >= 3.0
+
+
+# --- the chasm ---------------------------------------------------------------------------------
+
+
+def _blocked_regions(lay):
+    """Triangles reachable from the spawn and from the food once the causeway is blocked, on a
+    generous walkability (up to BLOCKING_SLOPE_DEG, wading allowed)."""
+    heightmap = lay.outdoor.heightmap
+    causeway = lay.crossing.causeway
+    x, z = triangle_centroids(heightmap)
+    on_causeway = causeway.distance_m(x, z) <= causeway.width_m / 2.0 + heightmap.cell_size_m
+    band = lay.crossing.band  # grid points the chasm ring cut (before the causeway restored its strip)
+    in_band = np.stack(
+        [band[:-1, :-1] | band[:-1, 1:] | band[1:, :-1], band[:-1, 1:] | band[1:, 1:] | band[1:, :-1]], axis=-1
+    )
+    blocked = on_causeway & in_band
+    assert blocked.sum() >= 10
+    labels = component_labels(walkable_grid(heightmap, BLOCKING_SLOPE_DEG, allow_water=True) & ~blocked)
+    sx, _, sz = lay.world.spawn_position
+    fx, _, fz = lay.world.food[0].position
+    spawn_label = labels[triangle_index(heightmap, sx, sz)]
+    food_label = labels[triangle_index(heightmap, fx, fz)]
+    return labels, spawn_label, food_label, (x, z)
+
+
+@pytest.mark.parametrize("difficulty", CHASM_DIFFICULTIES)
+def test_without_the_causeway_the_food_is_out_of_reach_and_out_of_jumping_range(difficulty):
+    for seed in SEEDS:
+        lay = layout("move", difficulty, seed)
+        labels, spawn_label, food_label, (x, z) = _blocked_regions(lay)
+        assert spawn_label >= 0 and food_label >= 0
+        assert spawn_label != food_label, "the chasm must cut every other way to the food"
+        # Too wide to jump: the nearest ground on the two sides is farther apart than a running
+        # jump carries the agent (5 m/s for 1 s: 5 m on the level, under 6 m dropping a metre).
+        near = cKDTree(np.stack([x[labels == spawn_label], z[labels == spawn_label]], axis=1))
+        far = np.stack([x[labels == food_label], z[labels == food_label]], axis=1)
+        gap = near.query(far)[0].min()
+        assert gap > 6.0, f"seed {seed}: the chasm is only {gap:.2f} m across"
+
+
+def test_the_straight_line_to_the_food_drops_into_the_chasm():
+    for seed in SEEDS:
+        lay = layout("move", 1.0, seed)
+        heightmap = lay.outdoor.heightmap
+        (sx, _, sz), (fx, fy, fz) = lay.world.spawn_position, lay.world.food[0].position
+        line = [surface_height(heightmap, sx + t * (fx - sx), sz + t * (fz - sz)) for t in np.linspace(0, 1, 400)]
+        food_ground = fy - 0.15
+        assert min(line) < food_ground - 3.0
+
+
+def test_the_chasm_walls_are_unclimbable_and_bare_of_plants():
+    for seed in SEEDS[:3]:
+        lay = layout("move", 1.0, seed)
+        shaped = lay.crossing.result
+        biomes = lay.outdoor.biome_map
+        assert shaped.unclimbable.any() and not (biomes.climbable & shaped.unclimbable).any()
+        for plant in lay.world.scenery:
+            row, col = lay.outdoor.heightmap.nearest_index(plant.position[0], plant.position[2])
+            assert not shaped.wall[row, col]
+
+
+# --- every world -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("difficulty", OPEN_DIFFICULTIES + CHASM_DIFFICULTIES)
+def test_every_world_keeps_the_guarantees(difficulty):
+    for seed in SEEDS:
+        lay = layout("move", difficulty, seed)
+        check_basic_guarantees(lay.world)
+        assert [f.kind for f in lay.world.food] == ["apple"]
+        assert lay.world.task == "move" and lay.world.time_limit_frames == 3000
+        trees = [s for s in lay.world.scenery if s.kind == SceneryKind.FRUIT_TREE]
+        assert len(trees) == 1
+        food = lay.world.food[0].position
+        assert math.hypot(food[0] - trees[0].position[0], food[2] - trees[0].position[2]) <= 3.0 * trees[0].scale
+        # Big enough: Small island for short walks, Medium for the chasm.
+        assert lay.world.ground.size_m == (64.0 if difficulty < move.CHASM_START_DIFFICULTY else 128.0)
+
+
+# --- the causeway builder on its own -----------------------------------------------------------
+
+
+def test_zigzag_causeway_shape():
+    rng = np.random.default_rng(0)
+    causeway = move.zigzag_causeway(rng, (0.0, 0.0), (12.0, 0.0), segment_count=3, turn_deg=30.0, width_m=1.5)
+    assert causeway.points[0] == (0.0, 0.0) and causeway.points[-1] == pytest.approx((12.0, 0.0))
+    assert causeway.segment_count == 3
+    xs = [p[0] for p in causeway.points]
+    assert xs == pytest.approx([0.0, 4.0, 8.0, 12.0])
+    lateral = [p[1] for p in causeway.points]
+    assert abs(lateral[1]) == pytest.approx(4.0 * math.tan(math.radians(30.0)))
+    assert lateral[2] == pytest.approx(-lateral[1])
+    assert causeway.distance_m(-2.0, 0.0) == pytest.approx(2.0)
+    assert causeway.distance_m(*causeway.points[1]) == pytest.approx(0.0)
+    assert causeway.length_m > 12.0
+    straight = move.zigzag_causeway(rng, (0.0, 0.0), (0.0, 5.0), segment_count=1, turn_deg=30.0, width_m=2.0)
+    assert straight.points == ((0.0, 0.0), (0.0, 5.0)) and straight.turn_angles_deg() == ()
+
+
+def test_cut_causeway_restores_the_ground_with_steep_sides():
+    n, size = 81, 40.0
+    before = HeightMap(heights=np.full((n, n), 5.0), size_m=size)
+    ring = ObstacleRing(kind="chasm", centre_x_m=0.0, centre_z_m=0.0, inner_radius_m=6.0, width_m=8.0, height_m=4.0)
+    after = apply_ring(np.random.default_rng(1), before, ring).heightmap
+    causeway = move.Causeway(points=[(0.0, 3.0), (0.0, 17.0)], width_m=2.0)
+    cut, top = move.cut_causeway(before, after, causeway, wall_slope_deg=75.0)
+    assert top.any() and np.allclose(cut.heights[top], 5.0)
+    assert surface_height(cut, 0.0, 10.0) == pytest.approx(5.0)
+    assert surface_height(cut, 3.0, 10.0) == pytest.approx(1.0)  # chasm floor beside the causeway
+    # Elsewhere the chasm is untouched.
+    assert surface_height(cut, 0.0, -10.0) == pytest.approx(surface_height(after, 0.0, -10.0))
+    # Only the causeway links the plateau to the outside now.
+    walk = walkable_grid(cut, allow_water=True)
+    labels = component_labels(walk)
+    assert labels[triangle_index(cut, 0.0, 0.0)] == labels[triangle_index(cut, 0.0, 18.0)]
+    ring_only = component_labels(walkable_grid(after, allow_water=True))
+    assert ring_only[triangle_index(after, 0.0, 0.0)] != ring_only[triangle_index(after, 0.0, 18.0)]
