@@ -14,6 +14,7 @@ export var stem_length = 0.3  # relative to the radius; 0 for none
 
 func _ready():
 	add_to_group("food")
+	sleeping = true  # rests where the generator put it (even on a slope) until something touches it
 	var body_mesh
 	match look:
 		"elongated":  # a banana: a long thin capsule lying along x

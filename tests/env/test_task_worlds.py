@@ -1,0 +1,76 @@
+"""Generated task worlds in the real simulator: they load, the agent stands on the ground, it steps."""
+
+import gymnasium
+import numpy as np
+import pytest
+
+import avalon  # noqa: F401  (registers avalon/Avalon-v0)
+from avalon import AvalonEnv
+from avalon.datagen.world import Terrain
+from avalon.tasks import build_world
+from tests.conftest import zero_action
+
+pytestmark = pytest.mark.godot
+CASES = [("eat", 0.0, 0), ("eat", 1.0, 3), ("move", 0.0, 1), ("move", 0.5, 3), ("move", 1.0, 7)]
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = AvalonEnv(renderer="GLES2")
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize("task, difficulty, seed", CASES)
+def test_agent_spawns_on_dry_ground_and_steps(env, tmp_path, task, difficulty, seed):
+    world = build_world(task, difficulty, seed)
+    assert isinstance(world.ground, Terrain)
+    heightmap = world.ground.heightmap
+    observation, info = env.reset(seed=seed, options={"world_dir": _export(world, tmp_path)})
+    spawn = np.array(world.spawn_position)
+    assert spawn[1] > heightmap.water_height_m  # on dry land
+    assert info["world_body_position"] == pytest.approx(spawn, abs=0.02)
+    for _ in range(10):  # standing still: the body neither sinks through the terrain nor floats
+        observation, _, _, _, info = env.step(zero_action())
+    assert info["world_body_position"][1] == pytest.approx(spawn[1], abs=0.15)
+    assert observation["frames_remaining"][0] == world.time_limit_frames - 10
+    assert observation["rgbd"][..., 3].mean() > 5  # terrain in view has depth
+    for _ in range(10):  # it can walk on the terrain
+        observation, _, _, _, info = env.step(zero_action(head_position=[0, 0, -1], head_rotation=[0, 0.3, 0]))
+    moved = np.linalg.norm(info["world_body_position"][[0, 2]] - spawn[[0, 2]])
+    assert moved > 1.0
+    assert info["world_body_position"][1] > heightmap.water_height_m - 2.0
+
+
+def _export(world, folder):
+    from avalon.datagen.export import export_world
+
+    return str(export_world(world, folder / "world"))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_food_rests_where_the_generator_put_it(env, tmp_path, seed):
+    """Food on the (uneven) terrain does not roll away while the agent stands still."""
+    world = build_world("eat", 0.0, seed)  # food straight ahead, within 2.4 m
+    env.reset(seed=seed, options={"world_dir": _export(world, tmp_path)})
+    for _ in range(10):  # let the agent's body settle onto the ground first
+        observation, *_ = env.step(zero_action())
+    red = (observation["rgbd"][..., 0] > 120) & (observation["rgbd"][..., 1] < 60)
+    assert red.sum() >= 5  # the apple is in view
+    settled = observation["rgbd"].copy()
+    for _ in range(30):
+        observation, *_ = env.step(zero_action())
+    assert np.array_equal(observation["rgbd"], settled)
+
+
+def test_gymnasium_make_with_task_and_difficulty_steps_in_a_generated_world():
+    env = gymnasium.make("avalon/Avalon-v0", task="move", difficulty=0.5, renderer="GLES2")
+    try:
+        observation, info = env.reset(seed=3)
+        assert info["task"] == "move" and info["difficulty"] == 0.5 and info["seed"] == 3
+        for _ in range(5):
+            observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        assert observation["frames_remaining"][0] == 3000 - 5
+        assert not terminated and not truncated
+    finally:
+        env.close()
