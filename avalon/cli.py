@@ -82,6 +82,17 @@ def _cmd_world_preview(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_world_benchmark(args: argparse.Namespace) -> int:
+    from avalon.world_bench import WorldBenchOptions, run_world_benchmark, save_rows
+
+    options = WorldBenchOptions(renderer=args.renderer, seeds=args.seeds, steps=args.steps)
+    rows = run_world_benchmark(options)
+    if args.json:
+        save_rows(rows, Path(args.json))
+        print(f"figures saved to {args.json}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="avalon", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -122,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--renderer", choices=RENDERERS, default="GLES3")
     show.add_argument("-o", "--output", required=True, help="PNG file to write")
     show.set_defaults(handler=_cmd_world_preview)
+    bench = world_commands.add_parser("benchmark", help="generation, export, reset and steps/s per task and world size")
+    bench.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    bench.add_argument("--seeds", type=int, default=3, help="worlds per row (the median counts)")
+    bench.add_argument("--steps", type=int, default=1000, help="random steps per world")
+    bench.add_argument("--json", help="also save the figures to this file")
+    bench.set_defaults(handler=_cmd_world_benchmark)
     return parser
 
 

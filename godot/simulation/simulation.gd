@@ -19,6 +19,7 @@ var time_limit_frames = 0
 var energy = P.INITIAL_ENERGY
 var physics_paused = false
 var features = []
+var terrain = null  # the world's terrain node, if it has one (levels of detail follow the player)
 
 
 func setup(resolution_px, space):
@@ -59,6 +60,9 @@ func reset(seed_value, time_limit, world_dir):
 	var sky = world_root.get_node_or_null("SkyDome")
 	if sky != null:
 		sky.attach_to(player.body)
+	terrain = world_root.get_node_or_null("Terrain")
+	if terrain != null:
+		terrain.update_lod(player.body.global_transform.origin, true)
 	frame = 0
 	time_limit_frames = time_limit
 	energy = P.INITIAL_ENERGY
@@ -80,6 +84,8 @@ func step(action):
 	if action == null:
 		return "STEP carries the wrong number of values for action space %s" % action_space
 	player.apply_action(action, action_space)
+	if terrain != null:
+		terrain.update_lod(player.body.global_transform.origin)
 	frame += 1
 	return ""
 
@@ -103,6 +109,7 @@ func read_rgbd():
 
 
 func _clear_episode():
+	terrain = null
 	if world_root != null:
 		viewport.remove_child(world_root)
 		world_root.free()

@@ -1,14 +1,14 @@
 tool
 extends Spatial
-# The island of a generated world, built from `data_file` beside world.tscn (written by
-# avalon/datagen/export/terrain_data.py): unshaded chunk meshes with baked vertex colours, a
-# height-field collider that matches them triangle for triangle, the water plane, and the
-# climbability grid the agent's hands will query.
+# The static world of a generated island, built from `data_file` beside world.tscn (written by
+# avalon/datagen/export/terrain_data.py): one unshaded, vertex-coloured mesh per chunk and level
+# of detail holding terrain, water and scenery (one draw call per chunk), the open sea around,
+# a full-detail height-field collider (at full detail the meshes match it triangle for
+# triangle), a cylinder collider per tree trunk, and the climbability grid.
 
 export var data_file = "terrain.bin"
 
-const WATER_COLOR = Color(0.16, 0.36, 0.55)
-const WATER_EXTENT = 3.0  # the sea plane spans this many world sizes
+const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
 
 var rows = 0
 var cols = 0
@@ -16,6 +16,11 @@ var cell_size_m = 1.0
 var size_m = 0.0
 var heights = PoolRealArray()
 var climbable = PoolByteArray()
+var lod_distances_m = []
+var chunk_centres = []  # Vector3 per chunk
+var chunk_levels = []  # per chunk: an Array of MeshInstance, finest first
+var chunk_shown = []  # per chunk: the index of the visible level
+var lod_viewer = Vector3(INF, INF, INF)
 
 
 func _ready():
@@ -31,7 +36,7 @@ func load_data(world_dir):
 		return "cannot open %s" % path
 	var data = file.get_var()
 	file.close()
-	if typeof(data) != TYPE_DICTIONARY or not data.has("chunks") or data.get("format_version") != 1:
+	if typeof(data) != TYPE_DICTIONARY or not data.has("chunks") or data.get("format_version") != 3:
 		return "%s is not a terrain data file this simulator reads" % path
 	rows = data.rows
 	cols = data.cols
@@ -45,22 +50,55 @@ func load_data(world_dir):
 	material.flags_unshaded = true
 	material.vertex_color_use_as_albedo = true
 	material.vertex_color_is_srgb = true
+	lod_distances_m = data.lod_distances_m
 	for chunk in data.chunks:
-		var arrays = []
-		arrays.resize(Mesh.ARRAY_MAX)
-		arrays[Mesh.ARRAY_VERTEX] = chunk.vertices
-		arrays[Mesh.ARRAY_COLOR] = chunk.colors
-		arrays[Mesh.ARRAY_INDEX] = chunk.indices
-		var mesh = ArrayMesh.new()
-		mesh.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
-		var instance = MeshInstance.new()
-		instance.mesh = mesh
-		instance.material_override = material
-		instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
-		add_child(instance)
+		var levels = []
+		for level in chunk.levels:
+			var instance = _mesh_instance(level, material)
+			instance.visible = false
+			levels.append(instance)
+		chunk_centres.append(chunk.centre)
+		chunk_levels.append(levels)
+		chunk_shown.append(-1)
+	update_lod(Vector3.ZERO, true)
+	_mesh_instance(data.sea, material).name = "Sea"
 	_add_collider()
-	_add_water(data.water_height_m)
+	_add_tree_colliders(data.tree_colliders)
 	return ""
+
+
+func _mesh_instance(arrays_by_name, material):
+	var arrays = []
+	arrays.resize(Mesh.ARRAY_MAX)
+	arrays[Mesh.ARRAY_VERTEX] = arrays_by_name.vertices
+	arrays[Mesh.ARRAY_COLOR] = arrays_by_name.colors
+	arrays[Mesh.ARRAY_INDEX] = arrays_by_name.indices
+	var mesh = ArrayMesh.new()
+	mesh.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
+	var instance = MeshInstance.new()
+	instance.mesh = mesh
+	instance.material_override = material
+	instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	add_child(instance)
+	return instance
+
+
+# Trees collide (and will be climbable): a cylinder per trunk, all in one static body.
+func _add_tree_colliders(colliders):
+	var trees = StaticBody.new()
+	trees.name = "Trees"
+	trees.add_to_group("trees")
+	for collider in colliders:
+		for i in range(collider.bases.size()):
+			var scale = collider.scales[i]
+			var trunk = CylinderShape.new()
+			trunk.radius = collider.radius_m * scale
+			trunk.height = collider.height_m * scale
+			var shape = CollisionShape.new()
+			shape.shape = trunk
+			shape.translation = collider.bases[i] + Vector3(0.0, trunk.height / 2.0, 0.0)
+			trees.add_child(shape)
+	add_child(trees)
 
 
 func _add_collider():
@@ -78,19 +116,24 @@ func _add_collider():
 	add_child(body)
 
 
-func _add_water(height_m):
-	var plane = PlaneMesh.new()
-	plane.size = Vector2(size_m, size_m) * WATER_EXTENT
-	var material = SpatialMaterial.new()
-	material.flags_unshaded = true
-	material.albedo_color = WATER_COLOR
-	var water = MeshInstance.new()
-	water.name = "Water"
-	water.mesh = plane
-	water.material_override = material
-	water.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
-	water.translation = Vector3(0.0, height_m, 0.0)
-	add_child(water)
+# Shows, for every chunk, the level of detail for its horizontal distance from `viewer`.
+# Cheap to call every step: it does nothing until the viewer has moved a few metres.
+func update_lod(viewer, force = false):
+	if not force and Vector2(viewer.x - lod_viewer.x, viewer.z - lod_viewer.z).length() < LOD_UPDATE_DISTANCE_M:
+		return
+	lod_viewer = viewer
+	for i in range(chunk_centres.size()):
+		var centre = chunk_centres[i]
+		var distance = Vector2(centre.x - viewer.x, centre.z - viewer.z).length()
+		var level = 0
+		while level < lod_distances_m.size() and distance >= lod_distances_m[level]:
+			level += 1
+		level = min(level, chunk_levels[i].size() - 1)
+		if level != chunk_shown[i]:
+			if chunk_shown[i] >= 0:
+				chunk_levels[i][chunk_shown[i]].visible = false
+			chunk_levels[i][level].visible = true
+			chunk_shown[i] = level
 
 
 # Terrain height (bilinear) at a world position; the grid is centred on the world origin.

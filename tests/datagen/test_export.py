@@ -7,7 +7,7 @@ import numpy as np
 
 import pytest
 
-from avalon.datagen.export import ENTITY_SCENES, SCENERY_SCENE, SKY_DOME_SCENE, TERRAIN_SCENE, content_hash, export_world, world_scene_text
+from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, TERRAIN_SCENE, content_hash, export_world, world_scene_text
 from avalon.datagen.trivial import trivial_world
 from avalon.datagen.world_folder import read_world_info
 from avalon.env.errors import WorldLoadError
@@ -17,7 +17,7 @@ TRIVIAL_GOLDEN_HASH = "sha256:6a737d97c698bffb863184ba605f7bbad059d12d58161ed265
 
 
 def test_every_entity_kind_maps_to_a_scene_in_the_godot_project():
-    for kind, resource in list(ENTITY_SCENES.items()) + [("sky", SKY_DOME_SCENE), ("terrain", TERRAIN_SCENE), ("scenery", SCENERY_SCENE)]:
+    for kind, resource in list(ENTITY_SCENES.items()) + [("sky", SKY_DOME_SCENE), ("terrain", TERRAIN_SCENE)]:
         assert resource.startswith("res://")
         assert (godot_project_dir() / resource[len("res://"):]).is_file(), f"{kind}: {resource} missing"
 

@@ -1,8 +1,9 @@
 """World → world folder: the only Python that knows Godot's scene syntax, binary encoding and
 ``res://`` paths.
 
-A world folder holds ``world.tscn`` (the scene), data files the scene's terrain and scenery
-nodes read (``terrain.bin``, ``scenery.bin``, in Godot's binary variant encoding), and
+A world folder holds ``world.tscn`` (the scene), the data file its terrain node reads
+(``terrain.bin``: terrain, water, scenery and tree colliders, in Godot's binary variant
+encoding), and
 ``world.json`` (see :mod:`avalon.datagen.world_folder`): task, difficulty, seed, food count,
 time limit, generator version and a content hash of the other files. Writing is atomic: the
 folder appears complete or not at all.
@@ -20,8 +21,6 @@ from pathlib import Path
 from avalon.datagen.export import marshal
 from avalon.datagen.export.scene_text import (
     ENTITY_SCENES,
-    SCENERY_DATA_FILE,
-    SCENERY_SCENE,
     SKY_DOME_SCENE,
     STATIC_LIT_KINDS,
     TERRAIN_DATA_FILE,
@@ -33,7 +32,6 @@ from avalon.datagen.world_folder import FORMAT_VERSION, INFO_FILE, SCENE_FILE
 
 __all__ = [
     "ENTITY_SCENES",
-    "SCENERY_SCENE",
     "SKY_DOME_SCENE",
     "STATIC_LIT_KINDS",
     "TERRAIN_SCENE",
@@ -55,14 +53,13 @@ def content_hash(folder: Path) -> str:
 
 def write_world_files(world: World, folder: Path) -> None:
     """The scene and its data files (everything but world.json)."""
-    from avalon.datagen.export.scenery_data import scenery_data
     from avalon.datagen.export.terrain_data import terrain_data
 
+    if world.scenery and not isinstance(world.ground, Terrain):
+        raise ValueError("scenery needs a Terrain ground (it is merged into the terrain's meshes)")
     (folder / SCENE_FILE).write_text(world_scene_text(world))
     if isinstance(world.ground, Terrain):
-        marshal.store_var(folder / TERRAIN_DATA_FILE, terrain_data(world.ground, world.lighting))
-    if world.scenery:
-        marshal.store_var(folder / SCENERY_DATA_FILE, scenery_data(world.scenery, world.lighting))
+        marshal.store_var(folder / TERRAIN_DATA_FILE, terrain_data(world.ground, world.scenery, world.lighting))
 
 
 def world_info(world: World, folder_hash: str) -> dict:

@@ -18,10 +18,8 @@ ENTITY_SCENES: dict[str, str] = {
 STATIC_LIT_KINDS = frozenset({"box"})
 SKY_DOME_SCENE = "res://world/sky_dome.tscn"
 TERRAIN_SCENE = "res://world/terrain.tscn"
-SCENERY_SCENE = "res://world/scenery.tscn"
-#: Data files written beside world.tscn (read by the terrain and scenery nodes).
+#: Data file written beside world.tscn (read by the terrain node).
 TERRAIN_DATA_FILE = "terrain.bin"
-SCENERY_DATA_FILE = "scenery.bin"
 
 
 def _num(value: float) -> str:
@@ -170,9 +168,6 @@ def world_scene_text(world: World) -> str:
     else:
         scene.node("Terrain", ".", instance=scene.ext_resource(TERRAIN_SCENE, "PackedScene"),
                    data_file=f'"{TERRAIN_DATA_FILE}"')
-    if world.scenery:
-        scene.node("Scenery", ".", instance=scene.ext_resource(SCENERY_SCENE, "PackedScene"),
-                   data_file=f'"{SCENERY_DATA_FILE}"')
     scene.node("Entities", ".", "Spatial")
     for entity in world.entities:
         if entity.kind not in ENTITY_SCENES:

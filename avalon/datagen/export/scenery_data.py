@@ -1,12 +1,12 @@
-"""Scenery → low-poly meshes and instances the Godot scenery node draws with ``MultiMeshInstance``.
+"""Scenery → low-poly geometry merged into the terrain's chunk meshes, and tree colliders.
 
-Each kind is made of parts (trunk, crown, stem, cap, ...). A part is one mesh at scale 1, built
-here from primitives, and one multimesh of every instance of the kind: the instance's transform
-(yaw and uniform scale) and colour. Crowns take the instance's colour (the scenery generator's
-per-instance colour noise); trunks and stems keep their own. Shading is baked into the mesh's
-vertex colours, averaged over the instance's yaw (instances face every which way), and the
-scenery is drawn unshaded. Trees also get a trunk collider (a cylinder) each: they collide and
-will be climbable; smaller scenery does not collide.
+Each kind is made of parts (trunk, crown, stem, ...), each built here from a primitive at scale 1.
+Every instance's parts are placed (yaw, uniform scale, position) and merged into the static mesh
+of the terrain chunk it stands in, so the whole static world costs one draw call per chunk.
+Crowns take the instance's colour (the generator's per-instance colour noise); trunks and stems
+keep their own. Shading is baked into vertex colours, averaged over the instance's yaw, and drawn
+unshaded. Trees also get a trunk collider (a cylinder) each: they collide and will be climbable;
+smaller scenery does not collide.
 """
 
 from __future__ import annotations
@@ -139,48 +139,53 @@ def _yaw_averaged_shading(normals: np.ndarray, color, lighting: Lighting, sample
     return np.mean(shades, axis=0)
 
 
-def _instance_transforms(instances: list[SceneryInstance]) -> np.ndarray:
-    """Godot MultiMesh ``transform_array`` rows: basis rows x, y, z then the origin, per instance."""
-    rows = []
+#: Kinds drawn at each terrain level of detail (finest first): far away, small plants vanish.
+KINDS_AT_LEVEL: tuple[frozenset, ...] = (
+    frozenset(SHAPES),
+    frozenset(kind for kind in SHAPES if kind.is_tree or kind == SceneryKind.BUSH),
+    frozenset(kind for kind in SHAPES if kind.is_tree),
+)
+
+_PART_CACHE: dict[tuple[SceneryKind, int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _part_geometry(kind: SceneryKind, index: int, lighting: Lighting) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, baked shading colours) of one part at scale 1, cached per lighting."""
+    key = (kind, index, hash(lighting))
+    if key not in _PART_CACHE:
+        part = SHAPES[kind][index]
+        vertices, normals, _ = _primitive(part)
+        _PART_CACHE[key] = (vertices, _yaw_averaged_shading(normals, part.color, lighting))
+    return _PART_CACHE[key]
+
+
+def scenery_geometry(instances, lighting: Lighting) -> tuple[np.ndarray, np.ndarray]:
+    """World-space triangle soup (vertices, colours) of ``instances``: three vertices a triangle."""
+    vertices, colors = [np.zeros((0, 3))], [np.zeros((0, 3))]
     for item in instances:
         c, s, k = math.cos(item.yaw_rad), math.sin(item.yaw_rad), item.scale
-        rows += [(k * c, 0.0, k * s), (0.0, k, 0.0), (-k * s, 0.0, k * c), item.position]
-    return np.array(rows, np.float64).reshape(-1, 3)
+        rotation = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]) * k
+        for index, part in enumerate(SHAPES[item.kind]):
+            part_vertices, shading = _part_geometry(item.kind, index, lighting)
+            vertices.append(part_vertices @ rotation.T + np.asarray(item.position))
+            tint = np.asarray(item.color) if part.color == WHITE else 1.0
+            colors.append(np.clip(shading * tint, 0.0, 1.0))
+    return np.concatenate(vertices), np.concatenate(colors)
 
 
-def scenery_data(scenery: tuple[SceneryInstance, ...], lighting: Lighting) -> dict:
-    """Everything ``godot/world/scenery.gd`` needs, as a dict for :func:`marshal.store_var`."""
-    by_kind: dict[SceneryKind, list[SceneryInstance]] = {}
-    for item in scenery:
-        by_kind.setdefault(item.kind, []).append(item)
-    parts, colliders = [], []
-    for kind in SHAPES:  # fixed order: byte-identical files
-        instances = by_kind.get(kind)
-        if not instances:
-            continue
-        transforms = _instance_transforms(instances)
-        for part in SHAPES[kind]:
-            vertices, normals, indices = _primitive(part)
-            colors = [item.color if part.color == WHITE else (1.0, 1.0, 1.0) for item in instances]
-            parts.append(
-                {
-                    "name": f"{kind.value}_{part.name}",
-                    "vertices": marshal.vector3_array(vertices),
-                    "colors": marshal.color_array(_yaw_averaged_shading(normals, part.color, lighting)),
-                    "indices": marshal.int_array(indices),
-                    "transforms": marshal.vector3_array(transforms),
-                    "instance_colors": marshal.color_array(colors),
-                }
-            )
-        if kind in TRUNKS:
-            trunk = TRUNKS[kind]
+def tree_colliders(scenery) -> list[dict]:
+    """A trunk cylinder per tree, grouped by kind, for ``terrain.gd``."""
+    colliders = []
+    for kind, trunk in TRUNKS.items():
+        trees = [item for item in scenery if item.kind == kind]
+        if trees:
             colliders.append(
                 {
                     "kind": kind.value,
                     "radius_m": trunk.radius_m,
                     "height_m": trunk.height_m,
-                    "bases": marshal.vector3_array([item.position for item in instances]),
-                    "scales": marshal.real_array([item.scale for item in instances]),
+                    "bases": marshal.vector3_array([item.position for item in trees]),
+                    "scales": marshal.real_array([item.scale for item in trees]),
                 }
             )
-    return {"parts": parts, "colliders": colliders}
+    return colliders

@@ -1,9 +1,16 @@
-"""Terrain → the data the Godot terrain node builds its meshes and collision from.
+"""Terrain, water and scenery → the static world the Godot terrain node draws, and its colliders.
 
-The grid is cut into square chunks of ``CHUNK_CELLS`` cells, each its own mesh, so the renderer
-culls chunks outside the view. Every grid cell is split into two triangles along the diagonal
-from (col + 1, row) to (col, row + 1): the diagonal Bullet's height field uses, so the surface
-the agent stands on is exactly the surface it sees. Lighting is baked into vertex colours
+Under software rendering every draw call has a large fixed cost, so all static geometry of a
+region (terrain surface, water over its wet cells, the scenery standing on it) is one mesh with
+one unshaded vertex-colour material. The grid is cut into at most ``MAX_CHUNKS_PER_SIDE`` squared
+chunks (the renderer culls chunks outside the view). Each chunk has one mesh per level of
+detail: every ``step`` grid points, for the steps in ``LOD_STEPS``, with fewer small plants
+(``scenery_data.KINDS_AT_LEVEL``); the simulator shows the level whose distance band
+(``LOD_DISTANCES_M``) holds the chunk's distance from the camera. Coarser levels hang a skirt
+from their edges, deep enough to cover any crack against a finer neighbour. Every cell is split into two
+triangles along the diagonal from (col + 1, row) to (col, row + 1), the diagonal Bullet's height
+field uses, so at full detail the surface the agent stands on is exactly the surface it sees;
+the collider always has full detail. Lighting is baked into vertex colours
 (:mod:`avalon.datagen.lighting`); the terrain is drawn unshaded.
 """
 
@@ -11,12 +18,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import math
+
 from avalon.datagen.export import marshal
+from avalon.datagen.export.scenery_data import KINDS_AT_LEVEL, scenery_geometry, tree_colliders
 from avalon.datagen.lighting import lit_colors
 from avalon.datagen.world import Lighting, Terrain
 
-CHUNK_CELLS = 32
-TERRAIN_FORMAT_VERSION = 1
+MAX_CHUNKS_PER_SIDE = 8
+MIN_CHUNK_CELLS = 16
+LOD_STEPS = (1, 2, 4)
+#: A chunk whose centre is nearer than LOD_DISTANCES_M[i] (metres, horizontally) uses LOD_STEPS[i].
+LOD_DISTANCES_M = (12.0, 32.0)
+TERRAIN_FORMAT_VERSION = 3
 
 
 def vertex_normals(heights: np.ndarray, cell_size_m: float) -> np.ndarray:
@@ -37,35 +51,141 @@ def _chunk_indices(rows: int, cols: int) -> np.ndarray:
     return np.concatenate([first, second], axis=1).reshape(-1)
 
 
-def terrain_data(terrain: Terrain, lighting: Lighting) -> dict:
+def _lod_points(start: int, end: int, step: int) -> np.ndarray:
+    """Grid indices from start to end every ``step``, always including both ends."""
+    points = list(range(start, end, step)) + [end]
+    return np.array(points)
+
+
+def _skirt(vertices: np.ndarray, colors: np.ndarray, rows: int, cols: int, depth_m: float):
+    """Vertical strips hanging ``depth_m`` below the chunk's four edges, facing outwards (from
+    inside the chunk they are always under its surface)."""
+    grid = np.arange(rows * cols).reshape(rows, cols)
+    edges = [grid[0, :], grid[:, -1], grid[-1, ::-1], grid[::-1, 0]]  # a loop around the chunk
+    loop = np.concatenate([edge[:-1] for edge in edges] + [edges[0][:1]])
+    top = vertices[loop]
+    bottom = top - np.array([0.0, depth_m, 0.0])
+    base = len(vertices)
+    new_vertices = np.concatenate([vertices, bottom])
+    new_colors = np.concatenate([colors, colors[loop]])
+    quads = []
+    for i in range(len(loop) - 1):
+        a, b, c, d = loop[i], loop[i + 1], base + i, base + i + 1
+        quads += [a, c, b, b, c, d]  # clockwise seen from outside the chunk
+    return new_vertices, new_colors, np.array(quads)
+
+
+WATER_COLOR = (0.16, 0.36, 0.55)
+#: The open sea reaches this many world sizes across (centred on the island).
+SEA_EXTENT = 3.0
+
+
+def _quads(corners: np.ndarray, height_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """Flat quads (n, 4, 2) of x, z corners at ``height_m``: vertices and clockwise indices."""
+    vertices = np.insert(corners.reshape(-1, 2), 1, height_m, axis=1)
+    base = np.arange(len(corners))[:, None] * 4
+    return vertices, (base + np.array([0, 1, 3, 1, 2, 3])).reshape(-1)
+
+
+def _wet_cells(heights: np.ndarray, xs: np.ndarray, zs: np.ndarray, water_height_m: float) -> np.ndarray:
+    """x, z corners (n, 4, 2) of every grid cell with a corner below the water line. Water is
+    drawn only there: a plane under the whole island would be shaded and then overdrawn."""
+    wet = heights < water_height_m
+    cells = wet[:-1, :-1] | wet[1:, :-1] | wet[:-1, 1:] | wet[1:, 1:]
+    rows, cols = np.nonzero(cells)
+    x0, x1, z0, z1 = xs[cols], xs[cols + 1], zs[rows], zs[rows + 1]
+    return np.stack([x0, z0, x1, z0, x1, z1, x0, z1], axis=1).reshape(-1, 4, 2)
+
+
+def sea_ring(half_size_m: float, water_height_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """Four quads of open sea around the grid, out to SEA_EXTENT world sizes."""
+    inner, outer = half_size_m, half_size_m * SEA_EXTENT
+    ring = [(-outer, -outer, outer, -inner), (-outer, inner, outer, outer),
+            (-outer, -inner, -inner, inner), (inner, -inner, outer, inner)]
+    corners = np.array([[a, b, c, b, c, d, a, d] for a, b, c, d in ring], np.float64).reshape(-1, 4, 2)
+    return _quads(corners, water_height_m)
+
+
+def chunk_bounds(rows: int, cols: int) -> list[tuple[int, int, int, int]]:
+    """(r0, r1, c0, c1) grid-point bounds (inclusive) of every chunk of a rows x cols grid."""
+    chunk_cells = max(MIN_CHUNK_CELLS, math.ceil((max(rows, cols) - 1) / MAX_CHUNKS_PER_SIDE))
+    return [
+        (r0, min(r0 + chunk_cells, rows - 1), c0, min(c0 + chunk_cells, cols - 1))
+        for r0 in range(0, rows - 1, chunk_cells)
+        for c0 in range(0, cols - 1, chunk_cells)
+    ]
+
+
+def terrain_data(terrain: Terrain, scenery, lighting: Lighting) -> dict:
     """Everything ``godot/world/terrain.gd`` needs, as a dict for :func:`marshal.store_var`."""
     heightmap = terrain.heightmap
     heights = np.asarray(heightmap.heights, np.float32)
     rows, cols = heights.shape
     cell = heightmap.cell_size_m
+    water = heightmap.water_height_m
     xs, zs = heightmap.x_coords_m, heightmap.z_coords_m
     colors = lit_colors(terrain.biome_map.colors, vertex_normals(heights, cell), lighting)
+    water_color = lit_colors(np.array(WATER_COLOR), np.array([0.0, 1.0, 0.0]), lighting)
+    positions = np.array([item.position for item in scenery], np.float64).reshape(-1, 3)
     chunks = []
-    for r0 in range(0, rows - 1, CHUNK_CELLS):
-        for c0 in range(0, cols - 1, CHUNK_CELLS):
-            r1, c1 = min(r0 + CHUNK_CELLS, rows - 1), min(c0 + CHUNK_CELLS, cols - 1)
-            grid_x, grid_z = np.meshgrid(xs[c0 : c1 + 1], zs[r0 : r1 + 1])
-            vertices = np.stack([grid_x, heights[r0 : r1 + 1, c0 : c1 + 1], grid_z], axis=-1).reshape(-1, 3)
-            chunks.append(
-                {
-                    "vertices": marshal.vector3_array(vertices),
-                    "colors": marshal.color_array(colors[r0 : r1 + 1, c0 : c1 + 1].reshape(-1, 3)),
-                    "indices": marshal.int_array(_chunk_indices(r1 - r0 + 1, c1 - c0 + 1)),
-                }
-            )
+    for r0, r1, c0, c1 in chunk_bounds(rows, cols):
+        full = heights[r0 : r1 + 1, c0 : c1 + 1]
+        inside = _in_chunk(positions, xs, zs, r0, r1, c0, c1, last_row=r1 == rows - 1, last_col=c1 == cols - 1)
+        here = [item for item, keep in zip(scenery, inside) if keep]
+        wet_vertices, wet_indices = _quads(_wet_cells(full, xs[c0 : c1 + 1], zs[r0 : r1 + 1], water), water)
+        levels = []
+        for level, step in enumerate(LOD_STEPS):
+            rr, cc = _lod_points(r0, r1, step), _lod_points(c0, c1, step)
+            grid_x, grid_z = np.meshgrid(xs[cc], zs[rr])
+            vertices = np.stack([grid_x, heights[np.ix_(rr, cc)], grid_z], axis=-1).reshape(-1, 3)
+            level_colors = colors[np.ix_(rr, cc)].reshape(-1, 3)
+            indices = _chunk_indices(len(rr), len(cc))
+            if step > 1:
+                # Deep enough to cover the coarse surface's largest departure from the full one.
+                vertices, level_colors, skirt = _skirt(vertices, level_colors, len(rr), len(cc), float(np.ptp(full)) + 0.5)
+                indices = np.concatenate([indices, skirt])
+            plants, plant_colors = scenery_geometry([i for i in here if i.kind in KINDS_AT_LEVEL[level]], lighting)
+            parts = [(vertices, level_colors, indices),
+                     (wet_vertices, np.broadcast_to(water_color, wet_vertices.shape), wet_indices),
+                     (plants, plant_colors, np.arange(len(plants)))]
+            levels.append(_merge(parts))
+        centre = marshal.vector3((xs[c0] + xs[c1]) / 2, float(full.mean()), (zs[r0] + zs[r1]) / 2)
+        chunks.append({"centre": centre, "levels": levels})
+    sea_vertices, sea_indices = sea_ring(float(xs[-1]), water)
     return {
         "format_version": TERRAIN_FORMAT_VERSION,
         "rows": rows,
         "cols": cols,
         "cell_size_m": float(cell),
         "size_m": float(heightmap.size_m),
-        "water_height_m": float(heightmap.water_height_m),
+        "water_height_m": float(water),
         "heights": marshal.real_array(heights),
         "climbable": marshal.byte_array(terrain.biome_map.climbable),
+        "lod_distances_m": list(LOD_DISTANCES_M),
         "chunks": chunks,
+        "sea": _merge([(sea_vertices, np.broadcast_to(water_color, sea_vertices.shape), sea_indices)]),
+        "tree_colliders": tree_colliders(scenery),
+    }
+
+
+def _in_chunk(positions, xs, zs, r0, r1, c0, c1, last_row: bool, last_col: bool) -> np.ndarray:
+    """Which positions lie in the chunk (half-open, closed on the grid's last row and column)."""
+    x, z = positions[:, 0], positions[:, 2]
+    in_x = (x >= xs[c0]) & ((x <= xs[c1]) if last_col else (x < xs[c1]))
+    in_z = (z >= zs[r0]) & ((z <= zs[r1]) if last_row else (z < zs[r1]))
+    return in_x & in_z
+
+
+def _merge(parts) -> dict:
+    """One mesh from several (vertices, colours, indices) parts."""
+    vertices, colors, indices, offset = [], [], [], 0
+    for part_vertices, part_colors, part_indices in parts:
+        vertices.append(np.asarray(part_vertices, np.float64).reshape(-1, 3))
+        colors.append(np.asarray(part_colors, np.float64).reshape(-1, 3))
+        indices.append(np.asarray(part_indices, np.int64) + offset)
+        offset += len(vertices[-1])
+    return {
+        "vertices": marshal.vector3_array(np.concatenate(vertices)),
+        "colors": marshal.color_array(np.concatenate(colors)),
+        "indices": marshal.int_array(np.concatenate(indices)),
     }

@@ -1,0 +1,128 @@
+"""``avalon world benchmark``: generation, export, reset and stepping costs per task and world size.
+
+One simulator runs every measurement, so the steps-per-second figures are comparable: each is
+shown next to the trivial test world's, measured in the same run. Each row is the median over
+``seeds`` worlds; steps use the same pre-drawn random actions everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import attr
+
+from avalon.datagen.export import export_world
+from avalon.datagen.terrain import WORLD_SIZES_M
+from avalon.datagen.trivial import trivial_world
+from avalon.env.avalon_env import AvalonEnv
+from avalon.env.config import EnvConfig
+from avalon.tasks import build_world
+from avalon.tasks.outdoor import OutdoorTaskConfig
+
+WARMUP_STEPS = 50
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class WorldBenchOptions:
+    renderer: str = "GLES2"
+    resolution: int = 96
+    seeds: int = 3
+    steps: int = 1000
+    tasks: tuple[str, ...] = ("eat", "move")
+    difficulties: tuple[float, ...] = (0.0, 0.5, 1.0)
+    sizes: tuple[str, ...] = tuple(WORLD_SIZES_M)
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Row:
+    label: str
+    size_m: float
+    generate_s: float
+    export_s: float
+    folder_mb: float
+    reset_s: float
+    steps_per_second: float
+
+
+def _folder_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: list, work: Path) -> Row:
+    samples = []
+    for seed in range(seeds):
+        started = time.perf_counter()
+        world = build(seed)
+        built = time.perf_counter()
+        folder = export_world(world, work / f"{label.replace(' ', '_')}-{seed}")
+        exported = time.perf_counter()
+        env.reset(seed=seed, options={"world_dir": str(folder)})
+        loaded = time.perf_counter()
+        for action in actions[:WARMUP_STEPS]:
+            env.step(action)
+        stepping = time.perf_counter()
+        for action in actions[WARMUP_STEPS:]:
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                break
+        count = len(actions) - WARMUP_STEPS
+        samples.append(
+            (world.ground.size_m, built - started, exported - built, _folder_mb(folder), loaded - exported,
+             count / (time.perf_counter() - stepping))
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+    columns = list(zip(*samples))
+    return Row(label, *(statistics.median(column) for column in columns))
+
+
+def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] = print) -> list[Row]:
+    """Measures every row, prints the table, and returns the rows."""
+    work = Path(tempfile.mkdtemp(prefix="avalon-world-bench-"))
+    env = AvalonEnv(EnvConfig(renderer=options.renderer, resolution=options.resolution))
+    rows: list[Row] = []
+    try:
+        env.action_space.seed(0)
+        actions = [env.action_space.sample() for _ in range(options.steps + WARMUP_STEPS)]
+        env.reset(seed=0)  # start the simulator first: its start-up is not a reset cost
+        plan = [("trivial", lambda seed: trivial_world(seed=seed, time_limit_frames=10**6))]
+        for task in options.tasks:
+            for difficulty in options.difficulties:
+                plan.append((f"{task} {difficulty:g}", lambda seed, t=task, d=difficulty: build_world(t, d, seed)))
+        for size in options.sizes:
+            config = OutdoorTaskConfig(world_size=size)
+            plan.append((f"island {size}", lambda seed, c=config: build_world("eat", 0.5, seed, c)))
+        for label, build in plan:
+            rows.append(_measure(env, build, label, options.seeds, actions, work))
+            say(f"  measured {label}")
+    finally:
+        env.close()
+        shutil.rmtree(work, ignore_errors=True)
+    say(format_rows(rows, options))
+    return rows
+
+
+def format_rows(rows: list[Row], options: WorldBenchOptions) -> str:
+    trivial = rows[0].steps_per_second
+    lines = [
+        f"\n{options.renderer}, {options.resolution}x{options.resolution}, median of {options.seeds} worlds, "
+        f"{options.steps} random steps each",
+        f"{'world':14} {'size m':>7} {'generate s':>10} {'export s':>9} {'folder MB':>9} {'reset s':>8} "
+        f"{'steps/s':>8} {'vs trivial':>10}",
+    ]
+    for row in rows:
+        lines.append(
+            f"{row.label:14} {row.size_m:7.0f} {row.generate_s:10.3f} {row.export_s:9.3f} {row.folder_mb:9.2f} "
+            f"{row.reset_s:8.3f} {row.steps_per_second:8.0f} {row.steps_per_second / trivial:9.0%}"
+        )
+    return "\n".join(lines)
+
+
+def save_rows(rows: list[Row], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([attr.asdict(row) for row in rows], indent=2) + "\n")
