@@ -37,6 +37,10 @@ def _rgb(values: np.ndarray) -> tuple[float, float, float]:
     return (r, g, b)
 
 
+#: Linear tonemap exposure (see Lighting.exposure).
+EXPOSURE_RANGE = (0.85, 1.15)
+
+
 def random_lighting(rng: np.random.Generator, vary: bool) -> Lighting:
     """The lighting of one world: the fixed benchmark setting, or (``vary``) a random natural one.
 
@@ -62,6 +66,7 @@ def random_lighting(rng: np.random.Generator, vary: bool) -> Lighting:
     fog_enabled = bool(rng.uniform() < FOG_PROBABILITY)
     fog_begin = rng.uniform(*FOG_BEGIN_RANGE_M)
     fog_end = rng.uniform(*FOG_END_RANGE_M)
+    exposure = rng.uniform(*EXPOSURE_RANGE)
     return Lighting(
         sun_pitch_deg=-float(elevation),
         sun_yaw_deg=float(sun_yaw),
@@ -75,4 +80,5 @@ def random_lighting(rng: np.random.Generator, vary: bool) -> Lighting:
         fog_color=_rgb(horizon),
         fog_depth_begin_m=float(fog_begin),
         fog_depth_end_m=float(fog_end),
+        exposure=float(exposure),
     )

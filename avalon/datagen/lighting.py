@@ -5,7 +5,7 @@ terrain, boxes, trees) is computed once here and exported as unshaded colours. T
 then shades static geometry in one cheap pass; only moving things (food, hands, animals) are lit
 by Godot every frame. The model is per-vertex Lambert, the paper's "basic" setting:
 
-    colour = albedo * (ambient_colour * ambient_energy + sun_colour * sun_energy * max(0, n . l))
+    colour = albedo * exposure * (ambient_colour * ambient_energy + sun_colour * sun_energy * max(0, n . l))
 
 with ``l`` the direction towards the sun, all in sRGB and clamped to [0, 1].
 """
@@ -30,7 +30,7 @@ def lit_colors(albedo: np.ndarray, normals: np.ndarray, lighting: Lighting) -> n
     towards_sun = -sun_direction(lighting)
     diffuse = np.clip(np.asarray(normals, np.float64) @ towards_sun, 0.0, None)[..., None]
     light = np.asarray(lighting.ambient_color) * lighting.ambient_energy + np.asarray(lighting.sun_color) * lighting.sun_energy * diffuse
-    return np.clip(np.asarray(albedo, np.float64) * light, 0.0, 1.0)
+    return np.clip(np.asarray(albedo, np.float64) * light * lighting.exposure, 0.0, 1.0)
 
 
 #: Box faces in the order the Godot box scene reads ``face_colors``: +x, -x, +y, -y, +z, -z.

@@ -97,6 +97,9 @@ class Lighting:
     fog_color: Color = attr.ib(default=(0.75, 0.85, 0.95), converter=_color)
     fog_depth_begin_m: float = 40.0
     fog_depth_end_m: float = 300.0
+    #: Linear tonemap exposure: scales every light (Godot's own tonemapper needs HDR rendering,
+    #: which costs speed, so exposure is applied where light is computed, at export).
+    exposure: float = 1.0
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)

@@ -8,6 +8,8 @@ extends Spatial
 
 export var data_file = "terrain.bin"
 
+const StaticWorldShader = preload("res://world/static_world.shader")
+
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
 
 var rows = 0
@@ -46,10 +48,7 @@ func load_data(world_dir):
 	climbable = data.climbable
 	if heights.size() != rows * cols or climbable.size() != rows * cols:
 		return "%s: grids do not match %d x %d" % [path, rows, cols]
-	var material = SpatialMaterial.new()
-	material.flags_unshaded = true
-	material.vertex_color_use_as_albedo = true
-	material.vertex_color_is_srgb = true
+	var material = _static_material()
 	lod_distances_m = data.lod_distances_m
 	for chunk in data.chunks:
 		var levels = []
@@ -65,6 +64,20 @@ func load_data(world_dir):
 	_add_collider()
 	_add_tree_colliders(data.tree_colliders)
 	return ""
+
+
+# The static world's material; its fog follows the world's Environment (one source: the exporter).
+func _static_material():
+	var material = ShaderMaterial.new()
+	material.shader = StaticWorldShader
+	var holder = get_parent().get_node_or_null("Environment") if get_parent() != null else null
+	if holder != null and holder.environment != null and holder.environment.fog_enabled:
+		var environment = holder.environment
+		material.set_shader_param("fog_enabled", true)
+		material.set_shader_param("fog_color", environment.fog_color)
+		material.set_shader_param("fog_begin_m", environment.fog_depth_begin)
+		material.set_shader_param("fog_end_m", environment.fog_depth_end)
+	return material
 
 
 func _mesh_instance(arrays_by_name, material):

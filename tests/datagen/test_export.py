@@ -3,6 +3,7 @@
 import json
 import re
 
+import attr
 import numpy as np
 
 import pytest
@@ -98,3 +99,15 @@ def test_static_geometry_carries_baked_lighting():
     text = world_scene_text(trivial_world())
     assert text.count("face_colors = PoolColorArray(") == 4 and "flags_unshaded = true" in text
     assert len(BOX_FACE_NORMALS) == 6
+
+
+def test_exposure_scales_every_light():
+    from avalon.datagen.lighting import lit_colors
+    from avalon.datagen.world import Lighting
+
+    normal = np.array([0.0, 1.0, 0.0])
+    base = lit_colors(np.array([0.4, 0.4, 0.4]), normal, Lighting())
+    brighter = lit_colors(np.array([0.4, 0.4, 0.4]), normal, Lighting(exposure=1.2))
+    np.testing.assert_allclose(brighter, np.clip(base * 1.2, 0, 1))
+    text = world_scene_text(attr.evolve(trivial_world(), lighting=Lighting(exposure=0.5)))
+    assert "light_energy = 0.5" in text and "ambient_light_energy = 0.3" in text

@@ -74,3 +74,28 @@ def test_gymnasium_make_with_task_and_difficulty_steps_in_a_generated_world():
         assert not terminated and not truncated
     finally:
         env.close()
+
+
+def test_fog_fades_distant_terrain_to_the_fog_colour(env, tmp_path):
+    import attr
+
+    world = build_world("eat", 0.5, 2)
+    fog_color = np.array([0.9, 0.2, 0.9])  # unmistakable
+    frames = {}
+    for fog in (False, True):
+        lighting = attr.evolve(world.lighting, fog_enabled=fog, fog_color=tuple(fog_color), fog_depth_begin_m=5.0, fog_depth_end_m=30.0)
+        folder = _export(attr.evolve(world, lighting=lighting), tmp_path / str(fog))
+        observation, _ = env.reset(seed=0, options={"world_dir": folder})
+        frames[fog] = observation["rgbd"]
+    from avalon.env.protocol import depth_to_metres
+
+    metres = depth_to_metres(frames[False][..., 3])
+    far = (metres > 40) & np.isfinite(metres)
+    near = metres < 4
+    assert far.sum() > 20 and near.sum() > 20
+    target = fog_color * 255
+    far_before = np.abs(frames[False][far][:, :3] - target).mean()
+    far_after = np.abs(frames[True][far][:, :3] - target).mean()
+    assert far_after < far_before / 3  # distant terrain takes the fog's colour
+    near_change = np.abs(frames[True][near][:, :3].astype(int) - frames[False][near][:, :3]).mean()
+    assert near_change < 10  # nearby things barely change

@@ -146,7 +146,7 @@ def world_scene_text(world: World) -> str:
         background_mode="1",
         background_color=_color(lighting.sky_horizon_color),
         ambient_light_color=_color(lighting.ambient_color),
-        ambient_light_energy=_num(lighting.ambient_energy),
+        ambient_light_energy=_num(lighting.ambient_energy * lighting.exposure),
         **fog,
     )
 
@@ -156,12 +156,12 @@ def world_scene_text(world: World) -> str:
         "Sun", ".", "DirectionalLight",
         transform=_transform((0.0, 0.0, 0.0), math.radians(lighting.sun_yaw_deg), math.radians(lighting.sun_pitch_deg)),
         light_color=_color(lighting.sun_color),
-        light_energy=_num(lighting.sun_energy),
+        light_energy=_num(lighting.sun_energy * lighting.exposure),
     )
     scene.node(
         "SkyDome", ".", instance=scene.ext_resource(SKY_DOME_SCENE, "PackedScene"),
-        zenith_color=_color(lighting.sky_zenith_color),
-        horizon_color=_color(lighting.sky_horizon_color),
+        zenith_color=_color(np.clip(np.array(lighting.sky_zenith_color) * lighting.exposure, 0.0, 1.0)),
+        horizon_color=_color(np.clip(np.array(lighting.sky_horizon_color) * lighting.exposure, 0.0, 1.0)),
     )
     if isinstance(world.ground, FlatGround):
         _flat_ground(scene, world.ground, lighting)
