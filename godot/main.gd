@@ -55,7 +55,7 @@ func _physics_process(_delta):
 				error = simulation.step(bridge.decode_action(message.payload, simulation.action_size()))
 			P.MSG_RESET:
 				var reset = bridge.decode_reset(message.payload)
-				error = simulation.reset(reset.seed, reset.time_limit_frames, reset.world_dir)
+				error = simulation.reset(reset.seed, reset.time_limit_frames, reset.movement_coefficient, reset.world_dir)
 			P.MSG_CLOSE:
 				bridge.close()
 				get_tree().quit()

@@ -15,17 +15,23 @@ from avalon.datagen.world_folder import WorldInfo, read_world_info
 from avalon.env import protocol
 from avalon.env.config import EnvConfig
 from avalon.env.errors import SimulatorError
-from avalon.env.mechanics import FRAME_PENALTY
+from avalon.env.mechanics import FRAME_PENALTY, INITIAL_ENERGY
 from avalon.env.simulator import Simulator
 from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
 from avalon.tasks import generate_world
 
 _OFFSETS = protocol.feature_offsets()
 _OBSERVED = [(feature.name, _OFFSETS[feature.name], feature.size) for feature in protocol.OBSERVED_FEATURES]
+_ACHIEVEMENTS = slice(_OFFSETS["achievements"], _OFFSETS["achievements"] + len(protocol.ACHIEVEMENTS))
 
 
 def _feature(features: np.ndarray, name: str) -> float:
     return float(features[_OFFSETS[name]])
+
+
+def _all_food_eaten(features: np.ndarray) -> bool:
+    total = _feature(features, "food_total")
+    return total > 0 and _feature(features, "food_eaten") >= total
 
 
 class AvalonEnv(gym.Env):
@@ -41,8 +47,11 @@ class AvalonEnv(gym.Env):
     ``episode_seed`` (use exactly this episode seed; replay uses it).
 
     The reward is the change in energy minus the frame penalty (and, in training mode, the
-    movement penalty) of the paper's Appendix B. Episodes end (``terminated``) by the game's
-    rules, or are truncated at the world's time limit.
+    movement penalty) of the paper's Appendix B. Episodes end (``terminated``) when the energy
+    reaches 0 or 10 frames after the last food is eaten, or are truncated at the world's time
+    limit. ``info`` carries ``success`` (all food eaten), ``score`` (Appendix M), this frame's
+    energy terms, the ``achievements`` unlocked so far this episode, and the task, difficulty
+    and seed.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
@@ -66,6 +75,8 @@ class AvalonEnv(gym.Env):
         self._world: WorldInfo | None = None
         self._episode_seed: int | None = None
         self._energy = 0.0
+        self._score_state = (INITIAL_ENERGY, 0.0)  # (E_f, T) of Appendix M so far
+        self._food_done = False
         self._last_rgbd: np.ndarray | None = None
         self._episode_over = True
         self._episode_count = 0
@@ -87,10 +98,15 @@ class AvalonEnv(gym.Env):
         self._episode_over = True
         if self._simulator is None or not self._simulator.is_running:
             self._start_simulator()
-        observation = self._simulator.reset(str(world.path), int(episode_seed), world.time_limit_frames)
+        movement_coefficient = self.config.movement_coefficient if self.config.is_training else 0.0
+        observation = self._simulator.reset(
+            str(world.path), int(episode_seed), world.time_limit_frames, movement_coefficient
+        )
         self._world, self._episode_seed = world, int(episode_seed)
         self._episode_count += 1
         self._energy = _feature(observation.features, "energy")
+        self._score_state = (self._energy, _feature(observation.features, "frames_remaining"))
+        self._food_done = False
         self._episode_over = False
         return self._observation(observation), self._info(observation)
 
@@ -105,10 +121,12 @@ class AvalonEnv(gym.Env):
             raise
         features = observation.features
         energy = _feature(features, "energy")
-        reward = energy - self._energy - FRAME_PENALTY
-        if self.config.is_training:
-            reward -= _feature(features, "energy_spent_on_movement")
+        # The simulator reports a movement penalty of 0 in evaluation mode (C_move = 0).
+        reward = energy - self._energy - FRAME_PENALTY - _feature(features, "energy_spent_on_movement")
         self._energy = energy
+        if not self._food_done:  # Appendix M scores at the moment the last food is eaten
+            self._score_state = (energy, _feature(features, "frames_remaining"))
+            self._food_done = _all_food_eaten(features)
         terminated = _feature(features, "is_terminated") > 0.5
         truncated = not terminated and _feature(features, "frames_remaining") <= 0
         self._episode_over = terminated or truncated
@@ -184,6 +202,8 @@ class AvalonEnv(gym.Env):
         features = observation.features
         offset = _OFFSETS["world_body_position"]
         world = self._world
+        final_energy, frames_remaining = self._score_state
+        flags = features[_ACHIEVEMENTS]
         return {
             "task": world.task if world else self.config.task,
             "difficulty": world.difficulty if world else self.config.difficulty,
@@ -191,6 +211,16 @@ class AvalonEnv(gym.Env):
             "world_dir": str(world.path) if world else None,
             "frame": observation.frame,
             "energy": _feature(features, "energy"),
+            "success": _all_food_eaten(features),
+            "score": max(0.0, final_energy - INITIAL_ENERGY + frames_remaining * FRAME_PENALTY),
+            "food_eaten": int(_feature(features, "food_eaten")),
+            "food_total": int(_feature(features, "food_total")),
+            "energy_gained_from_eating": _feature(features, "energy_gained_from_eating"),
+            "energy_lost_to_falls": _feature(features, "energy_lost_to_falls"),
+            "energy_lost_to_attacks": _feature(features, "energy_lost_to_attacks"),
+            "movement_penalty": _feature(features, "energy_spent_on_movement"),
+            "frame_penalty": FRAME_PENALTY if observation.frame > 0 else 0.0,
+            "achievements": frozenset(name for name, flag in zip(protocol.ACHIEVEMENTS, flags) if flag > 0.5),
             "world_body_position": features[offset : offset + 3].copy(),
             "world_body_yaw": _feature(features, "world_body_yaw"),
         }

@@ -74,6 +74,9 @@ def generate() -> str:
     lines.append("const FEATURE_COUNT = %d" % protocol.FEATURE_COUNT)
     for name, offset in protocol.feature_offsets().items():
         lines.append("const F_%s = %d" % (name.upper(), offset))
+    lines += ["", "# Achievements: index of each flag in the achievements feature"]
+    lines += ["const ACH_%s = %d" % (name.upper(), index) for index, name in enumerate(protocol.ACHIEVEMENTS)]
+    lines.append("const ACHIEVEMENTS = [%s]" % ", ".join(_gd_value(name) for name in protocol.ACHIEVEMENTS))
     lines += ["", "# Agent mechanics (avalon/env/mechanics.py)"]
     lines += ["const %s = %s" % (name, _gd_value(value)) for name, value in _module_constants(mechanics)]
     return "\n".join(lines) + "\n"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import attr
 
+from avalon.env.mechanics import MOVEMENT_COEFFICIENT
 from avalon.env.protocol import ACTION_SPACES
 from avalon.env.simulator import SimulatorSettings
 from avalon.tasks import check_difficulty, check_task
@@ -38,6 +41,11 @@ def _positive(_instance, attribute, value):
         raise ValueError(f"{attribute.name}={value!r} must be positive (seconds)")
 
 
+def _non_negative(_instance, attribute, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{attribute.name}={value!r} must be a finite number >= 0")
+
+
 def _optional_seed(_instance, attribute, value):
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63):
         raise ValueError(f"{attribute.name}={value!r} must be None or an int in [0, 2**63)")
@@ -68,6 +76,8 @@ class EnvConfig:
     seed: int | None = attr.ib(default=None, validator=_optional_seed)
     #: Training mode applies the movement penalty; evaluation mode sets C_move = 0 (Appendix B).
     is_training: bool = True
+    #: C_move of Appendix B, the movement penalty's coefficient in training mode (Table 5: 1e-8).
+    movement_coefficient: float = attr.ib(default=MOVEMENT_COEFFICIENT, validator=_non_negative)
     #: Godot binary to run (from Debian's godot3-runner).
     godot_binary: str = "godot3-runner"
     #: Deadlines on the simulator, seconds: start-up (handshake), reset (world load), step.

@@ -49,3 +49,18 @@ CAMERA_FOV_DEG = 90.0
 # Energy and reward (Appendix B, Table 5).
 INITIAL_ENERGY = 1.0
 FRAME_PENALTY = 1e-4  # per frame, in training and evaluation; also the score's frame bonus
+FALL_DAMAGE_COEFFICIENT = 0.000026  # C_fall of equation 2, energy per kg per (m/s)^2
+FALL_SAFE_SPEED_M_PER_S = 10.0  # v_threshold of equation 2: landing slower than this does no damage
+MOVEMENT_COEFFICIENT = 1e-8  # C_move of equation 3 in training (the env sends 0 in evaluation mode)
+KINETIC_COEFFICIENT = 0.0  # C_K of equation 4, for body and hands
+POTENTIAL_COEFFICIENT = 1.0  # C_P of equation 5, for body, head and hands
+EAT_DISTANCE_M = 0.5  # held food this close to the head (its centre to the head's) is eaten
+FRAMES_AFTER_LAST_FOOD = 10  # the episode ends this many frames after the last food is eaten
+
+# Grasping, throwing, climbing and the achievements that measure them.
+GRASP_REACH_M = 0.15  # a hand grasps what lies within this distance of its surface
+MAX_LIFT_MASS_KG = 40.0  # heavier items (boulders) cannot be lifted, only pushed
+THROW_MIN_SPEED_M_PER_S = 2.0  # a release at least this fast counts as a throw
+HIT_MIN_SPEED_M_PER_S = 3.0  # an item striking something this fast counts as a hit
+CARRY_ACHIEVEMENT_M = 20.0
+CLIMB_ACHIEVEMENT_M = 2.0

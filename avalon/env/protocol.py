@@ -8,7 +8,7 @@ Wire format (little-endian, over one loopback TCP connection that Godot opens to
 
     frame   = type:u8  length:u32  payload:length bytes
     HELLO        Godot→Python  magic:4s  version:u32  secret:32s  engine_version:utf8
-    RESET        Python→Godot  seed:u64  time_limit_frames:u32  world_dir:utf8
+    RESET        Python→Godot  seed:u64  time_limit_frames:u32  movement_coefficient:f32  world_dir:utf8
     STEP         Python→Godot  tag:u32 (=22)  count:u32  action:float32[count]
     CLOSE        Python→Godot  (empty)
     OBSERVATION  Godot→Python  frame:u32  features:float32[FEATURE_COUNT]  rgbd:u8[res*res*4]
@@ -27,12 +27,14 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-PROTOCOL_VERSION = 2
+from avalon.datagen.world import FOOD_KINDS
+
+PROTOCOL_VERSION = 3
 MAGIC = b"AVLN"
 SECRET_SIZE = 32
 HEADER = struct.Struct("<BI")
 HELLO_FIXED = struct.Struct("<4sI32s")
-RESET_FIXED = struct.Struct("<QI")
+RESET_FIXED = struct.Struct("<QIf")
 STEP_FIXED = struct.Struct("<II")
 GODOT_POOL_REAL_ARRAY_TAG = 22  # Variant::POOL_REAL_ARRAY in Godot 3's marshalling
 OBSERVATION_FIXED = struct.Struct("<I")
@@ -140,6 +142,23 @@ def _scalar(name: str, unit: str, doc: str, observed: bool = True) -> Feature:
     return Feature(name, 1, observed, unit, doc)
 
 
+#: Achievements (an idea from Crafter): things the agent did at least once this episode. The
+#: simulator sets the flag of each in the ``achievements`` feature, in this order.
+ACHIEVEMENTS: tuple[str, ...] = (
+    "grasp",  # held something (an item or a climbable surface)
+    "carry_20m",  # moved a held item 20 m from where it was grasped
+    "throw",  # released a held item faster than THROW_MIN_SPEED_M_PER_S
+    "hit",  # an item the agent threw or swung struck something at HIT_MIN_SPEED_M_PER_S or more
+    "jump",
+    "climb_2m",  # raised the body 2 m above where it last stood by climbing
+    "push",  # moved an item the agent does not hold by walking into it or touching it
+    "stack",  # released a stone so that it came to rest on another stone
+    "open_food",  # opened a food that must be opened (coconut, orange, avocado)
+    "eat",
+    *(f"eat_{kind}" for kind in FOOD_KINDS),
+)
+
+
 _DELTA = "change since the previous frame, world displacement expressed in the current body frame"
 _DROT = "change since the previous frame of world (pitch, yaw, roll), wrapped to [-pi, pi]"
 
@@ -162,7 +181,8 @@ FEATURES: tuple[Feature, ...] = (
     _scalar("right_hand_is_colliding", "bool", "1 when the right hand touches anything"),
     _scalar("left_hand_is_grasping", "bool", "1 when the left hand holds something"),
     _scalar("right_hand_is_grasping", "bool", "1 when the right hand holds something"),
-    _scalar("energy_spent_on_movement", "energy", "movement energy spent this frame"),
+    _scalar("energy_spent_on_movement", "energy", "movement penalty this frame: C_move times equations 3-5 of "
+            "Appendix B (0 in evaluation mode); it lowers the reward, not the energy"),
     _scalar("energy_lost_to_attacks", "energy", "energy lost to predator attacks this frame"),
     _scalar("energy_gained_from_eating", "energy", "energy gained by eating this frame"),
     _scalar("energy", "energy", "current energy (starts at 1; the episode ends at 0)"),
@@ -171,6 +191,12 @@ FEATURES: tuple[Feature, ...] = (
     _vec("world_body_position", "m", "body position (feet) in world coordinates", observed=False),
     _scalar("world_body_yaw", "rad", "body yaw in world coordinates", observed=False),
     _scalar("is_terminated", "bool", "1 when the episode has ended by the game's rules", observed=False),
+    _scalar("energy_lost_to_falls", "energy", "fall damage this frame (equation 2 of Appendix B)", observed=False),
+    _scalar("movement_work", "J", "equations 3-5 of Appendix B this frame before C_move: the summed kinetic "
+            "and potential energy increases of body, head and hands", observed=False),
+    _scalar("food_total", "count", "pieces of food in the world when the episode began", observed=False),
+    _scalar("food_eaten", "count", "pieces of food eaten so far this episode", observed=False),
+    Feature("achievements", len(ACHIEVEMENTS), False, "bool", "one flag per name of ACHIEVEMENTS: 1 once unlocked this episode"),
 )
 
 FEATURE_COUNT = sum(feature.size for feature in FEATURES)
@@ -250,19 +276,21 @@ def decode_hello(payload: bytes) -> Hello:
     return Hello(magic, version, secret, payload[HELLO_FIXED.size:].decode("utf-8", "replace"))
 
 
-def encode_reset(seed: int, time_limit_frames: int, world_dir: str) -> bytes:
-    return encode_frame(MessageType.RESET, RESET_FIXED.pack(seed, time_limit_frames) + world_dir.encode())
+def encode_reset(seed: int, time_limit_frames: int, world_dir: str, movement_coefficient: float = 0.0) -> bytes:
+    fixed = RESET_FIXED.pack(seed, time_limit_frames, movement_coefficient)
+    return encode_frame(MessageType.RESET, fixed + world_dir.encode())
 
 
 class Reset(NamedTuple):
     seed: int
     time_limit_frames: int
+    movement_coefficient: float
     world_dir: str
 
 
 def decode_reset(payload: bytes) -> Reset:
-    seed, time_limit = RESET_FIXED.unpack_from(payload)
-    return Reset(seed, time_limit, payload[RESET_FIXED.size:].decode())
+    seed, time_limit, movement_coefficient = RESET_FIXED.unpack_from(payload)
+    return Reset(seed, time_limit, movement_coefficient, payload[RESET_FIXED.size:].decode())
 
 
 def encode_step(action: np.ndarray) -> bytes:

@@ -197,11 +197,16 @@ class Simulator:
 
     # ------------------------------------------------------------------ requests
 
-    def reset(self, world_dir: str, seed: int, time_limit_frames: int) -> protocol.Observation:
-        """Loads a world folder and returns its first observation."""
-        return self._request(
-            protocol.encode_reset(seed, time_limit_frames, world_dir), self.settings.reset_timeout_s, world_dir=world_dir
-        )
+    def reset(
+        self, world_dir: str, seed: int, time_limit_frames: int, movement_coefficient: float = 0.0
+    ) -> protocol.Observation:
+        """Loads a world folder and returns its first observation.
+
+        ``movement_coefficient`` is C_move of the paper's Appendix B for this episode (0 in
+        evaluation mode): it scales the movement penalty the simulator reports.
+        """
+        message = protocol.encode_reset(seed, time_limit_frames, world_dir, movement_coefficient)
+        return self._request(message, self.settings.reset_timeout_s, world_dir=world_dir)
 
     def step(self, action: np.ndarray) -> protocol.Observation:
         """Sends one action (float32 values in the layout of the action space) and returns the result."""

@@ -71,8 +71,9 @@ func decode_reset(payload):
 	incoming.data_array = payload
 	var seed_value = incoming.get_u64()
 	var time_limit = incoming.get_u32()
-	var world_dir = payload.subarray(12, payload.size() - 1).get_string_from_utf8() if payload.size() > 12 else ""
-	return {"seed": seed_value, "time_limit_frames": time_limit, "world_dir": world_dir}
+	var movement_coefficient = incoming.get_float()
+	var world_dir = payload.subarray(16, payload.size() - 1).get_string_from_utf8() if payload.size() > 16 else ""
+	return {"seed": seed_value, "time_limit_frames": time_limit, "movement_coefficient": movement_coefficient, "world_dir": world_dir}
 
 
 func send_observation(frame, features, rgbd):

@@ -2,7 +2,7 @@
 # avalon/env/mechanics.py. Do not edit: change those modules and regenerate.
 extends Reference
 
-const PROTOCOL_VERSION = 2
+const PROTOCOL_VERSION = 3
 const MAGIC = "AVLN"
 const SECRET_SIZE = 32
 const HEADER_SIZE = 5
@@ -43,7 +43,7 @@ const MOUSE_KEYBOARD_LEFT_THROW = 7  # 1 value(s), binary
 const MOUSE_KEYBOARD_RIGHT_THROW = 8  # 1 value(s), binary
 
 # Features: offset of each in an OBSERVATION's float32 vector
-const FEATURE_COUNT = 56
+const FEATURE_COUNT = 80
 const F_BODY_DELTA_POSITION = 0
 const F_BODY_DELTA_ROTATION = 3
 const F_HEAD_DELTA_POSITION = 6
@@ -70,6 +70,34 @@ const F_FRAMES_REMAINING = 50
 const F_WORLD_BODY_POSITION = 51
 const F_WORLD_BODY_YAW = 54
 const F_IS_TERMINATED = 55
+const F_ENERGY_LOST_TO_FALLS = 56
+const F_MOVEMENT_WORK = 57
+const F_FOOD_TOTAL = 58
+const F_FOOD_EATEN = 59
+const F_ACHIEVEMENTS = 60
+
+# Achievements: index of each flag in the achievements feature
+const ACH_GRASP = 0
+const ACH_CARRY_20M = 1
+const ACH_THROW = 2
+const ACH_HIT = 3
+const ACH_JUMP = 4
+const ACH_CLIMB_2M = 5
+const ACH_PUSH = 6
+const ACH_STACK = 7
+const ACH_OPEN_FOOD = 8
+const ACH_EAT = 9
+const ACH_EAT_APPLE = 10
+const ACH_EAT_BANANA = 11
+const ACH_EAT_CHERRY = 12
+const ACH_EAT_MULBERRY = 13
+const ACH_EAT_FIG = 14
+const ACH_EAT_ORANGE = 15
+const ACH_EAT_AVOCADO = 16
+const ACH_EAT_COCONUT = 17
+const ACH_EAT_HONEYCOMB = 18
+const ACH_EAT_CARROT = 19
+const ACHIEVEMENTS = ["grasp", "carry_20m", "throw", "hit", "jump", "climb_2m", "push", "stack", "open_food", "eat", "eat_apple", "eat_banana", "eat_cherry", "eat_mulberry", "eat_fig", "eat_orange", "eat_avocado", "eat_coconut", "eat_honeycomb", "eat_carrot"]
 
 # Agent mechanics (avalon/env/mechanics.py)
 const STEPS_PER_SECOND = 10
@@ -101,3 +129,16 @@ const RIGHT_HAND_REST_M = Vector3(0.3, 1.2, -0.6)
 const CAMERA_FOV_DEG = 90.0
 const INITIAL_ENERGY = 1.0
 const FRAME_PENALTY = 0.0001
+const FALL_DAMAGE_COEFFICIENT = 2.6e-05
+const FALL_SAFE_SPEED_M_PER_S = 10.0
+const MOVEMENT_COEFFICIENT = 1e-08
+const KINETIC_COEFFICIENT = 0.0
+const POTENTIAL_COEFFICIENT = 1.0
+const EAT_DISTANCE_M = 0.5
+const FRAMES_AFTER_LAST_FOOD = 10
+const GRASP_REACH_M = 0.15
+const MAX_LIFT_MASS_KG = 40.0
+const THROW_MIN_SPEED_M_PER_S = 2.0
+const HIT_MIN_SPEED_M_PER_S = 3.0
+const CARRY_ACHIEVEMENT_M = 20.0
+const CLIMB_ACHIEVEMENT_M = 2.0

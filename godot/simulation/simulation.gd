@@ -17,6 +17,8 @@ var player = null
 var frame = 0
 var time_limit_frames = 0
 var energy = P.INITIAL_ENERGY
+var food_total = 0
+var movement_coefficient = 0.0  # C_move of Appendix B for this episode (0 in evaluation mode)
 var physics_paused = false
 var features = []
 var terrain = null  # the world's terrain node, if it has one (levels of detail follow the player)
@@ -44,7 +46,7 @@ func action_size():
 	return ACTION_SIZES[action_space]
 
 
-func reset(seed_value, time_limit, world_dir):
+func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 	_clear_episode()
 	var loaded = WorldLoader.load_world(world_dir)
 	if loaded.error != "":
@@ -66,6 +68,8 @@ func reset(seed_value, time_limit, world_dir):
 	frame = 0
 	time_limit_frames = time_limit
 	energy = P.INITIAL_ENERGY
+	food_total = get_tree().get_nodes_in_group("food").size()
+	movement_coefficient = movement_coefficient_value
 	# The reset frame is rendered without a physics step, so frame 0 shows the spawn state.
 	PhysicsServer.set_active(false)
 	physics_paused = true
@@ -98,6 +102,12 @@ func collect_features():
 	features[P.F_ENERGY] = energy
 	features[P.F_FRAMES_REMAINING] = float(max(0, time_limit_frames - frame))
 	features[P.F_IS_TERMINATED] = 1.0 if energy <= 0.0 else 0.0
+	features[P.F_ENERGY_LOST_TO_FALLS] = 0.0
+	features[P.F_MOVEMENT_WORK] = 0.0
+	features[P.F_FOOD_TOTAL] = food_total
+	features[P.F_FOOD_EATEN] = 0.0
+	for i in range(P.ACHIEVEMENTS.size()):
+		features[P.F_ACHIEVEMENTS + i] = 0.0
 	return features
 
 

@@ -22,9 +22,9 @@ def test_hello_round_trip():
 
 
 def test_reset_round_trip_with_unicode_path():
-    message_type, payload = _split(protocol.encode_reset(2**62 + 5, 1234, "/tmp/wörld folder"))
+    message_type, payload = _split(protocol.encode_reset(2**62 + 5, 1234, "/tmp/wörld folder", 0.25))
     assert message_type == protocol.MessageType.RESET
-    assert protocol.decode_reset(payload) == protocol.Reset(2**62 + 5, 1234, "/tmp/wörld folder")
+    assert protocol.decode_reset(payload) == protocol.Reset(2**62 + 5, 1234, 0.25, "/tmp/wörld folder")
 
 
 def test_step_is_a_godot_pool_real_array_of_little_endian_float32():
