@@ -64,3 +64,5 @@ THROW_MIN_SPEED_M_PER_S = 2.0  # a release at least this fast counts as a throw
 HIT_MIN_SPEED_M_PER_S = 3.0  # an item striking something this fast counts as a hit
 CARRY_ACHIEVEMENT_M = 20.0
 CLIMB_ACHIEVEMENT_M = 2.0
+
+# Food and tools (Appendix A.1, A.3, Table 2).
