@@ -19,6 +19,8 @@ from avalon import AvalonEnv, EnvConfig
         ("task", "fly", "unknown task 'fly'; the tasks are: .*trivial"),
         ("seed", -1, "seed=-1 must be None or an int"),
         ("step_timeout_s", 0, "step_timeout_s=0 must be positive"),
+        ("movement_coefficient", math.nan, "movement_coefficient=nan must be a finite number >= 0"),
+        ("movement_coefficient", -1e-8, "movement_coefficient=-1e-08 must be a finite number >= 0"),
     ],
 )
 def test_bad_config_values_name_the_value_and_the_choices(field, value, message):
