@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Mapping, Union
 
 import attr
 
+from avalon.env import mechanics
+
 if TYPE_CHECKING:
     from avalon.datagen.biomes import BiomeMap
     from avalon.datagen.obstacles import RingOutline
@@ -157,3 +159,39 @@ FOOD_RADIUS_M: dict[str, float] = {
     "carrot": 0.2,  # mostly in the ground; pulled out by its leaves
 }
 FOOD_KINDS = tuple(FOOD_RADIUS_M)
+
+#: The tools and movable items of Appendix A.1/E.5 (``godot/entities/tools``): their bounding box
+#: at ``safe_scale`` 1 (x, y, z metres; sticks and logs lie along z; the centre rests half the
+#: height above the ground) and default mass. An entity's params may override ``safe_scale``
+#: (uniform scale of shape and mesh), ``base_color`` and ``mass``.
+TOOL_SIZE_M: dict[str, Vector3] = {
+    "rock": (0.2, 0.14, 0.18),  # fist-sized, thrown; a hard enough hit opens an orange
+    "stick": (0.05, 0.05, 1.0),  # melee
+    "stone": (0.4, 0.3, 0.4),  # box-ish, stackable
+    "boulder": (1.2, 0.9, 1.1),  # too heavy to lift: pushed
+    "log": (0.3, 0.3, 3.0),  # carried to bridge gaps
+}
+TOOL_MASS_KG: dict[str, float] = {
+    "rock": mechanics.ROCK_MASS_KG,
+    "stick": mechanics.STICK_MASS_KG,
+    "stone": mechanics.STONE_MASS_KG,
+    "boulder": mechanics.BOULDER_MASS_KG,
+    "log": mechanics.LOG_MASS_KG,
+}
+TOOL_KINDS = tuple(TOOL_SIZE_M)
+
+
+def tool_entity(kind: str, name: str, ground_position: Vector3, yaw_rad: float = 0.0, safe_scale: float = 1.0,
+                **params: object) -> Entity:
+    """A tool of ``kind`` resting on the ground at ``ground_position`` (its centre half its scaled
+    height above it); ``params`` may add ``base_color`` or ``mass``."""
+    if kind not in TOOL_SIZE_M:
+        raise ValueError(f"unknown tool kind {kind!r}; known: {TOOL_KINDS}")
+    if safe_scale <= 0.0:
+        raise ValueError(f"safe_scale {safe_scale!r} must be positive")
+    x, y, z = _vector3(ground_position)
+    height = TOOL_SIZE_M[kind][1] * safe_scale
+    all_params = dict(params)
+    if safe_scale != 1.0:
+        all_params["safe_scale"] = float(safe_scale)
+    return Entity(kind=kind, name=name, position=(x, y + height / 2.0, z), yaw_rad=yaw_rad, params=all_params)

@@ -60,9 +60,24 @@ FRAMES_AFTER_LAST_FOOD = 10  # the episode ends this many frames after the last 
 # Grasping, throwing, climbing and the achievements that measure them.
 GRASP_REACH_M = 0.15  # a hand grasps what lies within this distance of its surface
 MAX_LIFT_MASS_KG = 40.0  # heavier items (boulders) cannot be lifted, only pushed
-THROW_MIN_SPEED_M_PER_S = 2.0  # a release at least this fast counts as a throw
+THROW_MIN_SPEED_M_PER_S = 1.5  # a release at least this fast counts as a throw (below MAX_HAND_SPEED_M_PER_S)
 HIT_MIN_SPEED_M_PER_S = 3.0  # an item striking something this fast counts as a hit
 CARRY_ACHIEVEMENT_M = 20.0
 CLIMB_ACHIEVEMENT_M = 2.0
 
 # Food and tools (Appendix A.1, A.3, Table 2).
+# Impact speed is the relative speed of the two bodies along the contact normal just before the
+# physics step in which they touched (see godot/entities/impacts.gd and docs/items.md).
+FIG_SPLATTER_SPEED_M_PER_S = 4.5  # a fig striking anything this fast splatters (drop from ~1 m)
+COCONUT_OPEN_SPEED_M_PER_S = 5.0  # any impact this fast opens a coconut (drop from ~1.25 m)
+ORANGE_OPEN_ROCK_SPEED_M_PER_S = 3.0  # an orange opens only when a rock strikes it this fast
+AVOCADO_OPEN_DROP_HEIGHT_M = 2.0  # an avocado opens when it lands after falling this far
+# Its landing speed from that height, less one step of gravity (the speed a body falling that far
+# is sure to reach at STEPS_PER_SECOND, whatever the phase of the steps): about 5.3 m/s.
+AVOCADO_OPEN_SPEED_M_PER_S = math.sqrt(2.0 * GRAVITY_M_PER_S2 * AVOCADO_OPEN_DROP_HEIGHT_M) - GRAVITY_M_PER_S2 * STEP_SECONDS
+CARROT_BURIED_FRACTION = 0.75  # of the root's length below the ground while it grows
+ROCK_MASS_KG = 0.7  # fist-sized (~0.2 m), thrown; damages (opens oranges) what it hits
+STICK_MASS_KG = 1.0  # ~1 m long, for melee
+STONE_MASS_KG = 10.0  # ~0.4 x 0.3 x 0.4 m, stackable
+BOULDER_MASS_KG = 200.0  # ~1.2 m, above MAX_LIFT_MASS_KG: pushed, never lifted
+LOG_MASS_KG = 30.0  # ~3 m long, carryable (below MAX_LIFT_MASS_KG), bridges gaps

@@ -6,6 +6,8 @@ extends Spatial
 
 const P = preload("res://generated/protocol.gd")
 const RgbdCamera = preload("res://render/rgbd_camera.gd")
+const Grasp = preload("res://agent/grasp.gd")
+const Mechanics = preload("res://agent/mechanics.gd")
 
 const TOUCH_MARGIN_M = 0.02
 const STANDING_PROBE_M = 0.05
@@ -24,6 +26,7 @@ var hand_colliding = [false, false]
 var previous_transforms = []
 var touch_query = PhysicsShapeQueryParameters.new()
 var touch_shape = SphereShape.new()  # held here: the query keeps only its RID
+var mechanics = Mechanics.new(self)  # grasping, climbing, eating, falls, movement work, achievements
 
 
 func _init():
@@ -86,23 +89,34 @@ func spawn(spawn_transform):
 	hands[1].add_collision_exception_with(hands[0])
 	touch_query.exclude = [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
 	previous_transforms = _part_transforms()
+	mechanics.on_spawn()
+
+
+func own_rids():
+	return [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
 
 
 func apply_action(action, action_space):
 	var dt = P.STEP_SECONDS
-	if action_space == "vr":
-		_turn(Vector3(action[P.VR_HEAD_ROTATION], action[P.VR_HEAD_ROTATION + 1], action[P.VR_HEAD_ROTATION + 2]), dt)
-		head_height += action[P.VR_HEAD_POSITION + 1] * P.MAX_HEAD_VERTICAL_SPEED_M_PER_S * dt
-		_update_head()
-		_walk(Vector3(action[P.VR_HEAD_POSITION], 0.0, action[P.VR_HEAD_POSITION + 2]), action[P.VR_JUMP] >= 0.5, dt)
-		_move_hand(0, _vector_at(action, P.VR_LEFT_HAND_POSITION), _vector_at(action, P.VR_LEFT_HAND_ROTATION), dt)
-		_move_hand(1, _vector_at(action, P.VR_RIGHT_HAND_POSITION), _vector_at(action, P.VR_RIGHT_HAND_ROTATION), dt)
+	if action_space != "vr":
+		action = mechanics.mouse_keyboard_to_vr(action)
+	mechanics.begin_step()
+	_turn(Vector3(action[P.VR_HEAD_ROTATION], action[P.VR_HEAD_ROTATION + 1], action[P.VR_HEAD_ROTATION + 2]), dt)
+	head_height += action[P.VR_HEAD_POSITION + 1] * P.MAX_HEAD_VERTICAL_SPEED_M_PER_S * dt
+	_update_head()
+	var hand_rates = [_vector_at(action, P.VR_LEFT_HAND_POSITION), _vector_at(action, P.VR_RIGHT_HAND_POSITION)]
+	var jump = action[P.VR_JUMP] >= 0.5
+	if mechanics.is_hanging():
+		mechanics.hang(hand_rates, dt)
 	else:
-		_turn(Vector3(action[P.MOUSE_KEYBOARD_HEAD_PITCH], action[P.MOUSE_KEYBOARD_HEAD_YAW], 0.0), dt)
-		_update_head()
-		_walk(Vector3(0.0, 0.0, -action[P.MOUSE_KEYBOARD_MOVE_FORWARD]), action[P.MOUSE_KEYBOARD_JUMP] >= 0.5, dt)
-		for i in range(2):
-			_move_hand(i, Vector3.ZERO, Vector3.ZERO, dt)
+		_walk(Vector3(action[P.VR_HEAD_POSITION], 0.0, action[P.VR_HEAD_POSITION + 2]), jump, dt)
+	for i in range(2):
+		var rotation_rate = _vector_at(action, P.VR_LEFT_HAND_ROTATION if i == 0 else P.VR_RIGHT_HAND_ROTATION)
+		if mechanics.is_anchored(i):
+			mechanics.keep_anchored(i)
+		else:
+			_move_hand(i, hand_rates[i], rotation_rate, dt)
+	mechanics.end_step([action[P.VR_LEFT_GRASP] >= 0.5, action[P.VR_RIGHT_GRASP] >= 0.5], dt)
 
 
 func _vector_at(action, offset):
@@ -132,8 +146,10 @@ func _walk(direction, jump, dt):
 	vertical_speed -= P.GRAVITY_M_PER_S2 * dt
 	if jump and _is_standing():
 		vertical_speed = P.JUMP_SPEED_M_PER_S
+		mechanics.on_jump(vertical_speed)
 	velocity.y = vertical_speed
 	vertical_speed = body.move_and_slide(velocity, Vector3.UP, true).y
+	mechanics.after_body_motion(body.is_on_floor())
 
 
 # On the floor after the last slide, or (e.g. on the first step after spawning) just above something.
@@ -146,13 +162,27 @@ func _hand_target(i):
 	return Transform(basis, body.global_transform.xform(hand_positions[i]))
 
 
-# Moves a hand toward its new pose relative to the body, stopping where it hits something.
-func _move_hand(i, translation_rate, rotation_rate, dt):
-	var shoulder = Vector3(P.SHOULDER_HALF_WIDTH_M * (-1.0 if i == 0 else 1.0), P.SHOULDER_HEIGHT_M, 0.0)
-	var local = hand_positions[i] + translation_rate * P.MAX_HAND_SPEED_M_PER_S * dt
+# The shoulders sink with the head when crouching, so a crouching agent reaches the ground.
+func shoulder_height():
+	return P.SHOULDER_HEIGHT_M - (P.HEAD_DEFAULT_HEIGHT_M - head_height)
+
+
+func rest_position(i):
+	return P.LEFT_HAND_REST_M if i == 0 else P.RIGHT_HAND_REST_M
+
+
+# A hand position in the body frame moved back within arm's reach of its shoulder.
+func reach_clamped(i, local):
+	var shoulder = Vector3(P.SHOULDER_HALF_WIDTH_M * (-1.0 if i == 0 else 1.0), shoulder_height(), 0.0)
 	var reach = local - shoulder
 	if reach.length() > P.ARM_REACH_M:
-		local = shoulder + reach.normalized() * P.ARM_REACH_M
+		return shoulder + reach.normalized() * P.ARM_REACH_M
+	return local
+
+
+# Moves a hand toward its new pose relative to the body, stopping where it hits something.
+func _move_hand(i, translation_rate, rotation_rate, dt):
+	var local = reach_clamped(i, hand_positions[i] + translation_rate * P.MAX_HAND_SPEED_M_PER_S * dt)
 	var rotation = hand_rotations[i] + rotation_rate * P.MAX_HAND_TURN_SPEED_RAD_PER_S * dt
 	var limit = P.HAND_MAX_ANGLE_RAD
 	hand_rotations[i] = Vector3(clamp(rotation.x, -limit, limit), clamp(rotation.y, -limit, limit), clamp(rotation.z, -limit, limit))
@@ -160,10 +190,13 @@ func _move_hand(i, translation_rate, rotation_rate, dt):
 	var target = _hand_target(i)
 	var hand = hands[i]
 	hand.global_transform.basis = target.basis
-	var collision = hand.move_and_collide(target.origin - hand.global_transform.origin)
+	var motion = target.origin - hand.global_transform.origin
+	motion *= mechanics.held_item_free_fraction(i, motion)  # a held item does not pass through things
+	var collision = hand.move_and_collide(motion)
 	hand_positions[i] = body.global_transform.xform_inv(hand.global_transform.origin)
 	touch_query.transform = hand.global_transform
-	hand_colliding[i] = collision != null or not hand.get_world().direct_space_state.intersect_shape(touch_query, 1).empty()
+	touch_query.exclude = mechanics.agent_and_held_rids()  # a held item is not "touched"
+	hand_colliding[i] = (collision != null and not mechanics.is_held(collision.collider)) or not hand.get_world().direct_space_state.intersect_shape(touch_query, 1).empty()
 
 
 func _part_transforms():
@@ -194,8 +227,8 @@ func write_features(features):
 		_put_vector(features, relative_offsets[part] + 3, relative.basis.get_euler())
 	features[P.F_LEFT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[0] else 0.0
 	features[P.F_RIGHT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[1] else 0.0
-	features[P.F_LEFT_HAND_IS_GRASPING] = 0.0
-	features[P.F_RIGHT_HAND_IS_GRASPING] = 0.0
+	features[P.F_LEFT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(0) else 0.0
+	features[P.F_RIGHT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(1) else 0.0
 	_put_vector(features, P.F_WORLD_BODY_POSITION, body_transform.origin)
 	features[P.F_WORLD_BODY_YAW] = body_yaw
 	previous_transforms = current

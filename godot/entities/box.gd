@@ -1,14 +1,17 @@
 extends StaticBody
-# A static box (an obstacle or landmark). Its origin is at its centre.
+# A static box (an obstacle, landmark or climbable block). Its origin is at its centre.
 # `face_colors` (+x, -x, +y, -y, +z, -z) carry baked lighting from the exporter
 # (avalon/datagen/lighting.py), so the box is drawn unshaded; without them it is lit by Godot.
 
 export var size = Vector3(1, 1, 1)
 export var color = Color(0.6, 0.6, 0.6)
 export var face_colors = PoolColorArray()
+export var climbable = false  # the agent's hands can hold its faces (group "climbable")
 
 
 func _ready():
+	if climbable:
+		add_to_group("climbable")
 	var cube = CubeMesh.new()
 	cube.size = size
 	var material = SpatialMaterial.new()

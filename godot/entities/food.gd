@@ -1,21 +1,183 @@
 extends RigidBody
 # A piece of food: a physical body the agent picks up and eats. Its origin is at its centre and
-# `radius` (set by the exporter from avalon/datagen/world.py FOOD_RADIUS_M) bounds it.
-# Each kind's scene (entities/food/*.tscn) sets its look; the kind-specific rules of the
-# paper's Table 2 (splatter, open by force, dirty, ...) belong to the game mechanics.
+# `radius` (set by the exporter from avalon/datagen/world.py FOOD_RADIUS_M) bounds it; it rests
+# `radius` above the ground (a carrot's local ground level is y = -radius: its root is below it).
+# Each kind's scene (entities/food/*.tscn) sets its `kind` and look. The rules of the paper's
+# Table 2 are applied here from physics contacts (docs/items.md lists them and their thresholds,
+# which live in avalon/env/mechanics.py under "Food and tools"):
+#   fig        splatters (inedible) on an impact >= FIG_SPLATTER_SPEED_M_PER_S
+#   coconut    opens (edible) on an impact >= COCONUT_OPEN_SPEED_M_PER_S
+#   orange     opens only when a rock (group "rock") strikes it at >= ORANGE_OPEN_ROCK_SPEED_M_PER_S
+#   avocado    opens when it lands falling at >= AVOCADO_OPEN_SPEED_M_PER_S (a drop of 2 m)
+#   honeycomb  gets dirty (inedible) when it touches the ground (groups "terrain" or "ground")
+#   carrot     grows in the ground, locked in place, until a hand grasps it at its leaves
+# The agent side (godot/agent) calls is_edible, can_grasp_at, on_grasped, on_released.
 
+const P = preload("res://generated/protocol.gd")
+const Impacts = preload("res://entities/impacts.gd")
+
+const OPENED_KINDS = ["coconut", "orange", "avocado"]
+
+export var kind = ""
 export var radius = 0.15
 export var color = Color(0.8, 0.1, 0.1)
+export var changed_color = Color(0.5, 0.5, 0.5)  # splattered, opened or dirty
 export var energy = 1.0
 export(String, "sphere", "elongated", "hexagon", "root") var look = "sphere"
 export var stem_color = Color(0.35, 0.25, 0.1)
 export var stem_length = 0.3  # relative to the radius; 0 for none
+# Asleep, it stays where the generator put it (even on a slope or hanging in a tree) until
+# something touches it; awake, it falls at once.
+export var start_asleep = true
+
+var splattered = false
+var opened = false
+var dirty = false
+var in_ground = false  # a carrot until it is grasped
+var impacts = Impacts.new()
+var _stem = null
 
 
 func _ready():
 	add_to_group("food")
-	sleeping = true  # rests where the generator put it (even on a slope) until something touches it
+	add_to_group("graspable")
+	contact_monitor = true
+	contacts_reported = 4
+	continuous_cd = true
+	sleeping = start_asleep
+	in_ground = kind == "carrot"
+	if in_ground:
+		_set_locked(true)
+	if stem_length > 0.0:
+		var stem = CylinderMesh.new()
+		stem.top_radius = radius * 0.08
+		stem.bottom_radius = radius * 0.08
+		stem.height = radius * stem_length
+		stem.radial_segments = 4
+		stem.rings = 1
+		_stem = MeshInstance.new()
+		_stem.mesh = stem
+		_stem.material_override = _material(stem_color)
+		_stem.translation = Vector3(0, radius * (0.8 + stem_length / 2.0), 0)
+		_stem.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+		add_child(_stem)
+	if look == "root":
+		_build_carrot()
+	else:
+		var shape = SphereShape.new()
+		shape.radius = radius
+		$Shape.shape = shape
+	_update_look()
+
+
+func is_opened():
+	return opened or not OPENED_KINDS.has(kind)
+
+
+func is_edible():
+	return is_opened() and not splattered and not dirty
+
+
+# A carrot is held only by its leaves (its top, above the crown); everything else anywhere.
+func can_grasp_at(world_position):
+	if look != "root":
+		return true
+	return to_local(world_position).y >= _carrot_crown_y()
+
+
+func on_grasped():
+	if in_ground:
+		in_ground = false  # pulled out: from now on an ordinary body
+		_set_locked(false)
+
+
+func on_released():
+	impacts.reset(linear_velocity)
+
+
+func velocity_before_step(age = 0):
+	return impacts.velocity_before_step(age)
+
+
+func _integrate_forces(state):
+	var contacts = impacts.contacts(state)
+	if mode != MODE_RIGID or in_ground:
+		return
+	var changed = false
+	for contact in contacts:
+		var collider = contact.collider
+		match kind:
+			"fig":
+				if not splattered and contact.speed >= P.FIG_SPLATTER_SPEED_M_PER_S:
+					splattered = true
+					changed = true
+			"coconut":
+				if not opened and contact.speed >= P.COCONUT_OPEN_SPEED_M_PER_S:
+					opened = true
+					changed = true
+			"orange":
+				if not opened and collider != null and collider.is_in_group("rock") \
+						and contact.speed >= P.ORANGE_OPEN_ROCK_SPEED_M_PER_S:
+					opened = true
+					changed = true
+			"avocado":
+				if not opened and -contact.own_velocity.y >= P.AVOCADO_OPEN_SPEED_M_PER_S:
+					opened = true
+					changed = true
+			"honeycomb":
+				if not dirty and collider != null and (collider.is_in_group("terrain") or collider.is_in_group("ground")):
+					dirty = true
+					changed = true
+	if changed:
+		call_deferred("_update_look")
+
+
+func _set_locked(locked):
+	for axis in [PhysicsServer.BODY_AXIS_LINEAR_X, PhysicsServer.BODY_AXIS_LINEAR_Y, PhysicsServer.BODY_AXIS_LINEAR_Z,
+			PhysicsServer.BODY_AXIS_ANGULAR_X, PhysicsServer.BODY_AXIS_ANGULAR_Y, PhysicsServer.BODY_AXIS_ANGULAR_Z]:
+		set_axis_lock(axis, locked)
+	if not locked:
+		sleeping = false
+
+
+# The carrot's geometry: its root is CARROT_BURIED_FRACTION below the local ground (y = -radius),
+# its leaves stand above the crown.
+func _carrot_root_length():
+	return radius * 1.6
+
+
+func _carrot_crown_y():
+	return -radius + (1.0 - P.CARROT_BURIED_FRACTION) * _carrot_root_length()
+
+
+func _build_carrot():
+	var crown = _carrot_crown_y()
+	var length = _carrot_root_length()
+	var shape = CylinderShape.new()
+	shape.radius = radius * 0.35
+	shape.height = radius - (crown - length)
+	$Shape.shape = shape
+	$Shape.translation = Vector3(0, (radius + crown - length) / 2.0, 0)
+	for i in range(3):  # leaves: three thin green cones fanning out of the crown
+		var leaf = CylinderMesh.new()
+		leaf.top_radius = radius * 0.22
+		leaf.bottom_radius = radius * 0.02
+		leaf.height = radius - crown
+		leaf.radial_segments = 4
+		leaf.rings = 1
+		var instance = MeshInstance.new()
+		instance.mesh = leaf
+		instance.material_override = _material(stem_color)
+		instance.rotation = Vector3(0.3, i * 2.1, 0)
+		instance.translation = Vector3(0, crown + leaf.height / 2.0, 0)
+		instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+		add_child(instance)
+
+
+func _update_look():
 	var body_mesh
+	var changed = splattered or dirty or (opened and OPENED_KINDS.has(kind))
+	$Mesh.transform = Transform()
 	match look:
 		"elongated":  # a banana: a long thin capsule lying along x
 			body_mesh = CapsuleMesh.new()
@@ -31,37 +193,42 @@ func _ready():
 			body_mesh.height = radius * 0.8
 			body_mesh.radial_segments = 6
 			body_mesh.rings = 1
-		"root":  # a carrot: a cone pointing down
+		"root":  # a carrot: a cone pointing down, mostly below the ground
 			body_mesh = CylinderMesh.new()
 			body_mesh.top_radius = radius * 0.35
 			body_mesh.bottom_radius = 0.0
-			body_mesh.height = radius * 1.6
+			body_mesh.height = _carrot_root_length()
 			body_mesh.radial_segments = 6
 			body_mesh.rings = 1
+			$Mesh.translation = Vector3(0, _carrot_crown_y() - body_mesh.height / 2.0, 0)
 		_:
 			body_mesh = SphereMesh.new()
 			body_mesh.radius = radius
 			body_mesh.height = 2.0 * radius
 			body_mesh.radial_segments = 8
 			body_mesh.rings = 4
+	if splattered:  # squashed flat on what it hit
+		$Mesh.scale = Vector3(1.5, 0.3, 1.5)
+		$Mesh.translation = Vector3(0, -0.7 * radius, 0)
+	elif opened and OPENED_KINDS.has(kind):  # split open: the flesh shows
+		$Mesh.scale = Vector3(1.1, 0.6, 1.1)
+		$Mesh.translation = Vector3(0, -0.4 * radius, 0)
+		if kind == "avocado" and get_node_or_null("Pit") == null:
+			var pit = SphereMesh.new()
+			pit.radius = radius * 0.4
+			pit.height = radius * 0.8
+			pit.radial_segments = 6
+			pit.rings = 3
+			var instance = MeshInstance.new()
+			instance.name = "Pit"
+			instance.mesh = pit
+			instance.material_override = _material(stem_color)
+			instance.translation = Vector3(0, -0.1 * radius, 0)
+			add_child(instance)
+	if _stem != null:
+		_stem.visible = not changed
 	$Mesh.mesh = body_mesh
-	$Mesh.material_override = _material(color)
-	if stem_length > 0.0:
-		var stem = CylinderMesh.new()
-		stem.top_radius = radius * 0.08
-		stem.bottom_radius = radius * 0.08
-		stem.height = radius * stem_length
-		stem.radial_segments = 4
-		stem.rings = 1
-		var stem_instance = MeshInstance.new()
-		stem_instance.mesh = stem
-		stem_instance.material_override = _material(stem_color)
-		stem_instance.translation = Vector3(0, radius * (0.8 + stem_length / 2.0), 0)
-		stem_instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
-		add_child(stem_instance)
-	var shape = SphereShape.new()
-	shape.radius = radius
-	$Shape.shape = shape
+	$Mesh.material_override = _material(changed_color if changed else color)
 
 
 static func _material(albedo):

@@ -18,6 +18,11 @@ var frame = 0
 var time_limit_frames = 0
 var energy = P.INITIAL_ENERGY
 var food_total = 0
+var food_eaten = 0
+var last_food_frame = -1  # frame on which the last food was eaten
+var energy_lost_to_falls = 0.0  # this frame
+var energy_gained_from_eating = 0.0  # this frame
+var movement_work = 0.0  # this frame, equations 3-5 before C_move
 var movement_coefficient = 0.0  # C_move of Appendix B for this episode (0 in evaluation mode)
 var physics_paused = false
 var features = []
@@ -69,6 +74,11 @@ func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 	time_limit_frames = time_limit
 	energy = P.INITIAL_ENERGY
 	food_total = get_tree().get_nodes_in_group("food").size()
+	food_eaten = 0
+	last_food_frame = -1
+	energy_lost_to_falls = 0.0
+	energy_gained_from_eating = 0.0
+	movement_work = 0.0
 	movement_coefficient = movement_coefficient_value
 	# The reset frame is rendered without a physics step, so frame 0 shows the spawn state.
 	PhysicsServer.set_active(false)
@@ -91,23 +101,48 @@ func step(action):
 	if terrain != null:
 		terrain.update_lod(player.body.global_transform.origin)
 	frame += 1
+	_account_energy(player.mechanics)
 	return ""
 
 
+# Appendix B: fall damage (equation 2) and eating change the energy; the movement work
+# (equations 3-5) is reported, and only lowers the reward (by C_move times it).
+func _account_energy(mechanics):
+	var speed_squared = mechanics.landing_speed_squared
+	var threshold_squared = P.FALL_SAFE_SPEED_M_PER_S * P.FALL_SAFE_SPEED_M_PER_S
+	energy_lost_to_falls = P.FALL_DAMAGE_COEFFICIENT * P.BODY_MASS_KG * max(0.0, speed_squared - threshold_squared)
+	energy_gained_from_eating = 0.0
+	for food in mechanics.eaten:
+		energy_gained_from_eating += food.energy
+		food_eaten += 1
+		if food_total > 0 and food_eaten >= food_total:
+			last_food_frame = frame
+	energy = max(0.0, energy - energy_lost_to_falls) + energy_gained_from_eating
+	movement_work = mechanics.work
+
+
+func is_terminated():
+	if energy <= 0.0:
+		return true
+	return last_food_frame >= 0 and frame - last_food_frame >= P.FRAMES_AFTER_LAST_FOOD
+
+
 func collect_features():
+	player.mechanics.after_physics(P.STEP_SECONDS)
 	player.write_features(features)
-	features[P.F_ENERGY_SPENT_ON_MOVEMENT] = 0.0
+	features[P.F_ENERGY_SPENT_ON_MOVEMENT] = movement_coefficient * movement_work
 	features[P.F_ENERGY_LOST_TO_ATTACKS] = 0.0
-	features[P.F_ENERGY_GAINED_FROM_EATING] = 0.0
+	features[P.F_ENERGY_GAINED_FROM_EATING] = energy_gained_from_eating
 	features[P.F_ENERGY] = energy
 	features[P.F_FRAMES_REMAINING] = float(max(0, time_limit_frames - frame))
-	features[P.F_IS_TERMINATED] = 1.0 if energy <= 0.0 else 0.0
-	features[P.F_ENERGY_LOST_TO_FALLS] = 0.0
-	features[P.F_MOVEMENT_WORK] = 0.0
+	features[P.F_IS_TERMINATED] = 1.0 if is_terminated() else 0.0
+	features[P.F_ENERGY_LOST_TO_FALLS] = energy_lost_to_falls
+	features[P.F_MOVEMENT_WORK] = movement_work
 	features[P.F_FOOD_TOTAL] = food_total
-	features[P.F_FOOD_EATEN] = 0.0
+	features[P.F_FOOD_EATEN] = food_eaten
+	var unlocked = player.mechanics.achievements
 	for i in range(P.ACHIEVEMENTS.size()):
-		features[P.F_ACHIEVEMENTS + i] = 0.0
+		features[P.F_ACHIEVEMENTS + i] = 1.0 if unlocked.has(P.ACHIEVEMENTS[i]) else 0.0
 	return features
 
 

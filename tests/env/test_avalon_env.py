@@ -46,7 +46,9 @@ def test_reset_and_step_shapes_dtypes_and_info(renderer, trivial_world_dir):
         assert info["seed"] == 5 and info["task"] == "trivial" and info["frame"] == 0
         observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
         assert observation in env.observation_space
-        assert isinstance(reward, float) and reward == pytest.approx(-mechanics.FRAME_PENALTY)
+        # A random action moves the hands, so the movement penalty (Appendix B) lowers the reward too.
+        assert isinstance(reward, float) and reward == pytest.approx(-mechanics.FRAME_PENALTY - info["movement_penalty"])
+        assert info["movement_penalty"] >= 0.0
         assert (terminated, truncated, info["frame"]) == (False, False, 1)
         assert observation["frames_remaining"][0] == 199
         assert observation["rgbd"][..., :3].std() > 10  # a real picture, not a blank frame

@@ -7,13 +7,19 @@ import math
 import numpy as np
 
 from avalon.datagen.lighting import box_face_colors, lit_colors
-from avalon.datagen.world import FOOD_KINDS, Entity, FlatGround, Lighting, World
+from avalon.datagen.world import FOOD_KINDS, TOOL_KINDS, Entity, FlatGround, Lighting, World
 
 # Entity kind → Godot scene (relative to the godot/ project) and the exported properties it takes.
 ENTITY_SCENES: dict[str, str] = {
     "box": "res://entities/box.tscn",
     **{kind: f"res://entities/food/{kind}.tscn" for kind in FOOD_KINDS},
+    **{kind: f"res://entities/tools/{kind}.tscn" for kind in TOOL_KINDS},
 }
+#: Entity params written as Godot colours (three floats in [0, 1]).
+COLOR_PARAMS = frozenset({"color", "base_color"})
+#: Group of the flat ground's body: what counts as "the ground" for food (a honeycomb touching it
+#: gets dirty; see godot/entities/food.gd). The terrain's body is in group "terrain".
+GROUND_GROUP = "ground"
 # Static kinds whose diffuse lighting is baked into per-face colours (see avalon.datagen.lighting).
 STATIC_LIT_KINDS = frozenset({"box"})
 SKY_DOME_SCENE = "res://world/sky_dome.tscn"
@@ -79,7 +85,8 @@ class _SceneWriter:
         self.sub.append(f'[sub_resource type="{type_name}" id={index}]\n{body}')
         return "SubResource( %d )" % index
 
-    def node(self, name: str, parent: str | None, type_name: str | None = None, instance: str | None = None, **properties: str) -> None:
+    def node(self, name: str, parent: str | None, type_name: str | None = None, instance: str | None = None,
+             groups: tuple[str, ...] = (), **properties: str) -> None:
         header = f'[node name="{name}"'
         if type_name:
             header += f' type="{type_name}"'
@@ -87,6 +94,8 @@ class _SceneWriter:
             header += f' parent="{parent}"'
         if instance:
             header += f" instance={instance}"
+        if groups:
+            header += " groups=[ %s ]" % ", ".join(f'"{group}"' for group in groups)
         body = "".join(f"{key} = {value}\n" for key, value in properties.items())
         self.nodes.append(f"{header}]\n{body}")
 
@@ -109,7 +118,7 @@ def _color_array(colors) -> str:
 def _entity_properties(entity: Entity, lighting: Lighting) -> dict[str, str]:
     properties = {"transform": _transform(entity.position, entity.yaw_rad)}
     for key, value in entity.params:
-        if key == "color":
+        if key in COLOR_PARAMS:
             properties[key] = _color(value)
         else:
             properties[key] = _property_value(value)
@@ -124,7 +133,7 @@ def _flat_ground(scene: _SceneWriter, ground: FlatGround, lighting: Lighting) ->
     lit = lit_colors(np.array(ground.color), np.array([0.0, 1.0, 0.0]), lighting)
     material = scene.sub_resource("SpatialMaterial", flags_unshaded="true", albedo_color=_color(lit))
     shape = scene.sub_resource("BoxShape", extents=_vector3((size / 2, 1.0, size / 2)))
-    scene.node("Ground", ".", "StaticBody")
+    scene.node("Ground", ".", "StaticBody", groups=(GROUND_GROUP,))
     scene.node("Mesh", "Ground", "MeshInstance", mesh=mesh, material_override=material, cast_shadow="0")
     scene.node("Shape", "Ground", "CollisionShape", transform=_transform((0.0, -1.0, 0.0)), shape=shape)
 

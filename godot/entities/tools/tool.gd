@@ -1,0 +1,124 @@
+extends RigidBody
+# An item of the paper's Appendix A.1/E.5 the agent can use: rock (thrown; opens oranges),
+# stick (melee), stone (stackable), boulder (too heavy to lift: pushed) and log (carried to bridge
+# gaps). Its origin is at its centre; it rests half its height above the ground. Groups: "tool",
+# "graspable" and its kind. Per-instance params from the world file: `safe_scale` (uniform scale
+# of the shape and mesh; bodies themselves are never scaled, which Bullet does not support),
+# `base_color` and `mass`. Sizes and masses: docs/items.md and avalon/datagen/world.py.
+# Low-poly flat-shaded meshes with vertex colours: cheap under a software renderer.
+
+const Impacts = preload("res://entities/impacts.gd")
+
+export(String, "rock", "stick", "stone", "boulder", "log") var kind = "rock"
+export var size = Vector3(0.2, 0.14, 0.2)  # bounding box at safe_scale 1, metres
+export var safe_scale = 1.0
+export var base_color = Color(0.5, 0.5, 0.5)
+
+var last_hit_speed = 0.0  # impact speed (see impacts.gd) of the latest thing this struck
+var last_hit_body = null
+var impacts = Impacts.new()
+
+
+func _ready():
+	add_to_group("tool")
+	add_to_group("graspable")
+	add_to_group(kind)
+	contact_monitor = true
+	contacts_reported = 4
+	continuous_cd = kind == "rock" or kind == "stick"
+	var dimensions = size * safe_scale
+	var mesh_instance = MeshInstance.new()
+	mesh_instance.name = "Mesh"
+	var shape_node = CollisionShape.new()
+	shape_node.name = "Shape"
+	match kind:
+		"stone":  # box-ish, flat faces so stones stack
+			var box = BoxShape.new()
+			box.extents = dimensions / 2.0
+			shape_node.shape = box
+			mesh_instance.mesh = _prism_mesh(4, dimensions, 0.0, [1.0, 1.0, 1.0])
+		"stick", "log":  # a cylinder lying along z
+			var segments = 5 if kind == "stick" else 7
+			var cylinder = CylinderShape.new()
+			cylinder.radius = dimensions.x / 2.0
+			cylinder.height = dimensions.z
+			shape_node.shape = cylinder
+			shape_node.rotation = Vector3(PI / 2.0, 0, 0)
+			mesh_instance.mesh = _prism_mesh(segments, Vector3(dimensions.x, dimensions.z, dimensions.x), 0.0, [1.0, 1.0, 1.0])
+			mesh_instance.rotation = Vector3(PI / 2.0, 0, 0)
+		_:  # rock and boulder: an irregular low-poly lump with a flat base
+			var segments = 5 if kind == "rock" else 7
+			var mesh = _prism_mesh(segments, dimensions, 0.5, [0.8, 1.0, 0.55])
+			mesh_instance.mesh = mesh
+			var hull = ConvexPolygonShape.new()
+			hull.points = mesh.surface_get_arrays(0)[Mesh.ARRAY_VERTEX]
+			shape_node.shape = hull
+	var material = SpatialMaterial.new()
+	material.vertex_color_use_as_albedo = true
+	material.params_cull_mode = SpatialMaterial.CULL_DISABLED
+	mesh_instance.material_override = material
+	mesh_instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	add_child(shape_node)
+	add_child(mesh_instance)
+
+
+func velocity_before_step(age = 0):
+	return impacts.velocity_before_step(age)
+
+
+func on_released():
+	impacts.reset(linear_velocity)
+
+
+func _integrate_forces(state):
+	for contact in impacts.contacts(state):
+		if contact.speed > 0.5:  # resting contacts report (almost) nothing
+			last_hit_speed = contact.speed
+			last_hit_body = contact.collider
+
+
+# A closed prism-like solid along y fitting `dimensions` (x, y, z): three rings of `segments`
+# points (bottom, middle, top) scaled by `ring_scales`, the middle ring turned half a step and the
+# rings wobbled by `wobble` for an irregular look. Flat-shaded, one vertex colour per face.
+func _prism_mesh(segments, dimensions, wobble, ring_scales):
+	var heights = [-0.5, 0.0 if wobble > 0.0 else -0.5, 0.5]
+	if wobble <= 0.0:
+		ring_scales = [1.0, 1.0, 1.0]
+	var rings = []
+	for r in range(3):
+		var ring = []
+		for k in range(segments):
+			var angle = 2.0 * PI * (k + (0.5 if r == 1 and wobble > 0.0 else 0.0)) / segments
+			if wobble <= 0.0:
+				angle += PI / segments
+			var jitter = 1.0 + wobble * 0.25 * sin(k * 2.7 + r * 1.3)
+			var radius = ring_scales[r] * jitter / (cos(PI / segments) if wobble <= 0.0 else 1.0)
+			ring.append(Vector3(cos(angle) * radius * dimensions.x / 2.0, heights[r] * dimensions.y,
+					sin(angle) * radius * dimensions.z / 2.0))
+		rings.append(ring)
+	var tool = SurfaceTool.new()
+	tool.begin(Mesh.PRIMITIVE_TRIANGLES)
+	var faces = []
+	for k in range(segments):
+		var n = (k + 1) % segments
+		faces.append([rings[0][k], rings[0][n], rings[1][k]])
+		faces.append([rings[1][k], rings[0][n], rings[1][n]])
+		faces.append([rings[1][k], rings[1][n], rings[2][k]])
+		faces.append([rings[2][k], rings[1][n], rings[2][n]])
+		faces.append([Vector3(0, heights[0] * dimensions.y, 0), rings[0][n], rings[0][k]])
+		faces.append([Vector3(0, heights[2] * dimensions.y, 0), rings[2][k], rings[2][n]])
+	for i in range(faces.size()):
+		var face = faces[i]
+		var normal = (face[1] - face[0]).cross(face[2] - face[0])
+		if normal.length() < 1e-9:
+			continue
+		normal = normal.normalized()
+		if normal.dot(face[0] + face[1] + face[2]) < 0.0:
+			normal = -normal
+		var shade = 0.85 + 0.15 * normal.y + 0.05 * sin(i * 1.7)
+		var face_color = Color(base_color.r * shade, base_color.g * shade, base_color.b * shade)
+		for vertex in face:
+			tool.add_color(face_color)
+			tool.add_normal(normal)
+			tool.add_vertex(vertex)
+	return tool.commit()
