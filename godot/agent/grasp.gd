@@ -9,14 +9,9 @@ const MAX_CANDIDATES = 16
 
 
 # Returns {"item": RigidBody} or {"surface": node}, or {} when nothing within reach can be held.
-static func find_target(space, hand_transform, exclude):
-	var query = PhysicsShapeQueryParameters.new()
-	var sphere = SphereShape.new()
-	sphere.radius = P.HAND_RADIUS_M + P.GRASP_REACH_M
-	query.set_shape(sphere)
-	query.transform = Transform(Basis(), hand_transform.origin)
-	query.exclude = exclude
-	var hand_position = hand_transform.origin
+# `query` holds a sphere of radius HAND_RADIUS_M + GRASP_REACH_M and the bodies to exclude.
+static func find_target(space, query, hand_position):
+	query.transform = Transform(Basis(), hand_position)
 	var best_item = null
 	var best_distance = INF
 	var surface = null

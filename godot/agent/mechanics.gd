@@ -6,6 +6,7 @@ extends Reference
 
 const P = preload("res://generated/protocol.gd")
 const Grasp = preload("res://agent/grasp.gd")
+const Layers = preload("res://physics_layers.gd")
 
 const HIT_VELOCITY_CHANGE_FRACTION = 0.5  # a thrown item whose velocity changes this much (beyond gravity) hit something
 const REST_SPEED_M_PER_S = 0.05  # a released item slower than this has come to rest
@@ -34,12 +35,17 @@ var work_positions = []
 var work_velocities = []
 var push_query = PhysicsShapeQueryParameters.new()
 var push_shape = SphereShape.new()
+var grasp_query = PhysicsShapeQueryParameters.new()  # reused: a new shape per query costs Bullet an allocation
+var grasp_shape = SphereShape.new()
 
 
 func _init(owner):
 	player = owner
 	push_shape.radius = P.BODY_HEIGHT_M + P.ARM_REACH_M
 	push_query.set_shape(push_shape)
+	push_query.collision_mask = Layers.MOVABLE_ITEM_MASK  # only items can be pushed: skips the terrain
+	grasp_shape.radius = P.HAND_RADIUS_M + P.GRASP_REACH_M
+	grasp_query.set_shape(grasp_shape)
 
 
 func on_spawn():
@@ -200,7 +206,8 @@ func held_item_free_fraction(i, motion):
 func _try_grasp(i):
 	var hand = player.hands[i]
 	var space = hand.get_world().direct_space_state
-	var target = Grasp.find_target(space, hand.global_transform, agent_and_held_rids())  # not from the other hand
+	grasp_query.exclude = agent_and_held_rids()  # not from the other hand
+	var target = Grasp.find_target(space, grasp_query, hand.global_transform.origin)
 	if target.has("item"):
 		var item = target.item
 		item.mode = RigidBody.MODE_KINEMATIC
@@ -298,13 +305,8 @@ func after_physics(dt):
 		_detect_held_hit()
 	if not achievements.has("push"):
 		_detect_push()
-	if not achievements.has("open_food"):
-		for food in player.get_tree().get_nodes_in_group("food"):
-			# `opened` turns true when a food that must be opened is (is_opened() is also true
-			# for foods that need no opening).
-			if food.get("opened") == true:
-				unlock("open_food")
-				break
+	if not achievements.has("open_food") and player.get_tree().has_group("opened_food"):
+		unlock("open_food")  # a food that must be opened was (entities/food.gd)
 
 
 # A held item swung (or carried at a run) into something at HIT_MIN_SPEED_M_PER_S or more.

@@ -15,6 +15,7 @@ extends RigidBody
 
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
+const Layers = preload("res://physics_layers.gd")
 
 const OPENED_KINDS = ["coconut", "orange", "avocado"]
 
@@ -41,6 +42,7 @@ var _stem = null
 func _ready():
 	add_to_group("food")
 	add_to_group("graspable")
+	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)
 	contact_monitor = true
 	contacts_reported = 4
 	continuous_cd = true
@@ -129,6 +131,8 @@ func _integrate_forces(state):
 					dirty = true
 					changed = true
 	if changed:
+		if opened:
+			add_to_group("opened_food")  # the agent's open_food achievement looks for this group
 		call_deferred("_update_look")
 
 

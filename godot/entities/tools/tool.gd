@@ -8,6 +8,7 @@ extends RigidBody
 # Low-poly flat-shaded meshes with vertex colours: cheap under a software renderer.
 
 const Impacts = preload("res://entities/impacts.gd")
+const Layers = preload("res://physics_layers.gd")
 
 export(String, "rock", "stick", "stone", "boulder", "log") var kind = "rock"
 export var size = Vector3(0.2, 0.14, 0.2)  # bounding box at safe_scale 1, metres
@@ -23,6 +24,7 @@ func _ready():
 	add_to_group("tool")
 	add_to_group("graspable")
 	add_to_group(kind)
+	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)
 	contact_monitor = true
 	contacts_reported = 4
 	continuous_cd = kind == "rock" or kind == "stick"
