@@ -15,6 +15,7 @@ const WATCH_FRAMES = 100  # released items are watched this long for hits and st
 const PUSH_SPEED_M_PER_S = 0.05  # an unheld item touching the agent and moving this fast is being pushed
 const PUSH_MARGIN_M = 0.1
 const PUSH_DEFAULT_EXTENT_M = 0.5
+const PUSH_MAX_NORMAL_Y = 0.7  # contacts steeper than this (about 45 degrees) are the body resting on the item
 const RELEASE_GRACE_FRAMES = 5  # an item the agent let go of is not "pushed" by it this soon after
 const SLIP_MARGIN_M = 0.2  # a hold beyond arm's reach by more than this slips
 const MASSES = [P.BODY_MASS_KG, P.HEAD_MASS_KG, P.HAND_MASS_KG, P.HAND_MASS_KG]
@@ -101,6 +102,26 @@ func after_body_motion(on_floor):
 	else:
 		airborne = true
 		apex = max(apex, y)
+
+
+# ---- Pushing ----------------------------------------------------------------------------------
+
+# The body walked into loose items (the slide collisions of its last move): each is shoved
+# horizontally so that it moves away at least as fast as the body was walking into it, whatever
+# its mass (the body pushes as if of infinite inertia, but only sideways: from above, items
+# bear the body's weight).
+func push_items(walk_velocity):
+	var body = player.body
+	for i in range(body.get_slide_count()):
+		var collision = body.get_slide_collision(i)
+		var item = collision.collider
+		if not item is RigidBody or item.mode != RigidBody.MODE_RIGID or abs(collision.normal.y) > PUSH_MAX_NORMAL_Y:
+			continue
+		var direction = Vector3(-collision.normal.x, 0.0, -collision.normal.z).normalized()
+		var shortfall = walk_velocity.dot(direction) - item.linear_velocity.dot(direction)
+		if shortfall > 0.0:
+			item.sleeping = false
+			item.apply_central_impulse(direction * shortfall * item.mass)
 
 
 # ---- Climbing ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ const Mechanics = preload("res://agent/mechanics.gd")
 
 const TOUCH_MARGIN_M = 0.02
 const STANDING_PROBE_M = 0.05
+const FLOOR_MAX_ANGLE_RAD = deg2rad(45.0)  # Godot's default: steeper ground is a wall
 
 var body
 var head
@@ -148,7 +149,10 @@ func _walk(direction, jump, dt):
 		vertical_speed = P.JUMP_SPEED_M_PER_S
 		mechanics.on_jump(vertical_speed)
 	velocity.y = vertical_speed
-	vertical_speed = body.move_and_slide(velocity, Vector3.UP, true).y
+	# Finite inertia: loose items are solid underfoot (a stack of stones can be stood on) and
+	# block the body; mechanics.push_items then shoves what the body walked into.
+	vertical_speed = body.move_and_slide(velocity, Vector3.UP, true, 4, FLOOR_MAX_ANGLE_RAD, false).y
+	mechanics.push_items(velocity)
 	mechanics.after_body_motion(body.is_on_floor())
 
 

@@ -233,28 +233,42 @@ def _climb_world(climbable):
     return [_box("block", (0.0, 1.25, -1.8), (3.0, 2.5, 2.0), climbable=climbable)]
 
 
-def _climb(run, top, max_steps=120):
-    """Hand over hand: reach up the face (or onto the top), grasp, let the other hand go, pull."""
+def _climb(run, top, max_steps=120, face_z=-0.8):
+    """Hand over hand: reach up the face (or over the edge, then down onto the top), grasp, let the
+    other hand go, pull. ``face_z`` is where the face is, along the body's z."""
     active, other = 1, 0
     reaching = True
+    over_edge = False
     for _ in range(max_steps):
         feet = run.body[1]
-        if feet > top - 0.05 and run.body[2] < -0.9:
+        if feet > top - 0.05 and run.body[2] < face_z - 0.1:
             break
         x = 0.3 if active == 1 else -0.3
         if reaching:
-            target = (x, min(top + 0.15 - feet, 2.2), -1.0 if top + 0.15 - feet < 2.0 else -0.75)
+            descending = over_edge
+            if top + 0.15 - feet >= 2.0:
+                target = (x, 2.2, -0.75)  # up the face
+            elif not over_edge:
+                target = (x, top + 0.35 - feet, -1.0)  # above the top, clear of the edge (or as far as it goes)...
+            else:
+                target = (x, top - feet, -1.0)  # ...then down onto it
             current = run.hand(active)
             rate = _rate_toward(current, target)
-            run.step(**{("right" if active else "left") + "_hand_position": rate,
+            run.step(head_position=[0, 1, 0],  # stand tall: the shoulders (and reach) rise with the head
+                     **{("right" if active else "left") + "_hand_position": rate,
                         ("right" if other else "left") + "_grasp": int(run.grasping(other)),
                         ("right" if active else "left") + "_grasp": int(np.linalg.norm(run.hand(active) - current) < 0.02)})
+            stopped = np.linalg.norm(run.hand(active) - current) < 0.02
+            over_edge = over_edge or (top + 0.15 - feet < 2.0 and stopped)
             if run.grasping(active):
-                reaching = False
+                reaching, over_edge = False, False
+            elif descending and stopped:
+                over_edge = False  # nothing to hold down there: reach over again
             continue
-        # Pull down and back (the body rises and moves toward the hold).
+        # Pull down and back, crouching so the shoulders sink and the hold can pass the feet
+        # (the body rises and moves toward the hold).
         before = run.hand(active)
-        run.step(**{("right" if active else "left") + "_hand_position": _rate_toward(before, (x, 0.45, 0.0)),
+        run.step(head_position=[0, -1, 0], **{("right" if active else "left") + "_hand_position": _rate_toward(before, (x, -0.2, 0.0)),
                     ("right" if active else "left") + "_grasp": 1})
         if not run.grasping(active):
             return False
@@ -427,3 +441,80 @@ def test_a_held_item_does_not_pass_through_static_things(env, worlds):
     for _ in range(3):  # the empty hand goes down freely
         run.step(right_hand_position=[0, -1, 0])
     assert run.hand(1)[1] < start[1] - 0.35  # (to the reach limit)
+
+
+# ---- Climbing the terrain itself -------------------------------------------------------------
+
+CLIFF_FOOT_M = 1.0  # ground height in front of the cliff
+CLIFF_TOP_M = 3.5
+
+
+def _cliff_world(climbable):
+    """A terrain step 2.5 m high, its face 0.75-1.0 m in front of the agent: bare rock or cliff."""
+    from avalon.datagen.biomes import Biome, BiomeMap
+    from avalon.datagen.terrain import HeightMap
+    from avalon.datagen.world import Terrain
+
+    size_m, points = 20.0, 81  # 0.25 m between grid points: the face rises 2.5 m over one cell
+    z = np.linspace(-size_m / 2, size_m / 2, points)
+    heights = np.where(z[:, None] <= -1.0, CLIFF_TOP_M, CLIFF_FOOT_M) * np.ones((1, points))
+    heightmap = HeightMap(heights=heights, size_m=size_m, water_height_m=0.0)
+    biome = Biome.BARE_MOUNTAIN if climbable else Biome.UNCLIMBABLE_MOUNTAIN
+    biome_map = BiomeMap(biome_ids=np.full((points, points), int(biome)), climbable=np.full((points, points), climbable),
+                         colors=np.full((points, points, 3), 0.5), heightmap=heightmap)
+    return World(task="mechanics", difficulty=0.0, seed=0, ground=Terrain(biome_map=biome_map), entities=(),
+                 spawn_position=(0.0, CLIFF_FOOT_M, 0.0), spawn_yaw_rad=0.0, time_limit_frames=1000)
+
+
+@pytest.fixture(scope="module")
+def cliffs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cliffs")
+    return {climbable: str(export_world(_cliff_world(climbable), root / str(climbable))) for climbable in (True, False)}
+
+
+def test_climbing_bare_mountain_terrain_reaches_the_top_of_the_cliff(env, cliffs):
+    run = Run(env, cliffs[True])
+    assert run.body[1] == pytest.approx(CLIFF_FOOT_M, abs=0.05)
+    _climb(run, CLIFF_TOP_M, face_z=-0.75)
+    assert run.body[1] == pytest.approx(CLIFF_TOP_M, abs=0.05) and run.body[2] < -0.75
+    assert {"grasp", "climb_2m"} <= run.info["achievements"]
+
+
+def test_an_unclimbable_terrain_cliff_cannot_be_grasped(env, cliffs):
+    run = Run(env, cliffs[False])
+    for _ in range(6):
+        run.step(right_hand_position=_rate_toward(run.hand(1), (0.3, 1.9, -1.0)), right_grasp=1)
+    assert run.observation["right_hand_is_colliding"][0] > 0.5 and not run.grasping(1)
+    _climb(run, CLIFF_TOP_M, max_steps=40, face_z=-0.75)
+    assert run.body[1] == pytest.approx(CLIFF_FOOT_M, abs=0.05)
+    assert "grasp" not in run.info["achievements"]
+
+
+def test_two_stacked_stones_can_be_climbed_onto(env, worlds):
+    from avalon.datagen.world import TOOL_SIZE_M, tool_entity
+
+    height = TOOL_SIZE_M["stone"][1]
+    stack_z = -1.5
+    run = Run(env, worlds("stack", [tool_entity("stone", "bottom", (0.0, 0.0, stack_z)),
+                                    tool_entity("stone", "top", (0.0, height, stack_z))]))
+    run.step(jump=1)  # straight up, then forward in the air until above the stack
+    for _ in range(12):
+        over = abs(run.body[2] - stack_z) < 0.1
+        run.step(head_position=[0, 0, 0 if over else -0.5])
+    for _ in range(10):
+        run.step()
+    assert run.body[1] == pytest.approx(2 * height, abs=0.05), run.body
+    assert abs(run.body[2] - stack_z) < 0.2, run.body
+    assert "jump" in run.info["achievements"]
+
+
+@pytest.mark.parametrize("kind", ["coconut", "orange", "avocado"])
+def test_food_that_must_be_opened_is_not_eaten_while_closed(env, worlds, kind):
+    run = Run(env, worlds(f"closed-{kind}", _food_on_table(kind)))
+    before = float(run.observation["energy"][0])
+    with pytest.raises(AssertionError, match="never eaten"):
+        _grasp_and_eat(run)
+    assert run.grasping(1), "the food should still be in the hand, at the mouth"
+    assert run.info["food_eaten"] == 0 and run.info["energy_gained_from_eating"] == 0.0
+    assert float(run.observation["energy"][0]) <= before
+    assert "eat" not in run.info["achievements"] and not run.info["success"]
