@@ -17,6 +17,7 @@ const PUSH_MARGIN_M = 0.1
 const PUSH_DEFAULT_EXTENT_M = 0.5
 const PUSH_MAX_NORMAL_Y = 0.7  # contacts steeper than this (about 45 degrees) are the body resting on the item
 const RELEASE_GRACE_FRAMES = 5  # an item the agent let go of is not "pushed" by it this soon after
+const MK_CLIMB_PULL_TO_Y_M = -0.2  # mouse and keyboard: a climbing pull brings the hold this far below the feet
 const SLIP_MARGIN_M = 0.2  # a hold beyond arm's reach by more than this slips
 const MASSES = [P.BODY_MASS_KG, P.HEAD_MASS_KG, P.HAND_MASS_KG, P.HAND_MASS_KG]
 
@@ -437,7 +438,7 @@ func mouse_keyboard_to_vr(mk):
 	vr.resize(P.VR_ACTION_SIZE)
 	for k in range(P.VR_ACTION_SIZE):
 		vr[k] = 0.0
-	vr[P.VR_HEAD_POSITION + 2] = -mk[P.MOUSE_KEYBOARD_MOVE_FORWARD]
+	vr[P.VR_HEAD_POSITION + 2] = -mk[P.MOUSE_KEYBOARD_MOVE_FORWARD]  # ignored while hanging (climbing pulls instead)
 	vr[P.VR_HEAD_ROTATION] = mk[P.MOUSE_KEYBOARD_HEAD_PITCH]
 	vr[P.VR_HEAD_ROTATION + 1] = mk[P.MOUSE_KEYBOARD_HEAD_YAW]
 	vr[P.VR_JUMP] = 1.0 if mk[P.MOUSE_KEYBOARD_JUMP] >= 0.5 else 0.0
@@ -455,8 +456,18 @@ func mouse_keyboard_to_vr(mk):
 			grasp = false
 		elif eat and hold != null and hold.item != null and hold.item.is_in_group("food"):
 			rate = _rate_toward(player.hand_positions[i], Vector3(0.0, player.head_height, 0.0), step)
+		elif hold != null and hold.item == null:
+			# Climbing: forward pulls the holding hand down and back toward the body (crouching, so
+			# the hold can pass the feet): the body rises. Backward lets the body down.
+			var forward = mk[P.MOUSE_KEYBOARD_MOVE_FORWARD]
+			var hand = player.hand_positions[i]
+			if forward > 0.0:
+				rate = _rate_toward(hand, Vector3(hand.x, MK_CLIMB_PULL_TO_Y_M, 0.0), step) * forward
+				crouch = true
+			elif forward < 0.0:
+				rate = Vector3(0.0, -forward, 0.0)
 		elif hold != null:
-			rate = Vector3.ZERO if hold.item == null else _rate_toward(player.hand_positions[i], player.rest_position(i), step)
+			rate = _rate_toward(player.hand_positions[i], player.rest_position(i), step)
 		elif grasp:
 			rate = _rate_toward(player.hand_positions[i], look, step)
 			crouch = crouch or look.y < player.shoulder_height() - 0.8 * P.ARM_REACH_M

@@ -518,3 +518,40 @@ def test_food_that_must_be_opened_is_not_eaten_while_closed(env, worlds, kind):
     assert run.info["food_eaten"] == 0 and run.info["energy_gained_from_eating"] == 0.0
     assert float(run.observation["energy"][0]) <= before
     assert "eat" not in run.info["achievements"] and not run.info["success"]
+
+
+def _mouse_keyboard_climb(run, top, max_steps=150):
+    """Climbing with the mouse-and-keyboard space: look up the face (at its top, down onto it),
+    grasp with one hand, let the other go, hold `move_forward` to pull; then the other hand."""
+    pitch, active, reaching = 0.0, 1, True
+    name = ("left", "right")
+    turn_per_step = M.MAX_HEAD_TURN_SPEED_RAD_PER_S * M.STEP_SECONDS
+    for _ in range(max_steps):
+        if run.body[1] > top - 0.05 and run.body[2] < -0.9:
+            return True
+        desired_pitch = 0.7 if run.body[1] + 1.5 < top else -0.5
+        rate = float(np.clip((desired_pitch - pitch) / turn_per_step, -1, 1))
+        pitch += rate * turn_per_step
+        other = 1 - active
+        parts = {"head_pitch": [rate], f"{name[active]}_grasp": 1}
+        if reaching:
+            parts[f"{name[other]}_grasp"] = int(run.grasping(other))
+            run.step(**parts)
+            reaching = not run.grasping(active)
+            continue
+        before = run.hand(active)
+        run.step(move_forward=[1.0], **parts)  # the other hand lets go
+        if not run.grasping(active):
+            return False
+        if np.linalg.norm(run.hand(active) - before) < 0.02:
+            active, reaching = other, True
+    return False
+
+
+def test_mouse_and_keyboard_climbs_a_climbable_block(mk_env, worlds):
+    run = Run(mk_env, worlds("climbable", _climb_world(True)))
+    assert _mouse_keyboard_climb(run, 2.5)
+    for _ in range(10):
+        run.step()
+    assert run.body[1] == pytest.approx(2.5, abs=0.05)
+    assert {"grasp", "climb_2m"} <= run.info["achievements"]
