@@ -233,7 +233,7 @@ def _climb_world(climbable):
     return [_box("block", (0.0, 1.25, -1.8), (3.0, 2.5, 2.0), climbable=climbable)]
 
 
-def _climb(run, top, max_steps=120, face_z=-0.8):
+def _climb(run, top, max_steps=120, face_z=-0.8, hand_x=0.3):
     """Hand over hand: reach up the face (or over the edge, then down onto the top), grasp, let the
     other hand go, pull. ``face_z`` is where the face is, along the body's z."""
     active, other = 1, 0
@@ -243,7 +243,7 @@ def _climb(run, top, max_steps=120, face_z=-0.8):
         feet = run.body[1]
         if feet > top - 0.05 and run.body[2] < face_z - 0.1:
             break
-        x = 0.3 if active == 1 else -0.3
+        x = hand_x if active == 1 else -hand_x
         if reaching:
             descending = over_edge
             if top + 0.15 - feet >= 2.0:
@@ -268,7 +268,7 @@ def _climb(run, top, max_steps=120, face_z=-0.8):
         # Pull down and back, crouching so the shoulders sink and the hold can pass the feet
         # (the body rises and moves toward the hold).
         before = run.hand(active)
-        run.step(head_position=[0, -1, 0], **{("right" if active else "left") + "_hand_position": _rate_toward(before, (x, -0.2, 0.0)),
+        run.step(head_position=[0, -1, 0], **{("right" if active else "left") + "_hand_position": _rate_toward(before, (before[0], -0.2, 0.0)),
                     ("right" if active else "left") + "_grasp": 1})
         if not run.grasping(active):
             return False
@@ -449,21 +449,26 @@ CLIFF_FOOT_M = 1.0  # ground height in front of the cliff
 CLIFF_TOP_M = 3.5
 
 
-def _cliff_world(climbable):
-    """A terrain step 2.5 m high, its face 0.75-1.0 m in front of the agent: bare rock or cliff."""
+def _terrain_world(climbable, cliff=True, scenery=()):
+    """Terrain 1 m high and, with ``cliff``, a step up to 3.5 m whose face is 0.75-1.0 m in front
+    of the agent; bare rock (climbable) or cliff."""
     from avalon.datagen.biomes import Biome, BiomeMap
     from avalon.datagen.terrain import HeightMap
     from avalon.datagen.world import Terrain
 
     size_m, points = 20.0, 81  # 0.25 m between grid points: the face rises 2.5 m over one cell
     z = np.linspace(-size_m / 2, size_m / 2, points)
-    heights = np.where(z[:, None] <= -1.0, CLIFF_TOP_M, CLIFF_FOOT_M) * np.ones((1, points))
+    heights = np.where(cliff & (z[:, None] <= -1.0), CLIFF_TOP_M, CLIFF_FOOT_M) * np.ones((1, points))
     heightmap = HeightMap(heights=heights, size_m=size_m, water_height_m=0.0)
     biome = Biome.BARE_MOUNTAIN if climbable else Biome.UNCLIMBABLE_MOUNTAIN
     biome_map = BiomeMap(biome_ids=np.full((points, points), int(biome)), climbable=np.full((points, points), climbable),
                          colors=np.full((points, points, 3), 0.5), heightmap=heightmap)
     return World(task="mechanics", difficulty=0.0, seed=0, ground=Terrain(biome_map=biome_map), entities=(),
-                 spawn_position=(0.0, CLIFF_FOOT_M, 0.0), spawn_yaw_rad=0.0, time_limit_frames=1000)
+                 scenery=scenery, spawn_position=(0.0, CLIFF_FOOT_M, 0.0), spawn_yaw_rad=0.0, time_limit_frames=1000)
+
+
+def _cliff_world(climbable):
+    return _terrain_world(climbable)
 
 
 @pytest.fixture(scope="module")
@@ -554,4 +559,41 @@ def test_mouse_and_keyboard_climbs_a_climbable_block(mk_env, worlds):
     for _ in range(10):
         run.step()
     assert run.body[1] == pytest.approx(2.5, abs=0.05)
+    assert {"grasp", "climb_2m"} <= run.info["achievements"]
+
+
+def test_a_carrot_is_pulled_out_of_the_ground_by_its_leaves_and_eaten(env, worlds):
+    from avalon.datagen.world import FOOD_RADIUS_M
+
+    radius = FOOD_RADIUS_M["carrot"]
+    carrot = Entity(kind="carrot", name="carrot", position=(0.3, radius, -0.7), params={"radius": radius})
+    run = Run(env, worlds("carrot", [carrot]))
+    for _ in range(8):  # crouch: the shoulders sink, so the hand reaches the ground
+        run.step(head_position=[0, -1, 0])
+    for _ in range(15):  # down onto its leaves from above
+        before = run.hand(1)
+        run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(before, (0.3, 2 * radius + 0.05, -0.7)),
+                 right_grasp=int(np.linalg.norm(run.hand(1) - before) < 0.01))
+        if run.grasping(1):
+            break
+    assert run.grasping(1), "the hand did not take hold of the carrot's leaves"
+    for _ in range(15):  # up to the mouth: it comes out of the ground
+        head = run.observation["head_relative_position"]
+        run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(run.hand(1), head), right_grasp=1)
+        if run.info["food_eaten"]:
+            break
+    assert run.info["food_eaten"] == 1 and {"eat", "eat_carrot"} <= run.info["achievements"]
+    assert run.info["energy_gained_from_eating"] == pytest.approx(1.0)
+
+
+def test_a_tree_trunk_can_be_climbed(env, tmp_path):
+    from avalon.datagen.scenery import SceneryInstance, SceneryKind
+
+    palm = SceneryInstance(kind=SceneryKind.PALM, position=(0.0, CLIFF_FOOT_M, -0.8), yaw_rad=0.0, scale=1.0,
+                           color=(0.3, 0.6, 0.2))
+    world_dir = export_world(_terrain_world(False, cliff=False, scenery=(palm,)), tmp_path / "palm")
+    run = Run(env, str(world_dir))
+    _climb(run, top=10.0, max_steps=40, hand_x=0.1)  # the 5.2 m trunk has no top to stand on
+    highest = max(info["world_body_position"][1] for info in run.infos)
+    assert highest >= CLIFF_FOOT_M + M.CLIMB_ACHIEVEMENT_M
     assert {"grasp", "climb_2m"} <= run.info["achievements"]
