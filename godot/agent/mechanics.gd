@@ -222,6 +222,8 @@ func held_item_free_fraction(i, motion):
 			var result = space.cast_motion(query, motion)
 			if result.size() == 2:
 				fraction = min(fraction, result[0])
+	if fraction < 1.0 and motion.length() >= P.HIT_MIN_SPEED_M_PER_S * P.STEP_SECONDS:
+		unlock("hit")  # swung (or carried at a run) into something: it stops the item short of overlapping
 	return fraction
 
 

@@ -198,6 +198,11 @@ func _move_hand(i, translation_rate, rotation_rate, dt):
 	motion *= mechanics.held_item_free_fraction(i, motion)  # a held item does not pass through things
 	var collision = hand.move_and_collide(motion)
 	hand_positions[i] = body.global_transform.xform_inv(hand.global_transform.origin)
+	if reach_clamped(i, hand_positions[i]).distance_to(hand_positions[i]) > mechanics.SLIP_MARGIN_M:
+		# Caught behind something while the body moved on: the hand lets go and the arm brings it back.
+		mechanics.release(i)
+		hand.global_transform.origin = target.origin
+		hand_positions[i] = body.global_transform.xform_inv(target.origin)
 	touch_query.transform = hand.global_transform
 	touch_query.exclude = mechanics.agent_and_held_rids()  # a held item is not "touched"
 	hand_colliding[i] = (collision != null and not mechanics.is_held(collision.collider)) or not hand.get_world().direct_space_state.intersect_shape(touch_query, 1).empty()

@@ -597,3 +597,29 @@ def test_a_tree_trunk_can_be_climbed(env, tmp_path):
     highest = max(info["world_body_position"][1] for info in run.infos)
     assert highest >= CLIFF_FOOT_M + M.CLIMB_ACHIEVEMENT_M
     assert {"grasp", "climb_2m"} <= run.info["achievements"]
+
+
+@pytest.mark.parametrize("speed, expect_hit", [(1.0, True), (0.3, False)])
+def test_a_stick_swung_into_a_post_at_a_run_is_a_hit_and_at_a_walk_is_not(env, worlds, speed, expect_hit):
+    from avalon.datagen.world import tool_entity
+
+    stick = tool_entity("stick", "stick", (0.3, 1.05, -1.0))  # lying on the table, along z
+    post = _box("post", (0.0, 1.5, -6.0), (4.0, 3.0, 0.3))
+    run = Run(env, worlds("stick", [_box("table", (0.3, 0.525, -1.2), (0.5, 1.05, 0.5)), stick, post]))
+    run.step(right_hand_position=[0, 0, -0.5], right_grasp=1)
+    assert run.grasping(1)
+    for _ in range(6):  # back off the table slowly, holding it (a fast drag along the table is a hit)
+        run.step(head_position=[0, 0, 0.5], right_grasp=1)
+    run.step(right_hand_position=[0, 1, 0], right_grasp=1)  # lift it clear of the table top
+    for _ in range(3):  # step left, clear of the table
+        run.step(head_position=[-0.5, 0, 0], right_grasp=1)
+    assert "hit" not in run.info["achievements"]
+    blocked = False
+    for _ in range(60):  # into the post (its face at z = -5.85), the stick ahead of the body
+        before = run.body.copy()
+        run.step(head_position=[0, 0, -speed], right_grasp=1)
+        blocked = before[2] - run.body[2] < 0.01  # the body stopped: the stick (or body) is at the post
+        if blocked or "hit" in run.info["achievements"]:
+            break
+    assert run.body[2] < -4.0, "never reached the post"
+    assert ("hit" in run.info["achievements"]) == expect_hit
