@@ -63,6 +63,9 @@ def action_space(name: str) -> spaces.Dict:
     return spaces.Dict({field.name: _field_space(field) for field in ACTION_SPACES[name]})
 
 
+_SCALAR_TYPES = (int, bool, np.int64, np.int32, np.bool_)  # binaries the fast path takes as they are
+
+
 class ActionCodec:
     """Checks a ``Dict`` action and packs it into the float32 vector the simulator reads."""
 
@@ -81,14 +84,37 @@ class ActionCodec:
             binary += [field.kind == "binary"] * field.size
             offset += field.size
         self._low, self._high = np.array(low), np.array(high)
+        self._low32, self._high32 = self._low.astype(np.float32), self._high.astype(np.float32)
         self._binary = np.array(binary)
+        self._plan = [(field.name, field.size, field.kind == "binary") for field in self.fields]
 
     def encode(self, action: Any) -> np.ndarray:
         """Returns the wire vector; raises ``ValueError`` naming the field for any bad part.
 
-        Fast path: copy every part into one vector, then check the whole vector at once; the
-        field-by-field search for the culprit runs only when something is wrong.
+        Fast path (every step of training goes through it): float32 arrays of the right shape and
+        0/1 binaries, gathered as Python floats and range-checked at once. Anything else (lists,
+        other dtypes, bad values) takes the checked path, which finds and names the culprit.
         """
+        if type(action) is dict and len(action) == len(self._names):
+            values: list = []
+            try:
+                for name, size, binary in self._plan:
+                    value = action[name]
+                    if type(value) is np.ndarray and value.shape == (size,) and value.dtype == np.float32:
+                        values.extend(value.tolist())
+                    elif binary and (value == 0 or value == 1) and type(value) in _SCALAR_TYPES:
+                        values.append(value)
+                    else:
+                        break
+                else:
+                    vector = np.array(values, np.float32)
+                    if ((vector >= self._low32) & (vector <= self._high32)).all():
+                        return vector
+            except KeyError:
+                pass
+        return self._encode_checked(action)
+
+    def _encode_checked(self, action: Any) -> np.ndarray:
         if not isinstance(action, Mapping):
             raise ValueError(
                 f"a {self.name!r} action is a dict with keys {self._names}, not {type(action).__name__}; "

@@ -26,6 +26,7 @@ var held = [null, null]  # per hand: {"item": RigidBody or null (a climbing hold
 var hand_velocity = [Vector3.ZERO, Vector3.ZERO]  # world frame, over the last step
 var previous_hand_origin = [Vector3.ZERO, Vector3.ZERO]
 var achievements = {}  # name -> true, for the episode
+var achievements_version = 0  # counts unlocks, so the features are rewritten only after one
 var landing_speed_squared = 0.0  # vertical landing speed squared this step (0 when no landing)
 var eaten = []  # foods eaten this step: [{"kind", "energy"}]
 var airborne = false
@@ -62,7 +63,9 @@ func on_spawn():
 
 
 func unlock(name):
-	achievements[name] = true
+	if not achievements.has(name):
+		achievements[name] = true
+		achievements_version += 1
 
 
 func is_grasping(i):
@@ -189,9 +192,11 @@ func end_step(closed, dt):
 
 # The agent's bodies and the items it holds.
 func agent_and_held_rids():
-	var rids = player.own_rids()
+	var rids = player.own_rids()  # shared: copied before anything is added
 	for hold in held:
 		if hold != null and hold.item != null and is_instance_valid(hold.item):
+			if rids == player.own_rids():
+				rids = rids.duplicate()
 			rids.append(hold.item.get_rid())
 	return rids
 
@@ -327,7 +332,7 @@ func after_physics(dt):
 	watched = still_watched
 	if not achievements.has("hit"):
 		_detect_held_hit()
-	if not achievements.has("push"):
+	if not achievements.has("push") and player.get_tree().has_group("graspable"):
 		_detect_push()
 	if not achievements.has("open_food") and player.get_tree().has_group("opened_food"):
 		unlock("open_food")  # a food that must be opened was (entities/food.gd)
@@ -342,7 +347,7 @@ func _detect_held_hit():
 		if hand_velocity[i].length() < P.HIT_MIN_SPEED_M_PER_S:
 			continue
 		var item = hold.item
-		var exclude = player.own_rids()
+		var exclude = player.own_rids().duplicate()
 		exclude.append(item.get_rid())
 		for child in item.get_children():
 			if child is CollisionShape and child.shape != null:

@@ -26,6 +26,7 @@ var hand_rotations = [Vector3.ZERO, Vector3.ZERO]  # (pitch, yaw, roll) relative
 var hand_colliding = [false, false]
 var previous_transforms = []
 var touch_query = PhysicsShapeQueryParameters.new()
+var _own_rids = []
 var touch_shape = SphereShape.new()  # held here: the query keeps only its RID
 var mechanics = Mechanics.new(self)  # grasping, climbing, eating, falls, movement work, achievements
 
@@ -48,6 +49,7 @@ func _init():
 	head.add_child(RgbdCamera.new())
 	for hand_name in ["LeftHand", "RightHand"]:
 		hands.append(_make_hand(hand_name))
+	_own_rids = [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
 	touch_shape.radius = P.HAND_RADIUS_M + TOUCH_MARGIN_M
 	touch_query.set_shape(touch_shape)
 
@@ -93,8 +95,9 @@ func spawn(spawn_transform):
 	mechanics.on_spawn()
 
 
+# The body's and hands' RIDs (one shared array: callers copy it before changing it).
 func own_rids():
-	return [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
+	return _own_rids
 
 
 func apply_action(action, action_space):

@@ -26,6 +26,7 @@ var movement_work = 0.0  # this frame, equations 3-5 before C_move
 var movement_coefficient = 0.0  # C_move of Appendix B for this episode (0 in evaluation mode)
 var physics_paused = false
 var features = []
+var written_achievements_version = -1  # the achievement flags in `features` are this version's
 var terrain = null  # the world's terrain node, if it has one (levels of detail follow the player)
 
 
@@ -71,6 +72,7 @@ func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 	if terrain != null:
 		terrain.update_lod(player.body.global_transform.origin, true)
 	frame = 0
+	written_achievements_version = -1
 	time_limit_frames = time_limit
 	energy = P.INITIAL_ENERGY
 	food_total = get_tree().get_nodes_in_group("food").size()
@@ -140,9 +142,11 @@ func collect_features():
 	features[P.F_MOVEMENT_WORK] = movement_work
 	features[P.F_FOOD_TOTAL] = food_total
 	features[P.F_FOOD_EATEN] = food_eaten
-	var unlocked = player.mechanics.achievements
-	for i in range(P.ACHIEVEMENTS.size()):
-		features[P.F_ACHIEVEMENTS + i] = 1.0 if unlocked.has(P.ACHIEVEMENTS[i]) else 0.0
+	if written_achievements_version != player.mechanics.achievements_version:
+		var unlocked = player.mechanics.achievements
+		for i in range(P.ACHIEVEMENTS.size()):
+			features[P.F_ACHIEVEMENTS + i] = 1.0 if unlocked.has(P.ACHIEVEMENTS[i]) else 0.0
+		written_achievements_version = player.mechanics.achievements_version
 	return features
 
 

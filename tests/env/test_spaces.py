@@ -88,3 +88,25 @@ def test_flatten_action_thresholds_binaries_and_names_bad_indices():
         wrapper.action(np.array([0, 0, np.nan, 0, 0, 0, 0, 0, 0]))
     with pytest.raises(ValueError, match=r"shape \(8,\), expected \(9,\)"):
         wrapper.action(np.zeros(8))
+
+
+@pytest.mark.parametrize("name", ["vr", "mouse_keyboard"])
+def test_the_fast_and_the_checked_encodings_agree(name):
+    codec, space = ActionCodec(name), action_space(name)
+    space.seed(3)
+    for _ in range(500):
+        action = space.sample()
+        assert np.array_equal(codec.encode(action), codec._encode_checked(action))
+    # Values the fast path does not take still encode the same way (lists, float64, bools).
+    loose = {key: (value.astype(np.float64).tolist() if isinstance(value, np.ndarray) else bool(value))
+             for key, value in action.items()}
+    assert np.array_equal(codec.encode(loose), codec.encode(action))
+
+
+def test_out_of_range_float32_parts_are_still_named():
+    action = zero_action("vr", head_position=np.array([0, 0, 1.5], np.float32))
+    with pytest.raises(ValueError, match="head_position"):
+        ActionCodec("vr").encode(action)
+    action = zero_action("vr", jump=2)
+    with pytest.raises(ValueError, match="jump"):
+        ActionCodec("vr").encode(action)
