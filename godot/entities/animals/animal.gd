@@ -1,0 +1,462 @@
+extends KinematicBody
+# One animal of the paper's Appendix A.5 (Tables 3 and 4); docs/animals.md explains every rule.
+# The species scene (entities/animals/<species>.tscn, generated from avalon/env/animals.py) sets
+# every exported property; a world may override any of them per instance. The origin is the
+# centre of the bounding box `size`; the animal faces -z.
+#
+# Driven by entities/animals/animals.gd once per step, in scene order, after the agent has moved
+# (never by _process: the order and the inputs are fixed, so runs are deterministic): a small
+# state machine, one move_and_slide, and a ray cast only when a sight condition is being checked.
+# Random choices come from its own generator, seeded by the exporter from the world seed and
+# its name.
+
+const P = preload("res://generated/protocol.gd")
+const Corpse = preload("res://entities/animals/corpse.gd")
+const AnimalMaterial = preload("res://entities/animals/animal_material.tres")
+
+const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
+const ARRIVED_M = 0.5
+const FACE_MIN_SPEED_M_PER_S = 0.05
+const WATER_LOOKAHEAD_S = 0.3
+
+export var species = ""
+export var is_predator = true
+export(String, "ground", "air") var domain = "ground"
+export var can_climb = false
+export var no_inside = false
+export var activation = PoolStringArray()
+export var activation_radius_m = 5.0
+export var deactivation_radius_m = 7.5
+export var deactivation = PoolStringArray()
+export var idle = "slow_random"
+export var territory_radius_m = 0.0
+export var idle_speed_m_per_s = 1.0
+export var active_speed_m_per_s = 6.0
+export var attack_damage = 0.0
+export(String, "persistent", "temporary", "permanent", "none") var respite = "none"
+export var respite_s = 0.0
+export var hits_to_ko = 1  # 0: indestructible
+export var fly_height_m = 0.0
+export var size = Vector3(0.5, 0.5, 0.5)
+export var mass_kg = 1.0
+export var parts = PoolRealArray()  # 10 per part: shape (0 box, 1 wedge), centre xyz, size xyz, rgb
+export var rng_seed = 0
+export var water_height_m = -1000000.0  # ground animals keep out of cells below this
+
+var state = P.STATE_IDLE
+var hits = 0
+var home = Vector3.ZERO
+var terrain = null  # set by the manager: the world's terrain node (height lookups), or null
+var corpse = null  # the body left behind once knocked out
+var rng = RandomNumberGenerator.new()
+var velocity = Vector3.ZERO
+var half_height = 0.25
+var reach_radius = 0.25  # half the longest horizontal side: attacks land from this far + the agent's radius
+var cos_half_fov = 0.5
+
+# Events of the current step, read by the manager.
+var damage_dealt = 0.0
+var escaped = false
+var hit_now = false
+var killed_now = false
+
+var _target = Vector3.ZERO
+var _target_frames = 0
+var _path_angle = 0.0
+var _vertical_speed = 0.0
+var _climbing = false
+var _attack_cooldown = 0
+var _respite_frames = 0
+var _hit_cooldown = 0
+var _pending_hits = 0
+var _mesh = null
+# Activation (all must hold) and deactivation (any ends activity) conditions.
+var _never_activates = false
+var _act_territory = false
+var _act_must_see = false
+var _act_unseen = false
+var _de_radius = false
+var _de_territory = false
+var _de_domain = false
+var _de_seen = false
+var _de_still = false
+var _de_cant_see = false
+var _avoidant = false
+var _random = false
+var _periodic = false
+
+
+func _ready():
+	add_to_group("animals")
+	for name in ["activation_radius_m", "deactivation_radius_m", "territory_radius_m", "idle_speed_m_per_s",
+			"active_speed_m_per_s", "attack_damage", "respite_s", "fly_height_m", "mass_kg", "water_height_m"]:
+		set(name, float(get(name)))
+	_never_activates = activation.size() == 0 or not _has(activation, "within_radius")
+	_act_territory = _has(activation, "within_territory")
+	_act_must_see = _has(activation, "must_see_you")
+	_act_unseen = _has(activation, "you_dont_see_it")
+	_de_radius = _has(deactivation, "outside_radius")
+	_de_territory = _has(deactivation, "outside_territory")
+	_de_domain = _has(deactivation, "outside_domain")
+	_de_seen = _has(deactivation, "you_see_it")
+	_de_still = _has(deactivation, "you_stop_moving")
+	_de_cant_see = _has(deactivation, "cant_see_you")
+	_avoidant = idle == "static_avoidant"
+	_periodic = idle.ends_with("periodic_fixed")
+	_random = idle.ends_with("random")
+	half_height = size.y / 2.0
+	reach_radius = max(size.x, size.z) / 2.0
+	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
+	rng.seed = int(rng_seed)
+	home = transform.origin
+	_target = home
+	_path_angle = rng.randf_range(0.0, 2.0 * PI)
+	var shape = BoxShape.new()
+	shape.extents = size / 2.0
+	var shape_node = CollisionShape.new()
+	shape_node.name = "Shape"
+	shape_node.shape = shape
+	add_child(shape_node)
+	_mesh = _build_mesh()
+	var mesh_instance = MeshInstance.new()
+	mesh_instance.name = "Mesh"
+	mesh_instance.mesh = _mesh
+	mesh_instance.material_override = AnimalMaterial
+	mesh_instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	add_child(mesh_instance)
+
+
+static func _has(names, name):
+	for n in names:
+		if n == name:
+			return true
+	return false
+
+
+func is_down():
+	return state >= P.STATE_KNOCKED_OUT
+
+
+# Where the animal (or the body it left) is now.
+func reported_position():
+	if corpse != null and is_instance_valid(corpse):
+		return corpse.global_transform.origin
+	return global_transform.origin
+
+
+func reported_state():
+	if state == P.STATE_KNOCKED_OUT and corpse != null and (not is_instance_valid(corpse) or corpse.is_queued_for_deletion()):
+		return P.STATE_EATEN if not is_predator else P.STATE_KNOCKED_OUT
+	return state
+
+
+# Thrown rocks and swung sticks call this (entities/tools/surface.gd) with their impact speed.
+func on_hit(speed):
+	if is_down() or _hit_cooldown > 0 or speed < P.HIT_MIN_SPEED_M_PER_S:
+		return
+	_hit_cooldown = int(ceil(P.HIT_COOLDOWN_S * P.STEPS_PER_SECOND))
+	_pending_hits += 1
+
+
+# impacts.gd asks the bodies it touches how fast they were going.
+func velocity_before_step(_age = 0):
+	return velocity
+
+
+# After the physics step: count the hits it brought; enough of them knock the animal out.
+func after_physics():
+	hit_now = false
+	killed_now = false
+	if _pending_hits == 0 or is_down():
+		_pending_hits = 0
+		return
+	hits += _pending_hits
+	_pending_hits = 0
+	hit_now = true
+	if hits_to_ko > 0 and hits >= hits_to_ko:
+		knock_out()
+		killed_now = true
+
+
+# ---- One step ---------------------------------------------------------------------------------
+
+# `agent`: {"feet", "head", "speed", "camera", "exclude"} (see animals.gd).
+func think(agent, dt):
+	damage_dealt = 0.0
+	escaped = false
+	if is_down():
+		return
+	if _attack_cooldown > 0:
+		_attack_cooldown -= 1
+	if _hit_cooldown > 0:
+		_hit_cooldown -= 1
+	var origin = global_transform.origin
+	var distance = Vector2(agent.feet.x - origin.x, agent.feet.z - origin.z).length()
+	if state == P.STATE_ACTIVE:
+		if _deactivated(agent, distance):
+			state = P.STATE_IDLE
+			escaped = is_predator
+	elif state == P.STATE_RESPITE:
+		_respite_frames -= 1
+		if _respite_frames <= 0:
+			state = P.STATE_IDLE
+	elif _activates(agent, distance):
+		state = P.STATE_ACTIVE
+	var desired = Vector3.ZERO
+	if state == P.STATE_ACTIVE:
+		desired = _chase(agent, dt) if is_predator else _away_from(agent.feet, active_speed_m_per_s)
+	elif state == P.STATE_RESPITE:
+		desired = _away_from(agent.feet, active_speed_m_per_s)
+	else:
+		desired = _idle(agent, distance, dt)
+	_move(desired, dt)
+	if state == P.STATE_ACTIVE and is_predator:
+		_try_attack(agent)
+
+
+func _activates(agent, distance):
+	if _never_activates or distance > activation_radius_m:
+		return false
+	if _act_territory and not _in_territory(agent.feet):
+		return false
+	if _deactivated(agent, distance):
+		return false  # never activate into a state that would end at once (e.g. a jaguar and a still agent)
+	if _act_unseen and _agent_sees_me(agent):
+		return false
+	if _act_must_see and not _i_see_agent(agent):
+		return false
+	return true
+
+
+func _deactivated(agent, distance):
+	if _de_radius and distance > deactivation_radius_m:
+		return true
+	if _de_territory and not _in_territory(agent.feet):
+		return true
+	if _de_domain and _outside_domain(agent):
+		return true
+	if _de_still and agent.speed < P.STILL_SPEED_M_PER_S:
+		return true
+	if _de_seen and _agent_sees_me(agent):
+		return true
+	if _de_cant_see and not _i_see_agent(agent):
+		return true
+	return false
+
+
+func _in_territory(point):
+	return Vector2(point.x - home.x, point.z - home.z).length() <= territory_radius_m
+
+
+# Out of this animal's domain: up a tree (or on anything high) for a ground animal that cannot
+# climb. ("No inside" needs buildings, which do not exist yet.)
+func _outside_domain(agent):
+	if domain == "air" or can_climb:
+		return false
+	return agent.feet.y - (global_transform.origin.y - half_height) > P.OUT_OF_REACH_HEIGHT_M
+
+
+# The agent sees the animal: its centre is in the camera's view and nothing static hides it.
+func _agent_sees_me(agent):
+	var camera = agent.camera
+	var origin = global_transform.origin
+	if not camera.is_position_in_frustum(origin):
+		return false
+	return _clear_line(camera.global_transform.origin, origin, agent.exclude)
+
+
+# The animal sees the agent: its head is within the animal's field of view and in line of sight.
+func _i_see_agent(agent):
+	var origin = global_transform.origin
+	var forward = -global_transform.basis.z
+	var to_head = agent.head - origin
+	var flat = Vector3(to_head.x, 0.0, to_head.z)
+	if flat.length() > 1e-3 and Vector3(forward.x, 0.0, forward.z).normalized().dot(flat.normalized()) < cos_half_fov:
+		return false
+	return _clear_line(origin, agent.head, agent.exclude)
+
+
+func _clear_line(from, to, exclude):
+	var excluded = exclude.duplicate()
+	excluded.append(get_rid())
+	return get_world().direct_space_state.intersect_ray(from, to, excluded).empty()
+
+
+# ---- Moving -----------------------------------------------------------------------------------
+
+func _chase(agent, dt):
+	var origin = global_transform.origin
+	var target = agent.feet + Vector3(0.0, P.BODY_HEIGHT_M * 0.6 if domain == "air" else 0.0, 0.0)
+	var to_target = target - origin
+	if domain != "air":
+		to_target.y = 0.0
+	var gap = _gap(agent.feet)
+	# Come to a stop within attack reach instead of shoving the agent.
+	var speed = clamp((gap - P.ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
+	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
+
+
+# Distance between the animal's reach and the agent's capsule.
+func _gap(feet):
+	var origin = global_transform.origin
+	var y = clamp(origin.y, feet.y + P.BODY_RADIUS_M, feet.y + P.BODY_HEIGHT_M - P.BODY_RADIUS_M)
+	return origin.distance_to(Vector3(feet.x, y, feet.z)) - P.BODY_RADIUS_M - reach_radius
+
+
+func _try_attack(agent):
+	if _attack_cooldown > 0 or _gap(agent.feet) > P.ATTACK_REACH_M:
+		return
+	damage_dealt = attack_damage
+	match respite:
+		"temporary":
+			state = P.STATE_RESPITE
+			_respite_frames = int(ceil(respite_s * P.STEPS_PER_SECOND))
+		"permanent":
+			knock_out()  # a bee dies when it stings
+		_:
+			_attack_cooldown = int(ceil(P.ATTACK_INTERVAL_S * P.STEPS_PER_SECOND))
+
+
+func _away_from(point, speed):
+	var away = global_transform.origin - point
+	away.y = 0.0
+	if away.length() < 1e-4:
+		away = -global_transform.basis.z
+	return away.normalized() * speed
+
+
+func _idle(agent, distance, dt):
+	var origin = global_transform.origin
+	if _avoidant:
+		if distance <= activation_radius_m + P.AVOID_MARGIN_M and not _never_activates:
+			state = P.STATE_AVOIDING
+			return _away_from(agent.feet, idle_speed_m_per_s)
+		state = P.STATE_IDLE
+		return Vector3.ZERO
+	state = P.STATE_IDLE
+	if _periodic:
+		_path_angle = wrapf(_path_angle + idle_speed_m_per_s / P.PATH_RADIUS_M * dt, 0.0, 2.0 * PI)
+		_target = home + Vector3(cos(_path_angle), 0.0, sin(_path_angle)) * P.PATH_RADIUS_M
+	elif _random:
+		_target_frames -= 1
+		if _target_frames <= 0 or Vector2(_target.x - origin.x, _target.z - origin.z).length() < ARRIVED_M:
+			var radius = territory_radius_m if territory_radius_m > 0.0 else P.WANDER_RADIUS_M
+			var angle = rng.randf_range(0.0, 2.0 * PI)
+			var r = radius * sqrt(rng.randf())
+			_target = home + Vector3(cos(angle) * r, 0.0, sin(angle) * r)
+			_target_frames = RETARGET_FRAMES
+	else:
+		return Vector3.ZERO
+	var to_target = _target - origin
+	to_target.y = 0.0
+	var speed = min(idle_speed_m_per_s * (1.5 if _periodic else 1.0), to_target.length() / dt)
+	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
+
+
+func _ground_height(x, z):
+	return terrain.height_at(x, z) if terrain != null else 0.0
+
+
+func _move(desired, dt):
+	var origin = global_transform.origin
+	if domain == "air":
+		if state != P.STATE_ACTIVE:  # cruise at the flying height
+			var height = _ground_height(origin.x, origin.z) + fly_height_m + half_height
+			desired.y = clamp((height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
+		velocity = move_and_slide(desired, Vector3.UP)
+	else:
+		var horizontal = Vector3(desired.x, 0.0, desired.z)
+		if terrain != null and horizontal.length() > 0.0:
+			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
+			if terrain.height_at(ahead.x, ahead.z) < water_height_m:
+				horizontal = Vector3.ZERO  # ground animals keep out of water
+				_target_frames = 0
+		if _climbing:
+			_vertical_speed = active_speed_m_per_s * P.CLIMB_SPEED_FACTOR
+		else:
+			_vertical_speed -= P.GRAVITY_M_PER_S2 * dt
+		velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
+		_vertical_speed = 0.0 if is_on_floor() else velocity.y
+		_climbing = can_climb and state == P.STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+	var flat = Vector3(desired.x, 0.0, desired.z)
+	if flat.length() > FACE_MIN_SPEED_M_PER_S:
+		global_transform.basis = Basis(Vector3.UP, atan2(-flat.x, -flat.z))
+
+
+func _wall_is_climbable():
+	for i in range(get_slide_count()):
+		var collider = get_slide_collision(i).collider
+		if collider == null:
+			continue
+		if collider.is_in_group("climbable") or collider.is_in_group("trees"):
+			return true
+		if collider.is_in_group("terrain") and terrain != null:
+			var point = get_slide_collision(i).position
+			if terrain.is_climbable(point.x, point.z):
+				return true
+	return false
+
+
+# ---- Knocked out ------------------------------------------------------------------------------
+
+# The animal stops for good and leaves a body that falls and can be carried; a prey's body is
+# food (+1 energy when eaten).
+func knock_out():
+	state = P.STATE_KNOCKED_OUT
+	var body = Corpse.new()
+	body.name = name + "Body"
+	body.kind = species
+	body.is_food = not is_predator
+	body.size = size
+	body.mass = max(0.01, mass_kg)
+	body.mesh = _mesh
+	# Upside down: the same bounding box, clearly not standing any more.
+	body.transform = Transform(global_transform.basis * Basis(Vector3(0.0, 0.0, 1.0), PI), global_transform.origin)
+	get_parent().add_child(body)
+	corpse = body
+	$Shape.disabled = true
+	visible = false
+
+
+# ---- Looks ------------------------------------------------------------------------------------
+
+# One flat-shaded mesh with vertex colours from the body plan: one draw call per animal.
+func _build_mesh():
+	var surface = SurfaceTool.new()
+	surface.begin(Mesh.PRIMITIVE_TRIANGLES)
+	var count = parts.size() / 10
+	for k in range(count):
+		var o = k * 10
+		var centre = Vector3(parts[o + 1], parts[o + 2], parts[o + 3])
+		var extent = Vector3(parts[o + 4], parts[o + 5], parts[o + 6]) / 2.0
+		var color = Color(parts[o + 7], parts[o + 8], parts[o + 9])
+		var top = 0.0 if parts[o] > 0.5 else 1.0  # a wedge's top is a ridge along z
+		var c = []
+		for corner in range(8):
+			var sx = -1.0 if (corner & 1) == 0 else 1.0
+			var sy = -1.0 if (corner & 2) == 0 else 1.0
+			var sz = -1.0 if (corner & 4) == 0 else 1.0
+			var x = sx * extent.x * (top if sy > 0.0 else 1.0)
+			c.append(centre + Vector3(x, sy * extent.y, sz * extent.z))
+		for face in [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]]:
+			_quad(surface, c[face[0]], c[face[1]], c[face[2]], c[face[3]], color, centre)
+	return surface.commit()
+
+
+func _quad(surface, a, b, c, d, color, centre):
+	var normal = (b - a).cross(c - a)
+	if normal.length() < 1e-9:
+		normal = (c - a).cross(d - a)
+	if normal.length() < 1e-9:
+		return
+	normal = normal.normalized()
+	var flip = normal.dot((a + b + c + d) / 4.0 - centre) < 0.0
+	if flip:
+		normal = -normal
+	var shade = 0.9 + 0.1 * normal.y
+	var face_color = Color(color.r * shade, color.g * shade, color.b * shade)
+	var order = [a, c, b, a, d, c] if flip else [a, b, c, a, c, d]
+	for vertex in order:
+		surface.add_color(face_color)
+		surface.add_normal(normal)
+		surface.add_vertex(vertex)
