@@ -53,6 +53,7 @@ var velocity = Vector3.ZERO
 var half_height = 0.25
 var reach_radius = 0.25  # half the longest horizontal side: attacks land from this far + the agent's radius
 var cos_half_fov = 0.5
+var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
 
 # Events of the current step, read by the manager.
 var damage_dealt = 0.0
@@ -206,7 +207,7 @@ func think(agent, dt):
 	if state == P.STATE_ACTIVE:
 		desired = _chase(agent, dt) if is_predator else _away_from(agent.feet, active_speed_m_per_s)
 	elif state == P.STATE_RESPITE:
-		desired = _away_from(agent.feet, active_speed_m_per_s)
+		desired = _away_from(agent.feet, idle_speed_m_per_s)  # it leaves, unhurried
 	else:
 		desired = _idle(agent, distance, dt)
 	_move(desired, dt)
@@ -239,7 +240,8 @@ func _deactivated(agent, distance):
 		return true
 	if _de_seen and _agent_sees_me(agent):
 		return true
-	if _de_cant_see and not _i_see_agent(agent):
+	# Once it has seen the agent it keeps track of it while in line of sight (fleeing, it faces away).
+	if _de_cant_see and not _clear_line(global_transform.origin, agent.head, agent.exclude):
 		return true
 	return false
 
@@ -256,13 +258,16 @@ func _outside_domain(agent):
 	return agent.feet.y - (global_transform.origin.y - half_height) > P.OUT_OF_REACH_HEIGHT_M
 
 
-# The agent sees the animal: its centre is in the camera's view and nothing static hides it.
+# The agent sees the animal: its centre is in the camera's view (the square image's field of
+# view) and nothing hides it.
 func _agent_sees_me(agent):
-	var camera = agent.camera
+	var eye = agent.camera.global_transform
 	var origin = global_transform.origin
-	if not camera.is_position_in_frustum(origin):
+	var local = eye.xform_inv(origin)
+	var depth = -local.z
+	if depth <= P.DEPTH_NEAR_M or abs(local.x) > depth * _tan_half_view or abs(local.y) > depth * _tan_half_view:
 		return false
-	return _clear_line(camera.global_transform.origin, origin, agent.exclude)
+	return _clear_line(eye.origin, origin, agent.exclude)
 
 
 # The animal sees the agent: its head is within the animal's field of view and in line of sight.

@@ -21,6 +21,12 @@ func setup(world_root, terrain, player):
 			if node.is_in_group("animals"):
 				node.terrain = terrain
 				animals.append(node)
+				# Animals and the agent pass through each other: Bullet resolves a kinematic body
+				# against the other's position before this step's move, which held chasers a
+				# step behind a running agent. Animals keep their distance by themselves.
+				for part in [player.body] + player.hands:
+					node.add_collision_exception_with(part)
+					part.add_collision_exception_with(node)
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
 
