@@ -468,3 +468,26 @@ def test_the_same_world_and_actions_give_the_same_animal_trajectories(sim, world
     # Another world seed reseeds the animals' random choices: the wanderers go elsewhere.
     other, _ = _zoo_trace(sim, worlds("zoo-1", _zoo(1), seed=1))
     assert not np.array_equal(first, other)
+
+
+def test_a_stick_swung_into_a_deer_at_a_run_is_a_hit(sim, worlds):
+    # A stick on a table beside the path; the agent takes it, holds it out low and runs at a
+    # (still) deer ahead, striking it at running speed (5 m/s, above HIT_MIN_SPEED_M_PER_S).
+    entities = [
+        Entity(kind="box", name="table", position=(0.75, 0.5, -1.0), params={"size": (0.4, 1.0, 1.2), "color": (0.5, 0.4, 0.3)}),
+        tool_entity("stick", "stick", (0.75, 1.0, -1.0)),
+        _still("deer", "deer", (0.75, 0.0, -8.0), activation=()),
+    ]
+    run = Run(sim, worlds("stick", entities))
+    for _ in range(4):  # reach to the stick's near end and close the hand
+        offset = OFFSETS["right_hand_relative_position"]
+        rate = (np.array([0.75, 1.1, -0.6]) - run.features[offset:offset + 3]) / (M.MAX_HAND_SPEED_M_PER_S * M.STEP_SECONDS)
+        run.step(right_hand_position=rate / max(1.0, np.linalg.norm(rate)), right_grasp=1)
+    assert run.value("right_hand_is_grasping") > 0.5, "the hand did not take the stick"
+    for _ in range(3):  # lift it off the table
+        run.step(right_hand_position=[0, 1, 0], right_grasp=1)
+    for _ in range(16):  # run at the deer
+        run.step(head_position=[0, 0, -1], right_grasp=1)
+        if run.animal()[2]:
+            break
+    assert run.animal()[2] == 1 and "hit_deer" in run.achievements and run.state() != KO  # a deer takes two

@@ -9,7 +9,9 @@ extends RigidBody
 # Hits on animals (docs/animals.md): a tool striking an animal (group "animals") at an impact
 # speed of HIT_MIN_SPEED_M_PER_S or more counts as a hit on it: thrown or dropped, from the
 # physics contacts; held and swung (the hand moves it kinematically, so Bullet reports no
-# contact), from its own speed over the last step while its shape overlaps the animal.
+# contact), from its speed while its shape touches the animal (within SWING_MARGIN_M). A held
+# item stops short of what it would pass through, so the step that brings it into contact may
+# be a short one: its speed is the larger of this step's and the previous step's.
 
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
@@ -24,6 +26,7 @@ var last_hit_speed = 0.0  # impact speed (see impacts.gd) of the latest thing th
 var last_hit_body = null
 var impacts = Impacts.new()
 var _held_origin = null  # where the hand held it on the previous step (null while not held)
+var _held_speed = 0.0  # its speed over the previous step
 
 
 func _ready():
@@ -90,12 +93,14 @@ func _integrate_forces(state):
 func _physics_process(delta):
 	if mode != RigidBody.MODE_KINEMATIC:
 		_held_origin = null
+		_held_speed = 0.0
 		return
 	var origin = global_transform.origin
 	if _held_origin != null:
 		var speed = origin.distance_to(_held_origin) / delta
-		if speed >= P.HIT_MIN_SPEED_M_PER_S:
-			_swing_hits(speed)
+		if max(speed, _held_speed) >= P.HIT_MIN_SPEED_M_PER_S:
+			_swing_hits(max(speed, _held_speed))
+		_held_speed = speed
 	_held_origin = origin
 
 
