@@ -54,12 +54,18 @@ def _ground(world: World, x: float, z: float, species: str) -> float | None:
         half = ground.size_m / 2.0 - 1.0
         return 0.0 if abs(x) <= half and abs(z) <= half else None
     heightmap = ground.heightmap
-    if not bool(heightmap.contains(x, z)):
+    spec = animal_spec(species)
+    # The highest ground under its footprint (it drops onto a slope instead of starting inside it).
+    reach = max(spec.size_m[0], spec.size_m[2]) / 2.0
+    angles = np.linspace(0.0, 2.0 * math.pi, 8, endpoint=False)
+    xs = np.concatenate([[x], x + reach * np.cos(angles)])
+    zs = np.concatenate([[z], z + reach * np.sin(angles)])
+    if not bool(np.all(heightmap.contains(xs, zs))):
         return None
-    height = float(heightmap.height_at(x, z))
-    if animal_spec(species).domain != "air" and height <= heightmap.water_height_m:
+    heights = np.asarray(heightmap.height_at(xs, zs), dtype=float)
+    if spec.domain != "air" and float(heights.min()) <= heightmap.water_height_m:
         return None
-    return height
+    return float(heights.max())
 
 
 def place_animals(world: World, rng: np.random.Generator, species: Sequence[str], *, near_food: bool = False,

@@ -44,7 +44,7 @@ HAWK_RESPITE_S = 10.0  # a temporary respite: the attacker leaves and cannot act
 HIT_COOLDOWN_S = 0.5  # one swing or one bouncing rock counts as one hit
 CLIMB_SPEED_FACTOR = 0.5  # climbers go up at this fraction of their active speed
 DEFAULT_FLY_HEIGHT_M = 4.0  # air animals idle this high above the ground
-MAX_REPORTED_ANIMALS = 16  # the ground-truth `animals` feature covers this many (scene order)
+MAX_REPORTED_ANIMALS = 24  # the ground-truth `animals` feature covers this many (scene order)
 
 # Ground-truth state codes in the `animals` feature.
 STATE_IDLE = 0

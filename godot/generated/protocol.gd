@@ -43,7 +43,7 @@ const MOUSE_KEYBOARD_LEFT_THROW = 7  # 1 value(s), binary
 const MOUSE_KEYBOARD_RIGHT_THROW = 8  # 1 value(s), binary
 
 # Features: offset of each in an OBSERVATION's float32 vector
-const FEATURE_COUNT = 204
+const FEATURE_COUNT = 244
 const F_BODY_DELTA_POSITION = 0
 const F_BODY_DELTA_ROTATION = 3
 const F_HEAD_DELTA_POSITION = 6
@@ -221,7 +221,7 @@ const HAWK_RESPITE_S = 10.0
 const HIT_COOLDOWN_S = 0.5
 const CLIMB_SPEED_FACTOR = 0.5
 const DEFAULT_FLY_HEIGHT_M = 4.0
-const MAX_REPORTED_ANIMALS = 16
+const MAX_REPORTED_ANIMALS = 24
 const STATE_IDLE = 0
 const STATE_AVOIDING = 1
 const STATE_ACTIVE = 2

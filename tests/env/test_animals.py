@@ -491,3 +491,119 @@ def test_a_stick_swung_into_a_deer_at_a_run_is_a_hit(sim, worlds):
         if run.animal()[2]:
             break
     assert run.animal()[2] == 1 and "hit_deer" in run.achievements and run.state() != KO  # a deer takes two
+
+
+# ---- Idle behaviour (the agent far away) -------------------------------------------------------
+
+IDLE_ZOO = [  # species, home (x, z)
+    ("bee", (40.0, 0.0)), ("wolf", (-40.0, 0.0)), ("hawk", (0.0, 40.0)), ("pigeon", (0.0, -40.0)),
+    ("rabbit", (40.0, 40.0)), ("bear", (-40.0, 40.0)), ("turtle", (40.0, -40.0)), ("jaguar", (-40.0, -40.0)),
+    ("deer", (60.0, 0.0)),
+]
+PERIOD_FRAMES = round(2 * math.pi * A.PATH_RADIUS_M / A.SLOW_IDLE_SPEED_M_PER_S * M.STEPS_PER_SECOND)
+
+
+@pytest.fixture(scope="module")
+def idle_tracks(sim, worlds):
+    entities = [animal_entity(species, species, (x, 0.0, z)) for species, (x, z) in IDLE_ZOO]
+    run = Run(sim, worlds("idle-zoo", entities))
+    tracks = []
+    for _ in range(100 + PERIOD_FRAMES + 5):
+        run.step()
+        tracks.append([run.animal(slot)[0] for slot in range(len(IDLE_ZOO))])
+        assert all(run.state(slot) == IDLE for slot in range(len(IDLE_ZOO)))
+    return {species: np.array([frame[slot] for frame in tracks]) for slot, (species, _) in enumerate(IDLE_ZOO)}
+
+
+def _speeds(track):
+    return np.linalg.norm(np.diff(track[:, [0, 2]], axis=0), axis=1) / M.STEP_SECONDS
+
+
+@pytest.mark.parametrize("species", ["bee", "wolf", "hawk", "pigeon"])
+def test_territory_bound_animals_stay_in_their_territory(idle_tracks, species):
+    home = np.array(dict(IDLE_ZOO)[species])
+    distances = np.linalg.norm(idle_tracks[species][:, [0, 2]] - home, axis=1)
+    assert distances.max() <= A.TERRITORY_RADIUS_M + 0.3 and _speeds(idle_tracks[species]).sum() * M.STEP_SECONDS > 10.0
+
+
+@pytest.mark.parametrize("species, speed", [("bee", A.FAST_IDLE_SPEED_M_PER_S), ("pigeon", A.FAST_IDLE_SPEED_M_PER_S),
+                                            ("rabbit", A.FAST_IDLE_SPEED_M_PER_S), ("wolf", A.SLOW_IDLE_SPEED_M_PER_S),
+                                            ("bear", A.SLOW_IDLE_SPEED_M_PER_S)])
+def test_random_wanderers_move_at_their_idle_speed(idle_tracks, species, speed):
+    speeds = _speeds(idle_tracks[species])
+    moving = speeds[speeds > 0.05]
+    assert speeds.max() <= speed * 1.02 + 0.02 and np.median(moving) >= 0.8 * speed
+
+
+@pytest.mark.parametrize("species", ["turtle", "jaguar", "hawk"])
+def test_periodic_animals_go_round_a_fixed_path(idle_tracks, species):
+    track = idle_tracks[species][:, [0, 2]]
+    home = np.array(dict(IDLE_ZOO)[species])
+    on_path = np.linalg.norm(track[100:] - home, axis=1)
+    assert np.abs(on_path - A.PATH_RADIUS_M).max() < 0.5
+    assert np.linalg.norm(track[100 + PERIOD_FRAMES] - track[100]) < 0.3  # one period later, back at the same point
+    assert np.linalg.norm(track[100 + PERIOD_FRAMES // 2] - track[100]) > 1.5 * A.PATH_RADIUS_M
+
+
+def test_a_static_avoidant_deer_stands_still_then_backs_away_then_flees(idle_tracks, sim, worlds):
+    assert np.abs(idle_tracks["deer"] - idle_tracks["deer"][0]).max() < 0.01  # nobody near: still
+    run = Run(sim, worlds("deer-avoid", [animal_entity("deer", "deer", (0.0, 0.0, -18.0), yaw_rad=math.pi)]))
+    start = run.distance()
+    for _ in range(10):
+        run.step()
+        assert run.state() == A.STATE_AVOIDING
+    assert run.distance() == pytest.approx(start + 10 * A.AVOID_SPEED_M_PER_S * M.STEP_SECONDS, abs=0.1)  # backing away
+    for _ in range(30):
+        run.step(head_position=[0, 0, -1])
+        if run.state() == ACTIVE:
+            break
+    # (it decided at its radius, then made its first bound away)
+    assert run.state() == ACTIVE and run.distance() <= A.ANIMALS["deer"].activation_radius_m + A.FAST_SPEED_M_PER_S * M.STEP_SECONDS + 0.1
+    before = run.distance()
+    for _ in range(5):
+        run.step()
+    assert run.distance() - before == pytest.approx(5 * A.FAST_SPEED_M_PER_S * M.STEP_SECONDS, abs=0.2)  # fleeing, fast
+
+
+# ---- On a generated island ----------------------------------------------------------------------
+
+def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_path):
+    from avalon.datagen.animals import place_animals
+    from avalon.tasks import build_world
+    from avalon.tasks.outdoor import OutdoorTaskConfig
+    from tests.tasks.helpers import surface_height
+
+    world = build_world("eat", 0.5, 0, OutdoorTaskConfig(world_size="small"))
+    heightmap = world.ground.heightmap
+    world = place_animals(world, np.random.default_rng(0), A.ANIMAL_KINDS)  # one of each, at random
+    # Fast wanderers on the shore: most of their targets lie in the water.
+    to_water = heightmap.distance_to_water_m()
+    rows, cols = np.nonzero((to_water >= 1.5) & (to_water <= 2.5) & (heightmap.heights > heightmap.water_height_m))
+    spawn = np.array(world.spawn_position)
+    shore = []
+    for row, col in zip(rows, cols):
+        x, z = (float(v) for v in heightmap.grid_to_world(row, col))
+        if np.hypot(x - spawn[0], z - spawn[2]) > 25.0 and all(np.hypot(x - sx, z - sz) > 6.0 for sx, sz in shore):
+            shore.append((x, z))
+    assert len(shore) >= 4
+    for k, (x, z) in enumerate(shore[:4]):
+        world = world.add_animal(animal_entity("rabbit", f"shore_{k}", (x, float(heightmap.height_at(x, z)), z)))
+    run = Run(sim, export_world(world, tmp_path / "island").as_posix())
+    slots = {animal.name: slot for slot, animal in enumerate(world.animals)}
+    nearest_water = np.inf
+    for _ in range(200):
+        run.step()
+        for animal in world.animals:
+            position, state, _ = run.animal(slots[animal.name])
+            if state >= KO:
+                continue
+            spec = A.ANIMALS[animal.kind]
+            x, y, z = (float(v) for v in position)
+            ground = surface_height(heightmap, x, z)
+            assert y - spec.size_m[1] / 2 >= ground - 0.15, f"{animal.name} sank into the terrain"
+            if spec.domain == "ground":
+                assert float(heightmap.height_at(x, z)) > heightmap.water_height_m, f"{animal.name} walked into water"
+                if animal.name.startswith("shore"):
+                    row, col = heightmap.nearest_index(x, z)
+                    nearest_water = min(nearest_water, float(to_water[row, col]))
+    assert nearest_water <= 1.0  # they did walk up to the water's edge

@@ -18,6 +18,8 @@ const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
 const ARRIVED_M = 0.5
 const FACE_MIN_SPEED_M_PER_S = 0.05
 const WATER_LOOKAHEAD_S = 0.3
+const WATER_MARGIN_M = 0.02
+const SINK_LIMIT_M = 0.3  # a ground animal this far below the terrain's surface is put back on it
 
 export var species = ""
 export var is_predator = true
@@ -372,9 +374,12 @@ func _move(desired, dt):
 	else:
 		var horizontal = Vector3(desired.x, 0.0, desired.z)
 		if terrain != null and horizontal.length() > 0.0:
+			# Ground animals keep out of water: neither where this step ends nor a little further.
+			var next = origin + horizontal * dt
 			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
-			if terrain.height_at(ahead.x, ahead.z) < water_height_m:
-				horizontal = Vector3.ZERO  # ground animals keep out of water
+			var shore = water_height_m + WATER_MARGIN_M
+			if terrain.height_at(next.x, next.z) < shore or terrain.height_at(ahead.x, ahead.z) < shore:
+				horizontal = Vector3.ZERO
 				_target_frames = 0
 		if _climbing:
 			_vertical_speed = active_speed_m_per_s * P.CLIMB_SPEED_FACTOR
@@ -382,6 +387,12 @@ func _move(desired, dt):
 			_vertical_speed -= P.GRAVITY_M_PER_S2 * dt
 		velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
 		_vertical_speed = 0.0 if is_on_floor() else velocity.y
+		if terrain != null:  # a safety net: never below the terrain (e.g. started inside a steep slope)
+			var position = global_transform.origin
+			var floor_y = terrain.height_at(position.x, position.z)
+			if position.y - half_height < floor_y - SINK_LIMIT_M:
+				global_transform.origin = Vector3(position.x, floor_y + half_height, position.z)
+				_vertical_speed = 0.0
 		_climbing = can_climb and state == P.STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
 	var flat = Vector3(desired.x, 0.0, desired.z)
 	if flat.length() > FACE_MIN_SPEED_M_PER_S:
