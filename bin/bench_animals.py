@@ -6,7 +6,9 @@ see ``ANIMALS``) stand 5-10 m around the spawn and are kept active for the whole
 attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
 every step each one chases or flees, checks its attack and sight conditions and moves. The agent
 takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
-alternation (the machine is shared, so timings are noisy), and the medians are printed.
+alternation, and the medians are printed. The machine is shared, so besides wall-clock steps per
+second the script reports steps per CPU-second (the CPU time of the Godot process plus this
+Python process, from /proc and ``time.process_time``), which other load disturbs far less.
 Usage: ``bin/bench_animals.py [--repeats 5] [--steps 1000] [--resolution 96] [--renderer GLES2]``.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import shutil
 import statistics
 import tempfile
@@ -25,7 +28,7 @@ import numpy as np
 from avalon.datagen.animals import animal_entity
 from avalon.datagen.export import export_world
 from avalon.env import protocol
-from avalon.env.animals import ANIMAL_STATE_FIELD_COUNT, STATE_ACTIVE
+from avalon.env.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
 from avalon.env.config import EnvConfig
 from avalon.env.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
@@ -61,21 +64,27 @@ def worlds(seed: int):
     return plain, with_animals
 
 
-def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[float, float]:
-    """(steps per second, mean number of active animals per step)."""
+def _process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[float, float, float]:
+    """(steps per wall-clock second, steps per CPU-second, mean number of active animals per step)."""
     sim.reset(world_dir, 0, 10**6)
-    codec_actions = actions
-    for action in codec_actions[:WARMUP_STEPS]:
+    for action in actions[:WARMUP_STEPS]:
         sim.step(action)
     offset = protocol.feature_offsets()["animals"]
     active = 0
-    started = time.perf_counter()
-    for action in codec_actions[WARMUP_STEPS:WARMUP_STEPS + steps]:
+    started, cpu_started = time.perf_counter(), _process_cpu_s(sim.pid) + time.process_time()
+    for action in actions[WARMUP_STEPS:WARMUP_STEPS + steps]:
         features = sim.step(action).features
-        states = features[offset + 3:offset + 3 + 24 * ANIMAL_STATE_FIELD_COUNT:ANIMAL_STATE_FIELD_COUNT]
+        states = features[offset + 3:offset + 3 + MAX_REPORTED_ANIMALS * ANIMAL_STATE_FIELD_COUNT:ANIMAL_STATE_FIELD_COUNT]
         active += int(np.count_nonzero(states == STATE_ACTIVE))
     elapsed = time.perf_counter() - started
-    return steps / elapsed, active / steps
+    cpu = _process_cpu_s(sim.pid) + time.process_time() - cpu_started
+    return steps / elapsed, steps / cpu, active / steps
 
 
 def main() -> None:
@@ -97,24 +106,27 @@ def main() -> None:
         codec = ActionCodec("vr")
         actions = [codec.encode(space.sample()) for _ in range(args.steps + WARMUP_STEPS)]
         sim.start()
-        samples: dict[str, list[float]] = {name: [] for name in dirs}
+        wall: dict[str, list[float]] = {name: [] for name in dirs}
+        cpu: dict[str, list[float]] = {name: [] for name in dirs}
         active: list[float] = []
         for repeat in range(args.repeats):
             for name, world_dir in dirs.items():
-                rate, mean_active = measure(sim, world_dir, actions, args.steps)
-                samples[name].append(rate)
+                rate, cpu_rate, mean_active = measure(sim, world_dir, actions, args.steps)
+                wall[name].append(rate)
+                cpu[name].append(cpu_rate)
                 if name != "without animals":
                     active.append(mean_active)
-                print(f"  run {repeat + 1}/{args.repeats} {name:18} {rate:7.0f} steps/s", flush=True)
+                print(f"  run {repeat + 1}/{args.repeats} {name:18} {rate:7.0f} steps/s  {cpu_rate:7.0f} steps/CPU-s", flush=True)
     finally:
         sim.close()
         shutil.rmtree(work, ignore_errors=True)
-    base = statistics.median(samples["without animals"])
     print(f"\n{args.renderer}, {args.resolution}x{args.resolution}, Small 'eat' island (seed {args.seed}), "
           f"{args.steps} random steps, median of {args.repeats} alternating runs")
-    for name, values in samples.items():
-        rate = statistics.median(values)
-        print(f"{name:18} {rate:7.0f} steps/s  {rate / base:6.1%} of without  (runs: {', '.join(f'{v:.0f}' for v in values)})")
+    for label, samples in (("steps/s", wall), ("steps/CPU-s", cpu)):
+        base = statistics.median(samples["without animals"])
+        for name, values in samples.items():
+            rate = statistics.median(values)
+            print(f"{name:18} {rate:7.0f} {label:12} {rate / base:6.1%} of without  (runs: {', '.join(f'{v:.0f}' for v in values)})")
     print(f"animals active per step (mean): {statistics.mean(active):.2f} of {len(ANIMALS)}")
 
 

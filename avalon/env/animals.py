@@ -44,6 +44,8 @@ HAWK_RESPITE_S = 10.0  # a temporary respite: the attacker leaves and cannot act
 HIT_COOLDOWN_S = 0.5  # one swing or one bouncing rock counts as one hit
 CLIMB_SPEED_FACTOR = 0.5  # climbers go up at this fraction of their active speed
 DEFAULT_FLY_HEIGHT_M = 4.0  # air animals idle this high above the ground
+OBSTACLE_GRID_CELL_M = 1.0  # on terrain, animals look static obstacles up in a grid of these cells...
+OBSTACLE_MARGIN_M = 3.0  # ...and move with physics queries only this near one (more than the largest reach + a step)
 MAX_REPORTED_ANIMALS = 24  # the ground-truth `animals` feature covers this many (scene order)
 
 # Ground-truth state codes in the `animals` feature.

@@ -17,9 +17,10 @@ const AnimalMaterial = preload("res://entities/animals/animal_material.tres")
 const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
 const ARRIVED_M = 0.5
 const FACE_MIN_SPEED_M_PER_S = 0.05
+const FACE_MIN_TURN_RAD = 0.02
 const WATER_LOOKAHEAD_S = 0.3
 const WATER_MARGIN_M = 0.02
-const SINK_LIMIT_M = 0.3  # a ground animal this far below the terrain's surface is put back on it
+const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 
 export var species = ""
 export var is_predator = true
@@ -63,6 +64,8 @@ var escaped = false
 var hit_now = false
 var killed_now = false
 
+var _origin = Vector3.ZERO  # where it is (updated as it moves: cheaper than reading its transform)
+var _yaw = 0.0  # where it faces (about +y; it faces -z at 0)
 var _target = Vector3.ZERO
 var _target_frames = 0
 var _path_angle = 0.0
@@ -73,6 +76,15 @@ var _respite_frames = 0
 var _hit_cooldown = 0
 var _pending_hits = 0
 var _mesh = null
+var _cell = 1.0  # the terrain's grid (see set_terrain)
+var _half_size = 0.0
+var _cols = 0
+var _rows = 0
+var _heights = PoolRealArray()
+var _grid = PoolByteArray()  # static obstacles near (see set_obstacles): 1 = move with physics queries
+var _grid_cols = 0
+var _grid_cell = 1.0
+var _grid_half = 0.0
 # Activation (all must hold) and deactivation (any ends activity) conditions.
 var _never_activates = false
 var _act_territory = false
@@ -112,6 +124,8 @@ func _ready():
 	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
 	rng.seed = int(rng_seed)
 	home = transform.origin
+	_origin = home
+	_yaw = transform.basis.get_euler().y
 	_target = home
 	_path_angle = rng.randf_range(0.0, 2.0 * PI)
 	var shape = BoxShape.new()
@@ -144,7 +158,7 @@ func is_down():
 func reported_position():
 	if corpse != null and is_instance_valid(corpse):
 		return corpse.global_transform.origin
-	return global_transform.origin
+	return _origin
 
 
 func reported_state():
@@ -193,7 +207,8 @@ func think(agent, dt):
 		_attack_cooldown -= 1
 	if _hit_cooldown > 0:
 		_hit_cooldown -= 1
-	var origin = global_transform.origin
+	# (_origin is kept up to date by _move)
+	var origin = _origin
 	var distance = Vector2(agent.feet.x - origin.x, agent.feet.z - origin.z).length()
 	if state == P.STATE_ACTIVE:
 		if _deactivated(agent, distance):
@@ -243,7 +258,7 @@ func _deactivated(agent, distance):
 	if _de_seen and _agent_sees_me(agent):
 		return true
 	# Once it has seen the agent it keeps track of it while in line of sight (fleeing, it faces away).
-	if _de_cant_see and not _clear_line(global_transform.origin, agent.head, agent.exclude):
+	if _de_cant_see and not _clear_line(_origin, agent.head, agent.exclude):
 		return true
 	return false
 
@@ -257,14 +272,14 @@ func _in_territory(point):
 func _outside_domain(agent):
 	if domain == "air" or can_climb:
 		return false
-	return agent.feet.y - (global_transform.origin.y - half_height) > P.OUT_OF_REACH_HEIGHT_M
+	return agent.feet.y - (_origin.y - half_height) > P.OUT_OF_REACH_HEIGHT_M
 
 
 # The agent sees the animal: its centre is in the camera's view (the square image's field of
 # view) and nothing hides it.
 func _agent_sees_me(agent):
 	var eye = agent.camera.global_transform
-	var origin = global_transform.origin
+	var origin = _origin
 	var local = eye.xform_inv(origin)
 	var depth = -local.z
 	if depth <= P.DEPTH_NEAR_M or abs(local.x) > depth * _tan_half_view or abs(local.y) > depth * _tan_half_view:
@@ -274,8 +289,8 @@ func _agent_sees_me(agent):
 
 # The animal sees the agent: its head is within the animal's field of view and in line of sight.
 func _i_see_agent(agent):
-	var origin = global_transform.origin
-	var forward = -global_transform.basis.z
+	var origin = _origin
+	var forward = Vector3(-sin(_yaw), 0.0, -cos(_yaw))
 	var to_head = agent.head - origin
 	var flat = Vector3(to_head.x, 0.0, to_head.z)
 	if flat.length() > 1e-3 and Vector3(forward.x, 0.0, forward.z).normalized().dot(flat.normalized()) < cos_half_fov:
@@ -292,7 +307,7 @@ func _clear_line(from, to, exclude):
 # ---- Moving -----------------------------------------------------------------------------------
 
 func _chase(agent, dt):
-	var origin = global_transform.origin
+	var origin = _origin
 	var target = agent.feet + Vector3(0.0, P.BODY_HEIGHT_M * 0.6 if domain == "air" else 0.0, 0.0)
 	var to_target = target - origin
 	if domain != "air":
@@ -305,7 +320,7 @@ func _chase(agent, dt):
 
 # Distance between the animal's reach and the agent's capsule.
 func _gap(feet):
-	var origin = global_transform.origin
+	var origin = _origin
 	var y = clamp(origin.y, feet.y + P.BODY_RADIUS_M, feet.y + P.BODY_HEIGHT_M - P.BODY_RADIUS_M)
 	return origin.distance_to(Vector3(feet.x, y, feet.z)) - P.BODY_RADIUS_M - reach_radius
 
@@ -325,15 +340,15 @@ func _try_attack(agent):
 
 
 func _away_from(point, speed):
-	var away = global_transform.origin - point
+	var away = _origin - point
 	away.y = 0.0
 	if away.length() < 1e-4:
-		away = -global_transform.basis.z
+		away = Vector3(-sin(_yaw), 0.0, -cos(_yaw))
 	return away.normalized() * speed
 
 
 func _idle(agent, distance, dt):
-	var origin = global_transform.origin
+	var origin = _origin
 	if _avoidant:
 		if distance <= activation_radius_m + P.AVOID_MARGIN_M and not _never_activates:
 			state = P.STATE_AVOIDING
@@ -360,56 +375,145 @@ func _idle(agent, distance, dt):
 	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
 
 
+# The manager hands over the world's terrain node (or null); its grid is copied once.
+func set_terrain(node):
+	terrain = node
+	if node != null:
+		_cell = node.cell_size_m
+		_half_size = node.size_m / 2.0
+		_cols = node.cols
+		_rows = node.rows
+		_heights = node.heights
+
+
+# The terrain's surface height at (x, z): the plane of the height field triangle holding the point
+# (cells split along the diagonal from (row, col + 1) to (row + 1, col), as the collider is);
+# 0 (the flat ground's top) without terrain.
 func _ground_height(x, z):
-	return terrain.height_at(x, z) if terrain != null else 0.0
+	if terrain == null:
+		return 0.0
+	var cols = _cols
+	var gx = clamp((x + _half_size) / _cell, 0.0, cols - 1.001)
+	var gz = clamp((z + _half_size) / _cell, 0.0, _rows - 1.001)
+	var c = int(gx)
+	var r = int(gz)
+	var fx = gx - c
+	var fz = gz - r
+	var heights = _heights
+	var h01 = heights[r * cols + c + 1]
+	var h10 = heights[(r + 1) * cols + c]
+	if fx + fz <= 1.0:
+		var h00 = heights[r * cols + c]
+		return h00 + fx * (h01 - h00) + fz * (h10 - h00)
+	var h11 = heights[(r + 1) * cols + c + 1]
+	return h11 + (1.0 - fx) * (h10 - h11) + (1.0 - fz) * (h01 - h11)
 
 
+# Moves by `desired` (m/s) for one step. On terrain the animal does not collide with the height
+# field (Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step): the terrain's
+# surface, computed exactly, is its floor. Away from static obstacles (see _is_clear) it moves
+# without any physics query; near them it moves with move_and_slide. Ground animals keep out of water and, unless climbing, off slopes steeper
+# than MAX_WALK_SLOPE.
 func _move(desired, dt):
-	var origin = global_transform.origin
+	var origin = _origin
 	if domain == "air":
+		var ground = _ground_height(origin.x, origin.z)
 		if state != P.STATE_ACTIVE:  # cruise at the flying height
-			var height = _ground_height(origin.x, origin.z) + fly_height_m + half_height
-			desired.y = clamp((height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
-		velocity = move_and_slide(desired, Vector3.UP)
+			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
+		if terrain != null and _is_clear():
+			velocity = desired
+			_set_origin(origin + desired * dt)
+		else:
+			velocity = move_and_slide(desired, Vector3.UP)
+			_origin = global_transform.origin
+		_keep_above(_ground_height(_origin.x, _origin.z))
 	else:
 		var horizontal = Vector3(desired.x, 0.0, desired.z)
-		if terrain != null and horizontal.length() > 0.0:
-			# Ground animals keep out of water: neither where this step ends nor a little further.
-			var next = origin + horizontal * dt
-			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
-			var shore = water_height_m + WATER_MARGIN_M
-			if terrain.height_at(next.x, next.z) < shore or terrain.height_at(ahead.x, ahead.z) < shore:
-				horizontal = Vector3.ZERO
-				_target_frames = 0
+		if terrain != null and horizontal.length() > 0.0 and not _may_walk(origin, horizontal, dt):
+			horizontal = Vector3.ZERO
+			_target_frames = 0
 		if _climbing:
 			_vertical_speed = active_speed_m_per_s * P.CLIMB_SPEED_FACTOR
 		else:
 			_vertical_speed -= P.GRAVITY_M_PER_S2 * dt
-		velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
-		_vertical_speed = 0.0 if is_on_floor() else velocity.y
-		if terrain != null:  # a safety net: never below the terrain (e.g. started inside a steep slope)
-			var position = global_transform.origin
-			var floor_y = terrain.height_at(position.x, position.z)
-			if position.y - half_height < floor_y - SINK_LIMIT_M:
-				global_transform.origin = Vector3(position.x, floor_y + half_height, position.z)
+		if terrain != null and not _climbing and _is_clear():
+			var next = origin + horizontal * dt
+			var ground = _ground_height(next.x, next.z)
+			next.y = max(ground + half_height, origin.y + _vertical_speed * dt)  # walks the surface, or falls to it
+			if next.y <= ground + half_height:
 				_vertical_speed = 0.0
-		_climbing = can_climb and state == P.STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+			velocity = horizontal
+			if next != origin:
+				_set_origin(next)
+		else:
+			velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
+			_vertical_speed = 0.0 if is_on_floor() else velocity.y
+			_origin = global_transform.origin
+			if terrain != null and _keep_above(_ground_height(_origin.x, _origin.z)):
+				_vertical_speed = 0.0
+			_climbing = can_climb and state == P.STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
 	var flat = Vector3(desired.x, 0.0, desired.z)
 	if flat.length() > FACE_MIN_SPEED_M_PER_S:
-		global_transform.basis = Basis(Vector3.UP, atan2(-flat.x, -flat.z))
+		var yaw = atan2(-flat.x, -flat.z)
+		if abs(wrapf(yaw - _yaw, -PI, PI)) > FACE_MIN_TURN_RAD:  # (setting a transform is not free)
+			_yaw = yaw
+			rotation = Vector3(0.0, yaw, 0.0)
+
+
+func _set_origin(point):
+	_origin = point
+	translation = point  # (the parent, Entities, sits at the world origin)
+
+
+# Whether nothing the animal could bump into is near: a look-up in the manager's grid of static
+# obstacles (tree trunks, boxes), each grown by OBSTACLE_MARGIN_M. Items and other animals are not
+# in it: away from obstacles animals pass through each other, and thrown items collide with them
+# by themselves.
+func _is_clear():
+	var c = int((_origin.x + _grid_half) / _grid_cell)
+	var r = int((_origin.z + _grid_half) / _grid_cell)
+	if c < 0 or r < 0 or c >= _grid_cols or r >= _grid_cols:
+		return false
+	return _grid[r * _grid_cols + c] == 0
+
+
+# The manager's obstacle grid (see animals.gd): square, `cols` cells of `cell` m, centred on the origin.
+func set_obstacles(grid, cols, cell):
+	_grid = grid
+	_grid_cols = cols
+	_grid_cell = cell
+	_grid_half = cols * cell / 2.0
+
+
+# Puts the animal back on the surface if it ended below it; true when it did.
+func _keep_above(ground):
+	if terrain == null:
+		return false
+	if _origin.y - half_height >= ground:
+		return false
+	_set_origin(Vector3(_origin.x, ground + half_height, _origin.z))
+	return true
+
+
+# Whether a ground animal may take this step on the terrain: no water where it ends or a little
+# further, no slope steeper than MAX_WALK_SLOPE (climbers in pursuit climb anything).
+func _may_walk(origin, horizontal, dt):
+	var next = origin + horizontal * dt
+	var ahead = origin + horizontal * WATER_LOOKAHEAD_S
+	var shore = water_height_m + WATER_MARGIN_M
+	var next_ground = _ground_height(next.x, next.z)
+	if next_ground < shore or _ground_height(ahead.x, ahead.z) < shore:
+		return false
+	if can_climb and state == P.STATE_ACTIVE:
+		return true
+	return next_ground - (origin.y - half_height) <= horizontal.length() * dt * MAX_WALK_SLOPE
 
 
 func _wall_is_climbable():
 	for i in range(get_slide_count()):
 		var collider = get_slide_collision(i).collider
-		if collider == null:
-			continue
-		if collider.is_in_group("climbable") or collider.is_in_group("trees"):
+		if collider != null and (collider.is_in_group("climbable") or collider.is_in_group("trees")):
 			return true
-		if collider.is_in_group("terrain") and terrain != null:
-			var point = get_slide_collision(i).position
-			if terrain.is_climbable(point.x, point.z):
-				return true
 	return false
 
 
@@ -469,7 +573,7 @@ func _quad(surface, a, b, c, d, color, centre):
 	var flip = normal.dot((a + b + c + d) / 4.0 - centre) < 0.0
 	if flip:
 		normal = -normal
-	var shade = 0.9 + 0.1 * normal.y
+	var shade = 0.72 + 0.28 * normal.y  # drawn unshaded (one draw call): a fixed light from above
 	var face_color = Color(color.r * shade, color.g * shade, color.b * shade)
 	var order = [a, c, b, a, d, c] if flip else [a, b, c, a, c, d]
 	for vertex in order:
