@@ -412,57 +412,66 @@ func _ground_height(x, z):
 # Moves by `desired` (m/s) for one step. On terrain the animal does not collide with the height
 # field (Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step): the terrain's
 # surface, computed exactly, is its floor. Away from static obstacles (see _is_clear) it moves
-# without any physics query; near them it moves with move_and_slide. Ground animals keep out of water and, unless climbing, off slopes steeper
-# than MAX_WALK_SLOPE.
+# without any physics query, and its transform is written once; near them it moves with
+# move_and_slide. Ground animals keep out of water and, unless climbing, off slopes steeper than
+# MAX_WALK_SLOPE.
 func _move(desired, dt):
 	var origin = _origin
+	var next = origin  # where it ends up, when it moves without physics queries
+	var queried = false  # moved with move_and_slide (its transform is already updated)
 	if domain == "air":
 		var ground = _ground_height(origin.x, origin.z)
 		if state != P.STATE_ACTIVE:  # cruise at the flying height
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
+		velocity = desired
 		if terrain != null and _is_clear():
-			velocity = desired
-			_set_origin(origin + desired * dt)
+			next = origin + desired * dt
+			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 		else:
 			velocity = move_and_slide(desired, Vector3.UP)
-			_origin = global_transform.origin
-		_keep_above(_ground_height(_origin.x, _origin.z))
+			queried = true
 	else:
 		var horizontal = Vector3(desired.x, 0.0, desired.z)
-		if terrain != null and horizontal.length() > 0.0 and not _may_walk(origin, horizontal, dt):
-			horizontal = Vector3.ZERO
-			_target_frames = 0
+		var next_ground = 0.0
+		if terrain != null and horizontal.length() > 0.0:
+			next_ground = _walkable_ground(origin, horizontal, dt)
+			if next_ground == INF:
+				horizontal = Vector3.ZERO
+				_target_frames = 0
 		if _climbing:
 			_vertical_speed = active_speed_m_per_s * P.CLIMB_SPEED_FACTOR
 		else:
 			_vertical_speed -= P.GRAVITY_M_PER_S2 * dt
+		velocity = horizontal
 		if terrain != null and not _climbing and _is_clear():
-			var next = origin + horizontal * dt
-			var ground = _ground_height(next.x, next.z)
-			next.y = max(ground + half_height, origin.y + _vertical_speed * dt)  # walks the surface, or falls to it
-			if next.y <= ground + half_height:
+			next = origin + horizontal * dt
+			if horizontal == Vector3.ZERO or next_ground == INF:
+				next_ground = _ground_height(next.x, next.z)
+			next.y = max(next_ground + half_height, origin.y + _vertical_speed * dt)  # walks the surface, or falls to it
+			if next.y <= next_ground + half_height:
 				_vertical_speed = 0.0
-			velocity = horizontal
-			if next != origin:
-				_set_origin(next)
 		else:
 			velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
 			_vertical_speed = 0.0 if is_on_floor() else velocity.y
-			_origin = global_transform.origin
-			if terrain != null and _keep_above(_ground_height(_origin.x, _origin.z)):
-				_vertical_speed = 0.0
+			queried = true
 			_climbing = can_climb and state == P.STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+	var yaw = _yaw
 	var flat = Vector3(desired.x, 0.0, desired.z)
 	if flat.length() > FACE_MIN_SPEED_M_PER_S:
-		var yaw = atan2(-flat.x, -flat.z)
-		if abs(wrapf(yaw - _yaw, -PI, PI)) > FACE_MIN_TURN_RAD:  # (setting a transform is not free)
-			_yaw = yaw
-			rotation = Vector3(0.0, yaw, 0.0)
-
-
-func _set_origin(point):
-	_origin = point
-	translation = point  # (the parent, Entities, sits at the world origin)
+		var heading = atan2(-flat.x, -flat.z)
+		if abs(wrapf(heading - _yaw, -PI, PI)) > FACE_MIN_TURN_RAD:  # (setting a transform is not free)
+			yaw = heading
+	if queried:
+		_origin = global_transform.origin  # move_and_slide has moved it
+		next = _origin
+		if terrain != null:  # never below the surface
+			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+			if next.y != _origin.y:
+				_vertical_speed = 0.0
+	if next != _origin or yaw != _yaw:
+		_origin = next
+		_yaw = yaw
+		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
 
 
 # Whether nothing the animal could bump into is near: a look-up in the manager's grid of static
@@ -485,28 +494,19 @@ func set_obstacles(grid, cols, cell):
 	_grid_half = cols * cell / 2.0
 
 
-# Puts the animal back on the surface if it ended below it; true when it did.
-func _keep_above(ground):
-	if terrain == null:
-		return false
-	if _origin.y - half_height >= ground:
-		return false
-	_set_origin(Vector3(_origin.x, ground + half_height, _origin.z))
-	return true
-
-
-# Whether a ground animal may take this step on the terrain: no water where it ends or a little
-# further, no slope steeper than MAX_WALK_SLOPE (climbers in pursuit climb anything).
-func _may_walk(origin, horizontal, dt):
+# The ground height where a ground animal's step on the terrain would end, or INF when it may not
+# take it: water where it ends or a little further, a slope steeper than MAX_WALK_SLOPE
+# (climbers in pursuit climb anything).
+func _walkable_ground(origin, horizontal, dt):
 	var next = origin + horizontal * dt
 	var ahead = origin + horizontal * WATER_LOOKAHEAD_S
 	var shore = water_height_m + WATER_MARGIN_M
 	var next_ground = _ground_height(next.x, next.z)
 	if next_ground < shore or _ground_height(ahead.x, ahead.z) < shore:
-		return false
-	if can_climb and state == P.STATE_ACTIVE:
-		return true
-	return next_ground - (origin.y - half_height) <= horizontal.length() * dt * MAX_WALK_SLOPE
+		return INF
+	if not (can_climb and state == P.STATE_ACTIVE) and next_ground - (origin.y - half_height) > horizontal.length() * dt * MAX_WALK_SLOPE:
+		return INF
+	return next_ground
 
 
 func _wall_is_climbable():
@@ -531,7 +531,7 @@ func knock_out():
 	body.mass = max(0.01, mass_kg)
 	body.mesh = _mesh
 	# Upside down: the same bounding box, clearly not standing any more.
-	body.transform = Transform(global_transform.basis * Basis(Vector3(0.0, 0.0, 1.0), PI), global_transform.origin)
+	body.transform = Transform(Basis(Vector3.UP, _yaw) * Basis(Vector3(0.0, 0.0, 1.0), PI), _origin)
 	get_parent().add_child(body)
 	corpse = body
 	$Shape.disabled = true
