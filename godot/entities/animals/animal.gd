@@ -6,7 +6,8 @@ extends KinematicBody
 #
 # Driven by entities/animals/animals.gd once per step, in scene order, after the agent has moved
 # (never by _process: the order and the inputs are fixed, so runs are deterministic): a small
-# state machine, one move_and_slide, and a ray cast only when a sight condition is being checked.
+# state machine, one move (see _move: on terrain, physics queries only near static obstacles),
+# and a ray cast only when a sight condition is being checked.
 # Random choices come from its own generator, seeded by the exporter from the world seed and
 # its name.
 
@@ -167,7 +168,7 @@ func reported_state():
 	return state
 
 
-# Thrown rocks and swung sticks call this (entities/tools/surface.gd) with their impact speed.
+# Thrown rocks and swung sticks call this (entities/tools/tool.gd) with their impact speed.
 func on_hit(speed):
 	if is_down() or _hit_cooldown > 0 or speed < P.HIT_MIN_SPEED_M_PER_S:
 		return

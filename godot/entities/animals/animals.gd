@@ -10,6 +10,7 @@ var animals = []  # in scene order
 var attack_damage = 0.0  # energy lost to attacks this step
 var _previous_feet = Vector3.ZERO
 var _absent_written = false
+var _grid_cols = 0  # of the obstacle grid (see _obstacle_grid)
 var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": []}
 
 
@@ -42,8 +43,6 @@ func setup(world_root, terrain, player):
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
 
-
-var _grid_cols = 0
 
 
 # Cells (OBSTACLE_GRID_CELL_M square) within OBSTACLE_MARGIN_M of a static obstacle: a tree trunk
