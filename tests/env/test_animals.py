@@ -303,19 +303,29 @@ def test_an_eagle_attacks_only_while_unseen(sim, worlds):
     assert run.state() == IDLE and "escaped_eagle" in run.achievements and sum(run.damage) == 0.0
 
 
-def test_a_rabbit_flees_until_outside_its_radius(sim, worlds):
-    run = Run(sim, worlds("rabbit-flee", [animal_entity("rabbit", "a", (0.0, 0.0, -6.0))]))
+FLEEING = [species for species in A.PREY_KINDS if A.ANIMALS[species].activation]
+
+
+@pytest.mark.parametrize("species", FLEEING)
+def test_prey_flee_at_their_speed_until_outside_their_radius(sim, worlds, species):
+    spec = A.ANIMALS[species]
+    start = spec.activation_radius_m - 1.0
+    run = Run(sim, worlds(f"flee-prey-{species}", [animal_entity(species, "a", (0.0, 0.0, -start), yaw_rad=math.pi)]))
     run.step()
     assert run.state() == ACTIVE
-    spec = A.ANIMALS["rabbit"]
-    for _ in range(60):
+    before = run.distance()
+    run.step()
+    assert run.distance() - before == pytest.approx(spec.active_speed_m_per_s * M.STEP_SECONDS, abs=0.05)
+    distance = run.distance()
+    for _ in range(150):
+        previous = distance  # where it decided from (the agent stands still)
         run.step()
         distance = run.distance()
-        if distance < spec.deactivation_radius_m - 0.7:
-            assert run.state() == ACTIVE, distance
         if run.state() == IDLE:
             break
-    assert run.state() == IDLE and distance >= spec.deactivation_radius_m
+        assert previous <= spec.deactivation_radius_m + 1e-3, previous  # still fleeing: within its radius
+    assert run.state() == IDLE and previous > spec.deactivation_radius_m
+    assert sum(run.damage) == 0.0  # prey never attack
 
 
 def test_an_alligator_is_slow_and_gives_up_outside_its_radius(sim, worlds):
