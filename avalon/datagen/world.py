@@ -140,8 +140,27 @@ class World:
         return tuple(entity for entity in self.entities if entity.kind in FOOD_KINDS)
 
     @property
+    def animals(self) -> tuple[Entity, ...]:
+        """The animals (entities whose kind is a species of ``avalon.env.animals``), in scene order."""
+        from avalon.env.animals import ANIMAL_KINDS
+
+        return tuple(entity for entity in self.entities if entity.kind in ANIMAL_KINDS)
+
+    @property
     def food_count(self) -> int:
-        return len(self.food)
+        """Pieces of food, counting each prey animal (a knocked-out prey is eaten like food)."""
+        from avalon.env.animals import PREY_KINDS
+
+        return len(self.food) + sum(1 for animal in self.animals if animal.kind in PREY_KINDS)
+
+    def add_animal(self, animal: Entity) -> "World":
+        """A copy of this world with ``animal`` (see ``avalon.datagen.animals.animal_entity``) added."""
+        from avalon.env.animals import animal_spec
+
+        animal_spec(animal.kind)
+        if any(entity.name == animal.name for entity in self.entities):
+            raise ValueError(f"the world already has an entity named {animal.name!r}")
+        return attr.evolve(self, entities=self.entities + (animal,))
 
 
 #: Every food of the paper's Appendix A.3 (Table 2) and its size: the radius, in metres, of the

@@ -1,5 +1,6 @@
-"""Writes the files derived from ``protocol`` and ``mechanics``: the GDScript constants
-``godot/generated/protocol.gd`` and the space tables ``docs/spaces.md``.
+"""Writes the files derived from ``protocol``, ``mechanics`` and ``animals``: the GDScript
+constants ``godot/generated/protocol.gd``, the space tables ``docs/spaces.md`` and one scene per
+animal species, ``godot/entities/animals/<species>.tscn``.
 
 Run ``python -m avalon.env.codegen`` (or ``make generate``) after changing either module;
 ``tests/env/test_codegen.py`` fails while a checked-in file differs from what this writes.
@@ -11,11 +12,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from avalon.env import mechanics, protocol
+from avalon.env import animals, mechanics, protocol
 from avalon.env.paths import godot_project_dir, repository_dir
 from avalon.env.spaces import markdown_tables
 
 GENERATED_RELATIVE_PATH = Path("generated") / "protocol.gd"
+ANIMAL_SCENES_RELATIVE_DIR = Path("entities") / "animals"
 
 
 def _gd_value(value: object) -> str:
@@ -79,15 +81,47 @@ def generate() -> str:
     lines.append("const ACHIEVEMENTS = [%s]" % ", ".join(_gd_value(name) for name in protocol.ACHIEVEMENTS))
     lines += ["", "# Agent mechanics (avalon/env/mechanics.py)"]
     lines += ["const %s = %s" % (name, _gd_value(value)) for name, value in _module_constants(mechanics)]
+    lines += ["", "# Animals (avalon/env/animals.py; per-species rules are in entities/animals/<species>.tscn)"]
+    lines += [
+        "const %s = %s" % (name, _gd_value(value))
+        for name, value in _module_constants(animals)
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+    ]
+    lines.append("const PREY_KINDS = [%s]" % ", ".join(_gd_value(name) for name in animals.PREY_KINDS))
+    return "\n".join(lines) + "\n"
+
+
+def animal_scene(spec: animals.AnimalSpec) -> str:
+    """The text of ``entities/animals/<species>.tscn``: the shared behaviour script with every
+    property of the species, and its body plan as a flat array (10 floats per part: shape index,
+    centre xyz, size xyz, colour rgb)."""
+    from avalon.datagen.export.scene_text import ANIMAL_SCRIPT, godot_value
+
+    lines = [
+        "[gd_scene load_steps=2 format=2]",
+        "",
+        '[ext_resource path="%s" type="Script" id=1]' % ANIMAL_SCRIPT,
+        "",
+        '[node name="%s" type="KinematicBody"]' % spec.species.capitalize(),
+        "script = ExtResource( 1 )",
+    ]
+    lines += ["%s = %s" % (key, godot_value(value)) for key, value in spec.behaviour().items()]
+    values = []
+    for part in spec.parts:
+        values += [float(animals.PART_SHAPES.index(part.shape)), *part.centre, *part.size, *part.color]
+    lines.append("parts = PoolRealArray( %s )" % ", ".join(godot_value(round(v, 5)) for v in values))
     return "\n".join(lines) + "\n"
 
 
 def generated_files() -> dict[Path, str]:
     """Each generated file's path and the text it must hold."""
-    return {
+    files = {
         godot_project_dir() / GENERATED_RELATIVE_PATH: generate(),
         repository_dir() / "docs" / "spaces.md": markdown_tables(),
     }
+    for spec in animals.ANIMALS.values():
+        files[godot_project_dir() / ANIMAL_SCENES_RELATIVE_DIR / f"{spec.species}.tscn"] = animal_scene(spec)
+    return files
 
 
 def write() -> list[Path]:

@@ -28,8 +28,9 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from avalon.datagen.world import FOOD_KINDS
+from avalon.env.animals import ANIMAL_KINDS, ANIMAL_STATE_FIELDS, MAX_REPORTED_ANIMALS, PREDATOR_KINDS
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 MAGIC = b"AVLN"
 SECRET_SIZE = 32
 HEADER = struct.Struct("<BI")
@@ -156,6 +157,11 @@ ACHIEVEMENTS: tuple[str, ...] = (
     "open_food",  # opened a food that must be opened (coconut, orange, avocado)
     "eat",
     *(f"eat_{kind}" for kind in FOOD_KINDS),
+    # Animals (avalon/env/animals.py, docs/animals.md).
+    *(f"hit_{species}" for species in ANIMAL_KINDS),  # a rock or stick struck it hard enough to count as a hit
+    *(f"kill_{species}" for species in ANIMAL_KINDS),  # knocked it out (the hit that reached its hits_to_ko)
+    "eat_prey",  # ate a knocked-out prey animal
+    *(f"escaped_{species}" for species in PREDATOR_KINDS),  # an active predator gave up the chase (not KO'd)
 )
 
 
@@ -197,6 +203,10 @@ FEATURES: tuple[Feature, ...] = (
     _scalar("food_total", "count", "pieces of food in the world when the episode began", observed=False),
     _scalar("food_eaten", "count", "pieces of food eaten so far this episode", observed=False),
     Feature("achievements", len(ACHIEVEMENTS), False, "bool", "one flag per name of ACHIEVEMENTS: 1 once unlocked this episode"),
+    Feature("animals", MAX_REPORTED_ANIMALS * len(ANIMAL_STATE_FIELDS), False, "mixed",
+            f"the first {MAX_REPORTED_ANIMALS} animals in scene order, {len(ANIMAL_STATE_FIELDS)} values each: "
+            "world position x, y, z (m), state (animals.STATE_*: 0 idle, 1 backing away, 2 active, 3 respite, "
+            "4 knocked out, 5 eaten; -1 no animal in the slot) and hits taken"),
 )
 
 FEATURE_COUNT = sum(feature.size for feature in FEATURES)

@@ -2,7 +2,7 @@
 # avalon/env/mechanics.py. Do not edit: change those modules and regenerate.
 extends Reference
 
-const PROTOCOL_VERSION = 3
+const PROTOCOL_VERSION = 4
 const MAGIC = "AVLN"
 const SECRET_SIZE = 32
 const HEADER_SIZE = 5
@@ -43,7 +43,7 @@ const MOUSE_KEYBOARD_LEFT_THROW = 7  # 1 value(s), binary
 const MOUSE_KEYBOARD_RIGHT_THROW = 8  # 1 value(s), binary
 
 # Features: offset of each in an OBSERVATION's float32 vector
-const FEATURE_COUNT = 80
+const FEATURE_COUNT = 244
 const F_BODY_DELTA_POSITION = 0
 const F_BODY_DELTA_ROTATION = 3
 const F_HEAD_DELTA_POSITION = 6
@@ -75,6 +75,7 @@ const F_MOVEMENT_WORK = 57
 const F_FOOD_TOTAL = 58
 const F_FOOD_EATEN = 59
 const F_ACHIEVEMENTS = 60
+const F_ANIMALS = 124
 
 # Achievements: index of each flag in the achievements feature
 const ACH_GRASP = 0
@@ -97,7 +98,51 @@ const ACH_EAT_AVOCADO = 16
 const ACH_EAT_COCONUT = 17
 const ACH_EAT_HONEYCOMB = 18
 const ACH_EAT_CARROT = 19
-const ACHIEVEMENTS = ["grasp", "carry_20m", "throw", "hit", "jump", "climb_2m", "push", "stack", "open_food", "eat", "eat_apple", "eat_banana", "eat_cherry", "eat_mulberry", "eat_fig", "eat_orange", "eat_avocado", "eat_coconut", "eat_honeycomb", "eat_carrot"]
+const ACH_HIT_BEE = 20
+const ACH_HIT_SNAKE = 21
+const ACH_HIT_HAWK = 22
+const ACH_HIT_HIPPO = 23
+const ACH_HIT_ALLIGATOR = 24
+const ACH_HIT_EAGLE = 25
+const ACH_HIT_WOLF = 26
+const ACH_HIT_JAGUAR = 27
+const ACH_HIT_BEAR = 28
+const ACH_HIT_FROG = 29
+const ACH_HIT_TURTLE = 30
+const ACH_HIT_MOUSE = 31
+const ACH_HIT_RABBIT = 32
+const ACH_HIT_PIGEON = 33
+const ACH_HIT_SQUIRREL = 34
+const ACH_HIT_CROW = 35
+const ACH_HIT_DEER = 36
+const ACH_KILL_BEE = 37
+const ACH_KILL_SNAKE = 38
+const ACH_KILL_HAWK = 39
+const ACH_KILL_HIPPO = 40
+const ACH_KILL_ALLIGATOR = 41
+const ACH_KILL_EAGLE = 42
+const ACH_KILL_WOLF = 43
+const ACH_KILL_JAGUAR = 44
+const ACH_KILL_BEAR = 45
+const ACH_KILL_FROG = 46
+const ACH_KILL_TURTLE = 47
+const ACH_KILL_MOUSE = 48
+const ACH_KILL_RABBIT = 49
+const ACH_KILL_PIGEON = 50
+const ACH_KILL_SQUIRREL = 51
+const ACH_KILL_CROW = 52
+const ACH_KILL_DEER = 53
+const ACH_EAT_PREY = 54
+const ACH_ESCAPED_BEE = 55
+const ACH_ESCAPED_SNAKE = 56
+const ACH_ESCAPED_HAWK = 57
+const ACH_ESCAPED_HIPPO = 58
+const ACH_ESCAPED_ALLIGATOR = 59
+const ACH_ESCAPED_EAGLE = 60
+const ACH_ESCAPED_WOLF = 61
+const ACH_ESCAPED_JAGUAR = 62
+const ACH_ESCAPED_BEAR = 63
+const ACHIEVEMENTS = ["grasp", "carry_20m", "throw", "hit", "jump", "climb_2m", "push", "stack", "open_food", "eat", "eat_apple", "eat_banana", "eat_cherry", "eat_mulberry", "eat_fig", "eat_orange", "eat_avocado", "eat_coconut", "eat_honeycomb", "eat_carrot", "hit_bee", "hit_snake", "hit_hawk", "hit_hippo", "hit_alligator", "hit_eagle", "hit_wolf", "hit_jaguar", "hit_bear", "hit_frog", "hit_turtle", "hit_mouse", "hit_rabbit", "hit_pigeon", "hit_squirrel", "hit_crow", "hit_deer", "kill_bee", "kill_snake", "kill_hawk", "kill_hippo", "kill_alligator", "kill_eagle", "kill_wolf", "kill_jaguar", "kill_bear", "kill_frog", "kill_turtle", "kill_mouse", "kill_rabbit", "kill_pigeon", "kill_squirrel", "kill_crow", "kill_deer", "eat_prey", "escaped_bee", "escaped_snake", "escaped_hawk", "escaped_hippo", "escaped_alligator", "escaped_eagle", "escaped_wolf", "escaped_jaguar", "escaped_bear"]
 
 # Agent mechanics (avalon/env/mechanics.py)
 const STEPS_PER_SECOND = 10
@@ -153,3 +198,38 @@ const STICK_MASS_KG = 1.0
 const STONE_MASS_KG = 10.0
 const BOULDER_MASS_KG = 200.0
 const LOG_MASS_KG = 30.0
+
+# Animals (avalon/env/animals.py; per-species rules are in entities/animals/<species>.tscn)
+const FAST_SPEED_M_PER_S = 6.0
+const SLOW_SPEED_M_PER_S = 2.5
+const FAST_IDLE_SPEED_M_PER_S = 3.0
+const SLOW_IDLE_SPEED_M_PER_S = 1.0
+const AVOID_SPEED_M_PER_S = 1.5
+const SMALL_RADIUS_M = 5.0
+const WIDE_RADIUS_M = 15.0
+const DEACTIVATION_RADIUS_FACTOR = 1.5
+const AVOID_MARGIN_M = 5.0
+const TERRITORY_RADIUS_M = 10.0
+const WANDER_RADIUS_M = 8.0
+const PATH_RADIUS_M = 5.0
+const ANIMAL_FOV_DEG = 120.0
+const STILL_SPEED_M_PER_S = 0.2
+const OUT_OF_REACH_HEIGHT_M = 1.5
+const ATTACK_REACH_M = 0.5
+const ATTACK_INTERVAL_S = 1.0
+const HAWK_RESPITE_S = 10.0
+const HIT_COOLDOWN_S = 0.5
+const CLIMB_SPEED_FACTOR = 0.5
+const DEFAULT_FLY_HEIGHT_M = 4.0
+const OBSTACLE_GRID_CELL_M = 1.0
+const OBSTACLE_MARGIN_M = 3.0
+const MAX_REPORTED_ANIMALS = 24
+const STATE_IDLE = 0
+const STATE_AVOIDING = 1
+const STATE_ACTIVE = 2
+const STATE_RESPITE = 3
+const STATE_KNOCKED_OUT = 4
+const STATE_EATEN = 5
+const STATE_ABSENT = -1
+const ANIMAL_STATE_FIELD_COUNT = 5
+const PREY_KINDS = ["frog", "turtle", "mouse", "rabbit", "pigeon", "squirrel", "crow", "deer"]

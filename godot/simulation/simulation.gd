@@ -6,6 +6,7 @@ extends Node
 const P = preload("res://generated/protocol.gd")
 const PlayerScript = preload("res://agent/player.gd")
 const WorldLoader = preload("res://world/world_loader.gd")
+const Animals = preload("res://entities/animals/animals.gd")
 
 const ACTION_SIZES = {"vr": P.VR_ACTION_SIZE, "mouse_keyboard": P.MOUSE_KEYBOARD_ACTION_SIZE}
 
@@ -22,6 +23,8 @@ var food_eaten = 0
 var last_food_frame = -1  # frame on which the last food was eaten
 var energy_lost_to_falls = 0.0  # this frame
 var energy_gained_from_eating = 0.0  # this frame
+var energy_lost_to_attacks = 0.0  # this frame
+var animals = Animals.new()  # the episode's animals
 var movement_work = 0.0  # this frame, equations 3-5 before C_move
 var movement_coefficient = 0.0  # C_move of Appendix B for this episode (0 in evaluation mode)
 var physics_paused = false
@@ -71,15 +74,18 @@ func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 	terrain = world_root.get_node_or_null("Terrain")
 	if terrain != null:
 		terrain.update_lod(player.body.global_transform.origin, true)
+	animals.setup(world_root, terrain, player)
 	frame = 0
 	written_achievements_version = -1
 	time_limit_frames = time_limit
 	energy = P.INITIAL_ENERGY
-	food_total = get_tree().get_nodes_in_group("food").size()
+	# Each prey animal counts as a piece of food: once knocked out it is eaten like one.
+	food_total = get_tree().get_nodes_in_group("food").size() + animals.prey_count()
 	food_eaten = 0
 	last_food_frame = -1
 	energy_lost_to_falls = 0.0
 	energy_gained_from_eating = 0.0
+	energy_lost_to_attacks = 0.0
 	movement_work = 0.0
 	movement_coefficient = movement_coefficient_value
 	# The reset frame is rendered without a physics step, so frame 0 shows the spawn state.
@@ -100,6 +106,7 @@ func step(action):
 	if action == null:
 		return "STEP carries the wrong number of values for action space %s" % action_space
 	player.apply_action(action, action_space)
+	animals.step(player, P.STEP_SECONDS)
 	if terrain != null:
 		terrain.update_lod(player.body.global_transform.origin)
 	frame += 1
@@ -107,19 +114,22 @@ func step(action):
 	return ""
 
 
-# Appendix B: fall damage (equation 2) and eating change the energy; the movement work
-# (equations 3-5) is reported, and only lowers the reward (by C_move times it).
+# Appendix B: fall damage (equation 2), predator attacks (Table 3) and eating change the energy;
+# the movement work (equations 3-5) is reported, and only lowers the reward (by C_move times it).
 func _account_energy(mechanics):
 	var speed_squared = mechanics.landing_speed_squared
 	var threshold_squared = P.FALL_SAFE_SPEED_M_PER_S * P.FALL_SAFE_SPEED_M_PER_S
 	energy_lost_to_falls = P.FALL_DAMAGE_COEFFICIENT * P.BODY_MASS_KG * max(0.0, speed_squared - threshold_squared)
 	energy_gained_from_eating = 0.0
+	energy_lost_to_attacks = animals.attack_damage
 	for food in mechanics.eaten:
 		energy_gained_from_eating += food.energy
 		food_eaten += 1
+		if P.PREY_KINDS.has(food.kind):
+			mechanics.unlock("eat_prey")
 		if food_total > 0 and food_eaten >= food_total:
 			last_food_frame = frame
-	energy = max(0.0, energy - energy_lost_to_falls) + energy_gained_from_eating
+	energy = max(0.0, energy - energy_lost_to_falls - energy_lost_to_attacks) + energy_gained_from_eating
 	movement_work = mechanics.work
 
 
@@ -131,9 +141,11 @@ func is_terminated():
 
 func collect_features():
 	player.mechanics.after_physics(P.STEP_SECONDS)
+	animals.after_physics(player.mechanics)
 	player.write_features(features)
+	animals.write_features(features)
 	features[P.F_ENERGY_SPENT_ON_MOVEMENT] = movement_coefficient * movement_work
-	features[P.F_ENERGY_LOST_TO_ATTACKS] = 0.0
+	features[P.F_ENERGY_LOST_TO_ATTACKS] = energy_lost_to_attacks
 	features[P.F_ENERGY_GAINED_FROM_EATING] = energy_gained_from_eating
 	features[P.F_ENERGY] = energy
 	features[P.F_FRAMES_REMAINING] = float(max(0, time_limit_frames - frame))
@@ -159,6 +171,7 @@ func read_rgbd():
 
 func _clear_episode():
 	terrain = null
+	animals = Animals.new()
 	if world_root != null:
 		viewport.remove_child(world_root)
 		world_root.free()

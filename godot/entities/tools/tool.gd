@@ -6,9 +6,17 @@ extends RigidBody
 # of the shape and mesh; bodies themselves are never scaled, which Bullet does not support),
 # `base_color` and `mass`. Sizes and masses: docs/items.md and avalon/datagen/world.py.
 # Low-poly flat-shaded meshes with vertex colours: cheap under a software renderer.
+# Hits on animals (docs/animals.md): a tool striking an animal (group "animals") at an impact
+# speed of HIT_MIN_SPEED_M_PER_S or more counts as a hit on it: thrown or dropped, from the
+# physics contacts; held and swung (the hand moves it kinematically, so Bullet reports no
+# contact), from its speed while its shape touches the animal (within SWING_MARGIN_M). A held
+# item stops short of what it would pass through, so the step that brings it into contact may
+# be a short one: its speed is the larger of this step's and the previous step's.
 
+const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
 const Layers = preload("res://physics_layers.gd")
+const SWING_MARGIN_M = 0.1
 
 export(String, "rock", "stick", "stone", "boulder", "log") var kind = "rock"
 export var size = Vector3(0.2, 0.14, 0.2)  # bounding box at safe_scale 1, metres
@@ -18,6 +26,8 @@ export var base_color = Color(0.5, 0.5, 0.5)
 var last_hit_speed = 0.0  # impact speed (see impacts.gd) of the latest thing this struck
 var last_hit_body = null
 var impacts = Impacts.new()
+var _held_origin = null  # where the hand held it on the previous step (null while not held)
+var _held_speed = 0.0  # its speed over the previous step
 
 
 func _ready():
@@ -77,6 +87,37 @@ func _integrate_forces(state):
 		if contact.speed > 0.5:  # resting contacts report (almost) nothing
 			last_hit_speed = contact.speed
 			last_hit_body = contact.collider
+			if contact.collider != null and contact.collider.is_in_group("animals"):
+				contact.collider.on_hit(contact.speed)
+
+
+# Runs after the agent moved its hands this frame (the simulation's node comes first).
+func _physics_process(delta):
+	if mode != RigidBody.MODE_KINEMATIC:
+		_held_origin = null
+		_held_speed = 0.0
+		return
+	var origin = global_transform.origin
+	if _held_origin != null:
+		var speed = origin.distance_to(_held_origin) / delta
+		if max(speed, _held_speed) >= P.HIT_MIN_SPEED_M_PER_S:
+			_swing_hits(max(speed, _held_speed))
+		_held_speed = speed
+	_held_origin = origin
+
+
+func _swing_hits(speed):
+	var space = get_world().direct_space_state
+	for child in get_children():
+		if child is CollisionShape and child.shape != null:
+			var query = PhysicsShapeQueryParameters.new()
+			query.set_shape(child.shape)
+			query.transform = child.global_transform
+			query.exclude = [get_rid()]
+			query.margin = SWING_MARGIN_M  # the hand stops a held item just short of what it would touch
+			for hit in space.intersect_shape(query, 8):
+				if hit.collider != null and hit.collider.is_in_group("animals"):
+					hit.collider.on_hit(speed)
 
 
 # A closed prism-like solid along y fitting `dimensions` (x, y, z): three rings of `segments`

@@ -1,0 +1,134 @@
+#!/usr/bin/env python
+"""Steps per second of a Small island with 10 active animals against the same island without them.
+
+The island is the ``eat`` task's (difficulty 0.5, Small world). The animals (7 predators, 3 prey,
+see ``ANIMALS``) stand 5-10 m around the spawn and are kept active for the whole run: their
+attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
+every step each one chases or flees, checks its attack and sight conditions and moves. The agent
+takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
+alternation, and the medians are printed. The machine is shared, so besides wall-clock steps per
+second the script reports steps per CPU-second (the CPU time of the Godot process plus this
+Python process, from /proc and ``time.process_time``), which other load disturbs far less.
+Usage: ``bin/bench_animals.py [--repeats 5] [--steps 1000] [--resolution 96] [--renderer GLES2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from avalon.datagen.animals import animal_entity
+from avalon.datagen.export import export_world
+from avalon.env import protocol
+from avalon.env.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
+from avalon.env.config import EnvConfig
+from avalon.env.simulator import Simulator
+from avalon.env.spaces import ActionCodec, action_space
+from avalon.tasks import build_world
+from avalon.tasks.outdoor import OutdoorTaskConfig
+
+ANIMALS = ("wolf", "bear", "hippo", "alligator", "jaguar", "hawk", "eagle", "rabbit", "deer", "squirrel")
+WARMUP_STEPS = 50
+
+
+def worlds(seed: int):
+    """The island without animals, and with the 10 animals around its spawn."""
+    plain = build_world("eat", 0.5, seed, OutdoorTaskConfig(world_size="small"))
+    heightmap = plain.ground.heightmap
+    sx, _, sz = plain.spawn_position
+    with_animals = plain
+    placed = 0
+    for k in range(200):
+        if placed == len(ANIMALS):
+            break
+        angle = 2.0 * math.pi * k / 10.0 + 0.37 * (k // 10)
+        radius = 5.0 + (k % 6)
+        x, z = sx + radius * math.cos(angle), sz + radius * math.sin(angle)
+        if not heightmap.contains(x, z) or float(heightmap.height_at(x, z)) <= heightmap.water_height_m + 0.1:
+            continue
+        species = ANIMALS[placed]
+        animal = animal_entity(species, f"bench_{placed}_{species}", (x, float(heightmap.height_at(x, z)) + 0.5, z),
+                               attack_damage=0.0, deactivation=("ko",))
+        with_animals = with_animals.add_animal(animal)
+        placed += 1
+    if placed < len(ANIMALS):
+        raise RuntimeError(f"could only place {placed} animals near the spawn of seed {seed}")
+    return plain, with_animals
+
+
+def _process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[float, float, float]:
+    """(steps per wall-clock second, steps per CPU-second, mean number of active animals per step)."""
+    sim.reset(world_dir, 0, 10**6)
+    for action in actions[:WARMUP_STEPS]:
+        sim.step(action)
+    offset = protocol.feature_offsets()["animals"]
+    active = 0
+    started, cpu_started = time.perf_counter(), _process_cpu_s(sim.pid) + time.process_time()
+    for action in actions[WARMUP_STEPS:WARMUP_STEPS + steps]:
+        features = sim.step(action).features
+        states = features[offset + 3:offset + 3 + MAX_REPORTED_ANIMALS * ANIMAL_STATE_FIELD_COUNT:ANIMAL_STATE_FIELD_COUNT]
+        active += int(np.count_nonzero(states == STATE_ACTIVE))
+    elapsed = time.perf_counter() - started
+    cpu = _process_cpu_s(sim.pid) + time.process_time() - cpu_started
+    return steps / elapsed, steps / cpu, active / steps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--resolution", type=int, default=96)
+    parser.add_argument("--renderer", default="GLES2")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="avalon-bench-animals-"))
+    sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator_settings())
+    try:
+        plain, with_animals = worlds(args.seed)
+        dirs = {"without animals": str(export_world(plain, work / "plain")),
+                "10 active animals": str(export_world(with_animals, work / "animals"))}
+        space = action_space("vr")
+        space.seed(0)
+        codec = ActionCodec("vr")
+        actions = [codec.encode(space.sample()) for _ in range(args.steps + WARMUP_STEPS)]
+        sim.start()
+        wall: dict[str, list[float]] = {name: [] for name in dirs}
+        cpu: dict[str, list[float]] = {name: [] for name in dirs}
+        active: list[float] = []
+        for repeat in range(args.repeats):
+            for name, world_dir in dirs.items():
+                rate, cpu_rate, mean_active = measure(sim, world_dir, actions, args.steps)
+                wall[name].append(rate)
+                cpu[name].append(cpu_rate)
+                if name != "without animals":
+                    active.append(mean_active)
+                print(f"  run {repeat + 1}/{args.repeats} {name:18} {rate:7.0f} steps/s  {cpu_rate:7.0f} steps/CPU-s", flush=True)
+    finally:
+        sim.close()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\n{args.renderer}, {args.resolution}x{args.resolution}, Small 'eat' island (seed {args.seed}), "
+          f"{args.steps} random steps, median of {args.repeats} alternating runs")
+    for label, samples in (("steps/s", wall), ("steps/CPU-s", cpu)):
+        base = statistics.median(samples["without animals"])
+        for name, values in samples.items():
+            rate = statistics.median(values)
+            print(f"{name:18} {rate:7.0f} {label:12} {rate / base:6.1%} of without  (runs: {', '.join(f'{v:.0f}' for v in values)})")
+    print(f"animals active per step (mean): {statistics.mean(active):.2f} of {len(ANIMALS)}")
+
+
+if __name__ == "__main__":
+    main()

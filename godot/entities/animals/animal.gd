@@ -1,0 +1,583 @@
+extends KinematicBody
+# One animal of the paper's Appendix A.5 (Tables 3 and 4); docs/animals.md explains every rule.
+# The species scene (entities/animals/<species>.tscn, generated from avalon/env/animals.py) sets
+# every exported property; a world may override any of them per instance. The origin is the
+# centre of the bounding box `size`; the animal faces -z.
+#
+# Driven by entities/animals/animals.gd once per step, in scene order, after the agent has moved
+# (never by _process: the order and the inputs are fixed, so runs are deterministic): a small
+# state machine, one move (see _move: on terrain, physics queries only near static obstacles),
+# and a ray cast only when a sight condition is being checked.
+# Random choices come from its own generator, seeded by the exporter from the world seed and
+# its name.
+
+const P = preload("res://generated/protocol.gd")
+const Corpse = preload("res://entities/animals/corpse.gd")
+const AnimalMaterial = preload("res://entities/animals/animal_material.tres")
+
+const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
+const ARRIVED_M = 0.5
+const FACE_MIN_SPEED_M_PER_S = 0.05
+const FACE_MIN_TURN_RAD = 0.02
+const WATER_LOOKAHEAD_S = 0.3
+const WATER_MARGIN_M = 0.02
+const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
+
+export var species = ""
+export var is_predator = true
+export(String, "ground", "air") var domain = "ground"
+export var can_climb = false
+export var no_inside = false
+export var activation = PoolStringArray()
+export var activation_radius_m = 5.0
+export var deactivation_radius_m = 7.5
+export var deactivation = PoolStringArray()
+export var idle = "slow_random"
+export var territory_radius_m = 0.0
+export var idle_speed_m_per_s = 1.0
+export var active_speed_m_per_s = 6.0
+export var attack_damage = 0.0
+export(String, "persistent", "temporary", "permanent", "none") var respite = "none"
+export var respite_s = 0.0
+export var hits_to_ko = 1  # 0: indestructible
+export var fly_height_m = 0.0
+export var size = Vector3(0.5, 0.5, 0.5)
+export var mass_kg = 1.0
+export var parts = PoolRealArray()  # 10 per part: shape (0 box, 1 wedge), centre xyz, size xyz, rgb
+export var rng_seed = 0
+export var water_height_m = -1000000.0  # ground animals keep out of cells below this
+
+var state = P.STATE_IDLE
+var hits = 0
+var home = Vector3.ZERO
+var terrain = null  # set by the manager: the world's terrain node (height lookups), or null
+var corpse = null  # the body left behind once knocked out
+var rng = RandomNumberGenerator.new()
+var velocity = Vector3.ZERO
+var half_height = 0.25
+var reach_radius = 0.25  # half the longest horizontal side: attacks land from this far + the agent's radius
+var cos_half_fov = 0.5
+var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
+
+# Events of the current step, read by the manager.
+var damage_dealt = 0.0
+var escaped = false
+var hit_now = false
+var killed_now = false
+
+var _origin = Vector3.ZERO  # where it is (updated as it moves: cheaper than reading its transform)
+var _yaw = 0.0  # where it faces (about +y; it faces -z at 0)
+var _target = Vector3.ZERO
+var _target_frames = 0
+var _path_angle = 0.0
+var _vertical_speed = 0.0
+var _climbing = false
+var _attack_cooldown = 0
+var _respite_frames = 0
+var _hit_cooldown = 0
+var _pending_hits = 0
+var _mesh = null
+var _cell = 1.0  # the terrain's grid (see set_terrain)
+var _half_size = 0.0
+var _cols = 0
+var _rows = 0
+var _heights = PoolRealArray()
+var _grid = PoolByteArray()  # static obstacles near (see set_obstacles): 1 = move with physics queries
+var _grid_cols = 0
+var _grid_cell = 1.0
+var _grid_half = 0.0
+# Activation (all must hold) and deactivation (any ends activity) conditions.
+var _never_activates = false
+var _act_territory = false
+var _act_must_see = false
+var _act_unseen = false
+var _de_radius = false
+var _de_territory = false
+var _de_domain = false
+var _de_seen = false
+var _de_still = false
+var _de_cant_see = false
+var _avoidant = false
+var _random = false
+var _periodic = false
+
+
+func _ready():
+	add_to_group("animals")
+	for name in ["activation_radius_m", "deactivation_radius_m", "territory_radius_m", "idle_speed_m_per_s",
+			"active_speed_m_per_s", "attack_damage", "respite_s", "fly_height_m", "mass_kg", "water_height_m"]:
+		set(name, float(get(name)))
+	_never_activates = activation.size() == 0 or not _has(activation, "within_radius")
+	_act_territory = _has(activation, "within_territory")
+	_act_must_see = _has(activation, "must_see_you")
+	_act_unseen = _has(activation, "you_dont_see_it")
+	_de_radius = _has(deactivation, "outside_radius")
+	_de_territory = _has(deactivation, "outside_territory")
+	_de_domain = _has(deactivation, "outside_domain")
+	_de_seen = _has(deactivation, "you_see_it")
+	_de_still = _has(deactivation, "you_stop_moving")
+	_de_cant_see = _has(deactivation, "cant_see_you")
+	_avoidant = idle == "static_avoidant"
+	_periodic = idle.ends_with("periodic_fixed")
+	_random = idle.ends_with("random")
+	half_height = size.y / 2.0
+	reach_radius = max(size.x, size.z) / 2.0
+	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
+	rng.seed = int(rng_seed)
+	home = transform.origin
+	_origin = home
+	_yaw = transform.basis.get_euler().y
+	_target = home
+	_path_angle = rng.randf_range(0.0, 2.0 * PI)
+	var shape = BoxShape.new()
+	shape.extents = size / 2.0
+	var shape_node = CollisionShape.new()
+	shape_node.name = "Shape"
+	shape_node.shape = shape
+	add_child(shape_node)
+	_mesh = _build_mesh()
+	var mesh_instance = MeshInstance.new()
+	mesh_instance.name = "Mesh"
+	mesh_instance.mesh = _mesh
+	mesh_instance.material_override = AnimalMaterial
+	mesh_instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	add_child(mesh_instance)
+
+
+static func _has(names, name):
+	for n in names:
+		if n == name:
+			return true
+	return false
+
+
+func is_down():
+	return state >= P.STATE_KNOCKED_OUT
+
+
+# Where the animal (or the body it left) is now.
+func reported_position():
+	if corpse != null and is_instance_valid(corpse):
+		return corpse.global_transform.origin
+	return _origin
+
+
+func reported_state():
+	if state == P.STATE_KNOCKED_OUT and corpse != null and (not is_instance_valid(corpse) or corpse.is_queued_for_deletion()):
+		return P.STATE_EATEN if not is_predator else P.STATE_KNOCKED_OUT
+	return state
+
+
+# Thrown rocks and swung sticks call this (entities/tools/tool.gd) with their impact speed.
+func on_hit(speed):
+	if is_down() or _hit_cooldown > 0 or speed < P.HIT_MIN_SPEED_M_PER_S:
+		return
+	_hit_cooldown = int(ceil(P.HIT_COOLDOWN_S * P.STEPS_PER_SECOND))
+	_pending_hits += 1
+
+
+# impacts.gd asks the bodies it touches how fast they were going.
+func velocity_before_step(_age = 0):
+	return velocity
+
+
+# After the physics step: count the hits it brought; enough of them knock the animal out.
+func after_physics():
+	hit_now = false
+	killed_now = false
+	if _pending_hits == 0 or is_down():
+		_pending_hits = 0
+		return
+	hits += _pending_hits
+	_pending_hits = 0
+	hit_now = true
+	if hits_to_ko > 0 and hits >= hits_to_ko:
+		knock_out()
+		killed_now = true
+
+
+# ---- One step ---------------------------------------------------------------------------------
+
+# `agent`: {"feet", "head", "speed", "camera", "exclude"} (see animals.gd).
+func think(agent, dt):
+	damage_dealt = 0.0
+	escaped = false
+	if is_down():
+		return
+	if _attack_cooldown > 0:
+		_attack_cooldown -= 1
+	if _hit_cooldown > 0:
+		_hit_cooldown -= 1
+	# (_origin is kept up to date by _move)
+	var origin = _origin
+	var distance = Vector2(agent.feet.x - origin.x, agent.feet.z - origin.z).length()
+	if state == P.STATE_ACTIVE:
+		if _deactivated(agent, distance):
+			state = P.STATE_IDLE
+			escaped = is_predator
+	elif state == P.STATE_RESPITE:
+		_respite_frames -= 1
+		if _respite_frames <= 0:
+			state = P.STATE_IDLE
+	elif _activates(agent, distance):
+		state = P.STATE_ACTIVE
+	var desired = Vector3.ZERO
+	if state == P.STATE_ACTIVE:
+		desired = _chase(agent, dt) if is_predator else _away_from(agent.feet, active_speed_m_per_s)
+	elif state == P.STATE_RESPITE:
+		desired = _away_from(agent.feet, idle_speed_m_per_s)  # it leaves, unhurried
+	else:
+		desired = _idle(agent, distance, dt)
+	_move(desired, dt)
+	if state == P.STATE_ACTIVE and is_predator:
+		_try_attack(agent)
+
+
+func _activates(agent, distance):
+	if _never_activates or distance > activation_radius_m:
+		return false
+	if _act_territory and not _in_territory(agent.feet):
+		return false
+	if _deactivated(agent, distance):
+		return false  # never activate into a state that would end at once (e.g. a jaguar and a still agent)
+	if _act_unseen and _agent_sees_me(agent):
+		return false
+	if _act_must_see and not _i_see_agent(agent):
+		return false
+	return true
+
+
+func _deactivated(agent, distance):
+	if _de_radius and distance > deactivation_radius_m:
+		return true
+	if _de_territory and not _in_territory(agent.feet):
+		return true
+	if _de_domain and _outside_domain(agent):
+		return true
+	if _de_still and agent.speed < P.STILL_SPEED_M_PER_S:
+		return true
+	if _de_seen and _agent_sees_me(agent):
+		return true
+	# Once it has seen the agent it keeps track of it while in line of sight (fleeing, it faces away).
+	if _de_cant_see and not _clear_line(_origin, agent.head, agent.exclude):
+		return true
+	return false
+
+
+func _in_territory(point):
+	return Vector2(point.x - home.x, point.z - home.z).length() <= territory_radius_m
+
+
+# Out of this animal's domain: up a tree (or on anything high) for a ground animal that cannot
+# climb. ("No inside" needs buildings, which do not exist yet.)
+func _outside_domain(agent):
+	if domain == "air" or can_climb:
+		return false
+	return agent.feet.y - (_origin.y - half_height) > P.OUT_OF_REACH_HEIGHT_M
+
+
+# The agent sees the animal: its centre is in the camera's view (the square image's field of
+# view) and nothing hides it.
+func _agent_sees_me(agent):
+	var eye = agent.camera.global_transform
+	var origin = _origin
+	var local = eye.xform_inv(origin)
+	var depth = -local.z
+	if depth <= P.DEPTH_NEAR_M or abs(local.x) > depth * _tan_half_view or abs(local.y) > depth * _tan_half_view:
+		return false
+	return _clear_line(eye.origin, origin, agent.exclude)
+
+
+# The animal sees the agent: its head is within the animal's field of view and in line of sight.
+func _i_see_agent(agent):
+	var origin = _origin
+	var forward = Vector3(-sin(_yaw), 0.0, -cos(_yaw))
+	var to_head = agent.head - origin
+	var flat = Vector3(to_head.x, 0.0, to_head.z)
+	if flat.length() > 1e-3 and Vector3(forward.x, 0.0, forward.z).normalized().dot(flat.normalized()) < cos_half_fov:
+		return false
+	return _clear_line(origin, agent.head, agent.exclude)
+
+
+func _clear_line(from, to, exclude):
+	var excluded = exclude.duplicate()
+	excluded.append(get_rid())
+	return get_world().direct_space_state.intersect_ray(from, to, excluded).empty()
+
+
+# ---- Moving -----------------------------------------------------------------------------------
+
+func _chase(agent, dt):
+	var origin = _origin
+	var target = agent.feet + Vector3(0.0, P.BODY_HEIGHT_M * 0.6 if domain == "air" else 0.0, 0.0)
+	var to_target = target - origin
+	if domain != "air":
+		to_target.y = 0.0
+	var gap = _gap(agent.feet)
+	# Come to a stop within attack reach instead of shoving the agent.
+	var speed = clamp((gap - P.ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
+	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
+
+
+# Distance between the animal's reach and the agent's capsule.
+func _gap(feet):
+	var origin = _origin
+	var y = clamp(origin.y, feet.y + P.BODY_RADIUS_M, feet.y + P.BODY_HEIGHT_M - P.BODY_RADIUS_M)
+	return origin.distance_to(Vector3(feet.x, y, feet.z)) - P.BODY_RADIUS_M - reach_radius
+
+
+func _try_attack(agent):
+	if _attack_cooldown > 0 or _gap(agent.feet) > P.ATTACK_REACH_M:
+		return
+	damage_dealt = attack_damage
+	match respite:
+		"temporary":
+			state = P.STATE_RESPITE
+			_respite_frames = int(ceil(respite_s * P.STEPS_PER_SECOND))
+		"permanent":
+			knock_out()  # a bee dies when it stings
+		_:
+			_attack_cooldown = int(ceil(P.ATTACK_INTERVAL_S * P.STEPS_PER_SECOND))
+
+
+func _away_from(point, speed):
+	var away = _origin - point
+	away.y = 0.0
+	if away.length() < 1e-4:
+		away = Vector3(-sin(_yaw), 0.0, -cos(_yaw))
+	return away.normalized() * speed
+
+
+func _idle(agent, distance, dt):
+	var origin = _origin
+	if _avoidant:
+		if distance <= activation_radius_m + P.AVOID_MARGIN_M and not _never_activates:
+			state = P.STATE_AVOIDING
+			return _away_from(agent.feet, idle_speed_m_per_s)
+		state = P.STATE_IDLE
+		return Vector3.ZERO
+	state = P.STATE_IDLE
+	if _periodic:
+		_path_angle = wrapf(_path_angle + idle_speed_m_per_s / P.PATH_RADIUS_M * dt, 0.0, 2.0 * PI)
+		_target = home + Vector3(cos(_path_angle), 0.0, sin(_path_angle)) * P.PATH_RADIUS_M
+	elif _random:
+		_target_frames -= 1
+		if _target_frames <= 0 or Vector2(_target.x - origin.x, _target.z - origin.z).length() < ARRIVED_M:
+			var radius = territory_radius_m if territory_radius_m > 0.0 else P.WANDER_RADIUS_M
+			var angle = rng.randf_range(0.0, 2.0 * PI)
+			var r = radius * sqrt(rng.randf())
+			_target = home + Vector3(cos(angle) * r, 0.0, sin(angle) * r)
+			_target_frames = RETARGET_FRAMES
+	else:
+		return Vector3.ZERO
+	var to_target = _target - origin
+	to_target.y = 0.0
+	var speed = min(idle_speed_m_per_s * (1.5 if _periodic else 1.0), to_target.length() / dt)
+	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
+
+
+# The manager hands over the world's terrain node (or null); its grid is copied once.
+func set_terrain(node):
+	terrain = node
+	if node != null:
+		_cell = node.cell_size_m
+		_half_size = node.size_m / 2.0
+		_cols = node.cols
+		_rows = node.rows
+		_heights = node.heights
+
+
+# The terrain's surface height at (x, z): the plane of the height field triangle holding the point
+# (cells split along the diagonal from (row, col + 1) to (row + 1, col), as the collider is);
+# 0 (the flat ground's top) without terrain.
+func _ground_height(x, z):
+	if terrain == null:
+		return 0.0
+	var cols = _cols
+	var gx = clamp((x + _half_size) / _cell, 0.0, cols - 1.001)
+	var gz = clamp((z + _half_size) / _cell, 0.0, _rows - 1.001)
+	var c = int(gx)
+	var r = int(gz)
+	var fx = gx - c
+	var fz = gz - r
+	var heights = _heights
+	var h01 = heights[r * cols + c + 1]
+	var h10 = heights[(r + 1) * cols + c]
+	if fx + fz <= 1.0:
+		var h00 = heights[r * cols + c]
+		return h00 + fx * (h01 - h00) + fz * (h10 - h00)
+	var h11 = heights[(r + 1) * cols + c + 1]
+	return h11 + (1.0 - fx) * (h10 - h11) + (1.0 - fz) * (h01 - h11)
+
+
+# Moves by `desired` (m/s) for one step. On terrain the animal does not collide with the height
+# field (Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step): the terrain's
+# surface, computed exactly, is its floor. Away from static obstacles (see _is_clear) it moves
+# without any physics query, and its transform is written once; near them it moves with
+# move_and_slide. Ground animals keep out of water and, unless climbing, off slopes steeper than
+# MAX_WALK_SLOPE.
+func _move(desired, dt):
+	var origin = _origin
+	var next = origin  # where it ends up, when it moves without physics queries
+	var queried = false  # moved with move_and_slide (its transform is already updated)
+	if domain == "air":
+		var ground = _ground_height(origin.x, origin.z)
+		if state != P.STATE_ACTIVE:  # cruise at the flying height
+			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
+		velocity = desired
+		if terrain != null and _is_clear():
+			next = origin + desired * dt
+			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+		else:
+			velocity = move_and_slide(desired, Vector3.UP)
+			queried = true
+	else:
+		var horizontal = Vector3(desired.x, 0.0, desired.z)
+		var next_ground = 0.0
+		if terrain != null and horizontal.length() > 0.0:
+			next_ground = _walkable_ground(origin, horizontal, dt)
+			if next_ground == INF:
+				horizontal = Vector3.ZERO
+				_target_frames = 0
+		if _climbing:
+			_vertical_speed = active_speed_m_per_s * P.CLIMB_SPEED_FACTOR
+		else:
+			_vertical_speed -= P.GRAVITY_M_PER_S2 * dt
+		velocity = horizontal
+		if terrain != null and not _climbing and _is_clear():
+			next = origin + horizontal * dt
+			if horizontal == Vector3.ZERO or next_ground == INF:
+				next_ground = _ground_height(next.x, next.z)
+			next.y = max(next_ground + half_height, origin.y + _vertical_speed * dt)  # walks the surface, or falls to it
+			if next.y <= next_ground + half_height:
+				_vertical_speed = 0.0
+		else:
+			velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
+			_vertical_speed = 0.0 if is_on_floor() else velocity.y
+			queried = true
+			_climbing = can_climb and state == P.STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+	var yaw = _yaw
+	var flat = Vector3(desired.x, 0.0, desired.z)
+	if flat.length() > FACE_MIN_SPEED_M_PER_S:
+		var heading = atan2(-flat.x, -flat.z)
+		if abs(wrapf(heading - _yaw, -PI, PI)) > FACE_MIN_TURN_RAD:  # (setting a transform is not free)
+			yaw = heading
+	if queried:
+		_origin = global_transform.origin  # move_and_slide has moved it
+		next = _origin
+		if terrain != null:  # never below the surface
+			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+			if next.y != _origin.y:
+				_vertical_speed = 0.0
+	if next != _origin or yaw != _yaw:
+		_origin = next
+		_yaw = yaw
+		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
+
+
+# Whether nothing the animal could bump into is near: a look-up in the manager's grid of static
+# obstacles (tree trunks, boxes), each grown by OBSTACLE_MARGIN_M. Items and other animals are not
+# in it: away from obstacles animals pass through each other, and thrown items collide with them
+# by themselves.
+func _is_clear():
+	var c = int((_origin.x + _grid_half) / _grid_cell)
+	var r = int((_origin.z + _grid_half) / _grid_cell)
+	if c < 0 or r < 0 or c >= _grid_cols or r >= _grid_cols:
+		return false
+	return _grid[r * _grid_cols + c] == 0
+
+
+# The manager's obstacle grid (see animals.gd): square, `cols` cells of `cell` m, centred on the origin.
+func set_obstacles(grid, cols, cell):
+	_grid = grid
+	_grid_cols = cols
+	_grid_cell = cell
+	_grid_half = cols * cell / 2.0
+
+
+# The ground height where a ground animal's step on the terrain would end, or INF when it may not
+# take it: water where it ends or a little further, a slope steeper than MAX_WALK_SLOPE
+# (climbers in pursuit climb anything).
+func _walkable_ground(origin, horizontal, dt):
+	var next = origin + horizontal * dt
+	var ahead = origin + horizontal * WATER_LOOKAHEAD_S
+	var shore = water_height_m + WATER_MARGIN_M
+	var next_ground = _ground_height(next.x, next.z)
+	if next_ground < shore or _ground_height(ahead.x, ahead.z) < shore:
+		return INF
+	if not (can_climb and state == P.STATE_ACTIVE) and next_ground - (origin.y - half_height) > horizontal.length() * dt * MAX_WALK_SLOPE:
+		return INF
+	return next_ground
+
+
+func _wall_is_climbable():
+	for i in range(get_slide_count()):
+		var collider = get_slide_collision(i).collider
+		if collider != null and (collider.is_in_group("climbable") or collider.is_in_group("trees")):
+			return true
+	return false
+
+
+# ---- Knocked out ------------------------------------------------------------------------------
+
+# The animal stops for good and leaves a body that falls and can be carried; a prey's body is
+# food (+1 energy when eaten).
+func knock_out():
+	state = P.STATE_KNOCKED_OUT
+	var body = Corpse.new()
+	body.name = name + "Body"
+	body.kind = species
+	body.is_food = not is_predator
+	body.size = size
+	body.mass = max(0.01, mass_kg)
+	body.mesh = _mesh
+	# Upside down: the same bounding box, clearly not standing any more.
+	body.transform = Transform(Basis(Vector3.UP, _yaw) * Basis(Vector3(0.0, 0.0, 1.0), PI), _origin)
+	get_parent().add_child(body)
+	corpse = body
+	$Shape.disabled = true
+	visible = false
+
+
+# ---- Looks ------------------------------------------------------------------------------------
+
+# One flat-shaded mesh with vertex colours from the body plan: one draw call per animal.
+func _build_mesh():
+	var surface = SurfaceTool.new()
+	surface.begin(Mesh.PRIMITIVE_TRIANGLES)
+	var count = parts.size() / 10
+	for k in range(count):
+		var o = k * 10
+		var centre = Vector3(parts[o + 1], parts[o + 2], parts[o + 3])
+		var extent = Vector3(parts[o + 4], parts[o + 5], parts[o + 6]) / 2.0
+		var color = Color(parts[o + 7], parts[o + 8], parts[o + 9])
+		var top = 0.0 if parts[o] > 0.5 else 1.0  # a wedge's top is a ridge along z
+		var c = []
+		for corner in range(8):
+			var sx = -1.0 if (corner & 1) == 0 else 1.0
+			var sy = -1.0 if (corner & 2) == 0 else 1.0
+			var sz = -1.0 if (corner & 4) == 0 else 1.0
+			var x = sx * extent.x * (top if sy > 0.0 else 1.0)
+			c.append(centre + Vector3(x, sy * extent.y, sz * extent.z))
+		for face in [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]]:
+			_quad(surface, c[face[0]], c[face[1]], c[face[2]], c[face[3]], color, centre)
+	return surface.commit()
+
+
+func _quad(surface, a, b, c, d, color, centre):
+	var normal = (b - a).cross(c - a)
+	if normal.length() < 1e-9:
+		normal = (c - a).cross(d - a)
+	if normal.length() < 1e-9:
+		return
+	normal = normal.normalized()
+	var flip = normal.dot((a + b + c + d) / 4.0 - centre) < 0.0
+	if flip:
+		normal = -normal
+	var shade = 0.72 + 0.28 * normal.y  # drawn unshaded (one draw call): a fixed light from above
+	var face_color = Color(color.r * shade, color.g * shade, color.b * shade)
+	var order = [a, c, b, a, d, c] if flip else [a, b, c, a, c, d]
+	for vertex in order:
+		surface.add_color(face_color)
+		surface.add_normal(normal)
+		surface.add_vertex(vertex)

@@ -1,0 +1,135 @@
+extends Reference
+# The animals of one episode (entities/animals/animal.gd), driven by the simulation: each step,
+# after the agent has moved, every animal thinks and moves in scene order; after the physics
+# step their hits are counted. Collects what the simulation needs: the energy lost to attacks,
+# achievements (hit_, kill_, escaped_) and the ground-truth `animals` feature.
+
+const P = preload("res://generated/protocol.gd")
+
+var animals = []  # in scene order
+var attack_damage = 0.0  # energy lost to attacks this step
+var _previous_feet = Vector3.ZERO
+var _absent_written = false
+var _grid_cols = 0  # of the obstacle grid (see _obstacle_grid)
+var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": []}
+
+
+func setup(world_root, terrain, player):
+	animals = []
+	attack_damage = 0.0
+	var terrain_body = null  # the height field collider: animals use the surface height instead (animal.gd)
+	if terrain != null:
+		for child in terrain.get_children():
+			if child is PhysicsBody and child.is_in_group("terrain"):
+				terrain_body = child
+	var entities = world_root.get_node_or_null("Entities")
+	if entities != null:
+		for node in entities.get_children():
+			if node.is_in_group("animals"):
+				node.set_terrain(terrain)
+				animals.append(node)
+				# Animals and the agent pass through each other: Bullet resolves a kinematic body
+				# against the other's position before this step's move, which held chasers a
+				# step behind a running agent. Animals keep their distance by themselves.
+				for part in [player.body] + player.hands:
+					node.add_collision_exception_with(part)
+					part.add_collision_exception_with(node)
+				if terrain_body != null:
+					node.add_collision_exception_with(terrain_body)
+	if terrain != null and not animals.empty():
+		var grid = _obstacle_grid(terrain, entities)
+		for animal in animals:
+			animal.set_obstacles(grid, _grid_cols, P.OBSTACLE_GRID_CELL_M)
+	_previous_feet = player.body.global_transform.origin
+	_agent.camera = player.head.get_node("Camera")
+
+
+
+# Cells (OBSTACLE_GRID_CELL_M square) within OBSTACLE_MARGIN_M of a static obstacle: a tree trunk
+# of the terrain or a static body among the entities (boxes). Animals move with physics queries
+# only in these (animal.gd: _is_clear).
+func _obstacle_grid(terrain, entities):
+	var cell = P.OBSTACLE_GRID_CELL_M
+	_grid_cols = int(ceil(terrain.size_m / cell))
+	var grid = PoolByteArray()
+	grid.resize(_grid_cols * _grid_cols)
+	for i in range(grid.size()):
+		grid[i] = 0
+	var obstacles = []  # [x, z, radius]
+	var trees = terrain.get_node_or_null("Trees")
+	if trees != null:
+		for shape in trees.get_children():
+			if shape is CollisionShape and shape.shape is CylinderShape:
+				var at = shape.global_transform.origin
+				obstacles.append([at.x, at.z, shape.shape.radius])
+	if entities != null:
+		for node in entities.get_children():
+			if node is StaticBody:
+				var size = node.get("size")
+				var extent = Vector2(size.x, size.z).length() / 2.0 if size is Vector3 else 1.0
+				obstacles.append([node.global_transform.origin.x, node.global_transform.origin.z, extent])
+	var half = _grid_cols * cell / 2.0
+	for obstacle in obstacles:
+		var reach = obstacle[2] + P.OBSTACLE_MARGIN_M
+		var c0 = int(max(0.0, floor((obstacle[0] - reach + half) / cell)))
+		var c1 = int(min(_grid_cols - 1, floor((obstacle[0] + reach + half) / cell)))
+		var r0 = int(max(0.0, floor((obstacle[1] - reach + half) / cell)))
+		var r1 = int(min(_grid_cols - 1, floor((obstacle[1] + reach + half) / cell)))
+		for r in range(r0, r1 + 1):
+			for c in range(c0, c1 + 1):
+				grid[r * _grid_cols + c] = 1
+	return grid
+
+
+func prey_count():
+	var count = 0
+	for animal in animals:
+		if not animal.is_predator:
+			count += 1
+	return count
+
+
+func step(player, dt):
+	attack_damage = 0.0
+	if animals.empty():
+		return
+	var feet = player.body.global_transform.origin
+	_agent.feet = feet
+	_agent.head = player.head.global_transform.origin
+	_agent.speed = Vector2(feet.x - _previous_feet.x, feet.z - _previous_feet.z).length() / dt
+	_agent.exclude = player.mechanics.agent_and_held_rids()
+	_previous_feet = feet
+	for animal in animals:
+		animal.think(_agent, dt)
+		attack_damage += animal.damage_dealt
+		if animal.escaped:
+			player.mechanics.unlock("escaped_" + animal.species)
+
+
+func after_physics(mechanics):
+	for animal in animals:
+		animal.after_physics()
+		if animal.hit_now:
+			mechanics.unlock("hit_" + animal.species)
+		if animal.killed_now:
+			mechanics.unlock("kill_" + animal.species)
+
+
+func write_features(features):
+	var count = min(animals.size(), P.MAX_REPORTED_ANIMALS)
+	if not _absent_written:  # slots past the last animal never change: written once per episode
+		_absent_written = true
+		for slot in range(count, P.MAX_REPORTED_ANIMALS):
+			var offset = P.F_ANIMALS + slot * P.ANIMAL_STATE_FIELD_COUNT
+			for k in range(P.ANIMAL_STATE_FIELD_COUNT):
+				features[offset + k] = 0.0
+			features[offset + 3] = float(P.STATE_ABSENT)
+	for slot in range(count):
+		var offset = P.F_ANIMALS + slot * P.ANIMAL_STATE_FIELD_COUNT
+		var animal = animals[slot]
+		var position = animal.reported_position()
+		features[offset] = position.x
+		features[offset + 1] = position.y
+		features[offset + 2] = position.z
+		features[offset + 3] = float(animal.reported_state())
+		features[offset + 4] = float(animal.hits)
