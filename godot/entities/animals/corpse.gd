@@ -3,6 +3,8 @@ extends RigidBody
 # pushed and, when light enough, carried. A prey's body is food: grasp it and bring it to the
 # head to eat it (+`energy`, as for fruit; agent/mechanics.gd does the eating).
 
+const Layers = preload("res://physics_layers.gd")
+
 export var kind = ""  # the species
 export var is_food = false
 export var energy = 1.0
@@ -14,6 +16,7 @@ var radius = 0.25  # bounding radius, read by the agent's push detection
 func _ready():
 	add_to_group("graspable")
 	add_to_group("animal_bodies")
+	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)  # pushable: the agent's push query sees it
 	if is_food:
 		add_to_group("food")
 	radius = size.length() / 2.0
