@@ -80,6 +80,8 @@ class AvalonEnv(gym.Env):
         self._last_rgbd: np.ndarray | None = None
         self._episode_over = True
         self._episode_count = 0
+        self._achievement_flags = b""  # the raw flags behind self._achievements
+        self._achievements: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ gymnasium API
 
@@ -203,7 +205,12 @@ class AvalonEnv(gym.Env):
         offset = _OFFSETS["world_body_position"]
         world = self._world
         final_energy, frames_remaining = self._score_state
-        flags = features[_ACHIEVEMENTS]
+        flags = features[_ACHIEVEMENTS].tobytes()
+        if flags != self._achievement_flags:  # they change a few times per episode: decode only then
+            self._achievement_flags = flags
+            self._achievements = frozenset(
+                name for name, flag in zip(protocol.ACHIEVEMENTS, features[_ACHIEVEMENTS].tolist()) if flag > 0.5
+            )
         return {
             "task": world.task if world else self.config.task,
             "difficulty": world.difficulty if world else self.config.difficulty,
@@ -220,7 +227,7 @@ class AvalonEnv(gym.Env):
             "energy_lost_to_attacks": _feature(features, "energy_lost_to_attacks"),
             "movement_penalty": _feature(features, "energy_spent_on_movement"),
             "frame_penalty": FRAME_PENALTY if observation.frame > 0 else 0.0,
-            "achievements": frozenset(name for name, flag in zip(protocol.ACHIEVEMENTS, flags) if flag > 0.5),
+            "achievements": self._achievements,
             "world_body_position": features[offset : offset + 3].copy(),
             "world_body_yaw": _feature(features, "world_body_yaw"),
         }

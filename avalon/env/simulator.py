@@ -62,9 +62,12 @@ class Simulator:
         self.temp_dir: Path | None = None
         self.log_path: Path | None = None
         self._display_held = False
-        self._header = bytearray(protocol.HEADER.size)
-        self._observation_buffer = bytearray(protocol.observation_payload_size(settings.resolution))
+        # One buffer for a whole OBSERVATION frame (header and payload): usually one recv per step.
+        self._observation_size = protocol.observation_payload_size(settings.resolution)
+        self._reply_buffer = bytearray(protocol.HEADER.size + self._observation_size)
         self._action_size = protocol.action_size(settings.action_space)
+        self._socket_timeout_s: float | None = None
+        self._log_offset = 0  # the log's size at the last RESET or ERROR: "Godot said" quotes what follows
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -215,32 +218,70 @@ class Simulator:
         return self._request(protocol.encode_step(action), self.settings.step_timeout_s)
 
     def _request(self, message: bytes, timeout_s: float, world_dir: str | None = None) -> protocol.Observation:
-        if not self.is_running:
+        # The hot path of every step: no system call beyond one send and (usually) one poll and
+        # one receive. A dead process shows up as a broken connection (with its exit code).
+        if self.connection is None or self.process is None:
             raise self._failure("is not running")
-        log_offset = self._log_size()
+        if world_dir is not None:
+            self._log_offset = self._log_size()
         deadline = time.monotonic() + timeout_s
         try:
+            if self._socket_timeout_s != timeout_s:
+                self.connection.settimeout(timeout_s)
+                self._socket_timeout_s = timeout_s
             self.connection.sendall(message)
-            _recv_exact_into(self.connection, self._header, deadline)
-            message_type, length = protocol.decode_header(bytes(self._header))
+            message_type, payload = self._receive(deadline)
             if message_type == protocol.MessageType.OBSERVATION:
-                if length != len(self._observation_buffer):
-                    raise protocol.ProtocolError(f"OBSERVATION of {length} bytes, expected {len(self._observation_buffer)}")
-                _recv_exact_into(self.connection, self._observation_buffer, deadline)
-                return protocol.decode_observation(self._observation_buffer, self.settings.resolution)
-            payload = _recv_exact(self.connection, length, deadline)
+                return protocol.decode_observation(payload, self.settings.resolution)
         except socket.timeout:
             raise self._failure(f"did not answer within {timeout_s:.0f} s (hung?)") from None
         except (OSError, ConnectionError, protocol.ProtocolError) as error:
             raise self._failure(f"broke the connection ({error})", grace_s=2.0) from None
         if message_type == protocol.MessageType.ERROR:
-            text = payload.decode("utf-8", "replace")
-            said = self._log_since(log_offset)
+            text = bytes(payload).decode("utf-8", "replace")
+            said = self._log_since(self._log_offset)
+            self._log_offset = self._log_size()
             details = f"\nGodot said:\n{said}" if said else ""
             if world_dir is not None:
                 raise WorldLoadError(f"world folder {world_dir} could not be loaded: {text}{details}")
             raise SimulatorError(f"simulator refused the request: {text}{details}")
         raise self._failure(f"sent unexpected message {message_type.name}")
+
+    def _receive(self, deadline: float) -> tuple[protocol.MessageType, memoryview]:
+        """Reads one reply frame; returns its type and payload (a view into a reused buffer
+        for an OBSERVATION). Lock-step: nothing follows the reply, so reading up to a whole
+        observation frame at once never takes bytes of a later message."""
+        header_size = protocol.HEADER.size
+        view = memoryview(self._reply_buffer)
+        received = 0
+        while received < header_size:
+            received += self._receive_into(view[received:], deadline)
+        message_type, length = protocol.decode_header(bytes(view[:header_size]))
+        if message_type == protocol.MessageType.OBSERVATION:
+            if length != self._observation_size:
+                raise protocol.ProtocolError(f"OBSERVATION of {length} bytes, expected {self._observation_size}")
+        elif received > header_size + length:
+            raise protocol.ProtocolError(f"{message_type.name} of {length} bytes was followed by more data")
+        elif header_size + length > len(view):
+            view = memoryview(bytearray(header_size + length))
+            view[:received] = self._reply_buffer[:received]
+        end = header_size + length
+        while received < end:
+            received += self._receive_into(view[received:end], deadline)
+        return message_type, view[header_size:end]
+
+    def _receive_into(self, view: memoryview, deadline: float) -> int:
+        """One receive; the socket's timeout is narrowed to what is left of the deadline."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise socket.timeout()
+        if remaining < self._socket_timeout_s - 0.5:  # a slow reply arriving in pieces
+            self.connection.settimeout(remaining)
+            self._socket_timeout_s = remaining
+        count = self.connection.recv_into(view)
+        if count == 0:
+            raise ConnectionError("connection closed by the simulator")
+        return count
 
     # ------------------------------------------------------------------ diagnostics
 
