@@ -12,6 +12,11 @@ const Mechanics = preload("res://agent/mechanics.gd")
 const TOUCH_MARGIN_M = 0.02
 const STANDING_PROBE_M = 0.05
 const FLOOR_MAX_ANGLE_RAD = deg2rad(45.0)  # Godot's default: steeper ground is a wall
+# Feature offsets of body, head, left hand, right hand (deltas) and of head and hands (relative).
+const DELTA_POSITION_OFFSETS = [P.F_BODY_DELTA_POSITION, P.F_HEAD_DELTA_POSITION, P.F_LEFT_HAND_DELTA_POSITION, P.F_RIGHT_HAND_DELTA_POSITION]
+const DELTA_ROTATION_OFFSETS = [P.F_BODY_DELTA_ROTATION, P.F_HEAD_DELTA_ROTATION, P.F_LEFT_HAND_DELTA_ROTATION, P.F_RIGHT_HAND_DELTA_ROTATION]
+const RELATIVE_POSITION_OFFSETS = [P.F_HEAD_RELATIVE_POSITION, P.F_LEFT_HAND_RELATIVE_POSITION, P.F_RIGHT_HAND_RELATIVE_POSITION]
+const RELATIVE_ROTATION_OFFSETS = [P.F_HEAD_RELATIVE_ROTATION, P.F_LEFT_HAND_RELATIVE_ROTATION, P.F_RIGHT_HAND_RELATIVE_ROTATION]
 
 var body
 var head
@@ -25,6 +30,7 @@ var hand_positions = [P.LEFT_HAND_REST_M, P.RIGHT_HAND_REST_M]  # body frame, me
 var hand_rotations = [Vector3.ZERO, Vector3.ZERO]  # (pitch, yaw, roll) relative to the body
 var hand_colliding = [false, false]
 var previous_transforms = []
+var previous_eulers = []  # get_euler() of previous_transforms
 var touch_query = PhysicsShapeQueryParameters.new()
 var _own_rids = []
 var touch_shape = SphereShape.new()  # held here: the query keeps only its RID
@@ -92,6 +98,7 @@ func spawn(spawn_transform):
 	hands[1].add_collision_exception_with(hands[0])
 	touch_query.exclude = [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
 	previous_transforms = _part_transforms()
+	previous_eulers = _eulers(previous_transforms)
 	mechanics.on_spawn()
 
 
@@ -215,38 +222,49 @@ func _part_transforms():
 	return [body.global_transform, head.global_transform, hands[0].global_transform, hands[1].global_transform]
 
 
+static func _eulers(transforms):
+	return [transforms[0].basis.get_euler(), transforms[1].basis.get_euler(), transforms[2].basis.get_euler(), transforms[3].basis.get_euler()]
+
+
 # Writes the proprioceptive features (and ground truth) into `features` at the protocol offsets.
+# Runs every step: written out flat (a GDScript call or loop costs more than the arithmetic),
+# and last frame's Euler angles are kept rather than recomputed.
 func write_features(features):
 	var current = _part_transforms()
+	var eulers = _eulers(current)
 	var body_transform = current[0]
-	var body_inverse = body_transform.affine_inverse()
 	var yaw_basis = body_transform.basis
-	var delta_offsets = [P.F_BODY_DELTA_POSITION, P.F_HEAD_DELTA_POSITION, P.F_LEFT_HAND_DELTA_POSITION, P.F_RIGHT_HAND_DELTA_POSITION]
 	for part in range(4):
-		var now = current[part]
-		var before = previous_transforms[part]
-		_put_vector(features, delta_offsets[part], yaw_basis.xform_inv(now.origin - before.origin))
-		var euler_now = now.basis.get_euler()
-		var euler_before = before.basis.get_euler()
-		_put_vector(features, delta_offsets[part] + 3, Vector3(
-			wrapf(euler_now.x - euler_before.x, -PI, PI),
-			wrapf(euler_now.y - euler_before.y, -PI, PI),
-			wrapf(euler_now.z - euler_before.z, -PI, PI)))
-	var relative_offsets = [P.F_HEAD_RELATIVE_POSITION, P.F_LEFT_HAND_RELATIVE_POSITION, P.F_RIGHT_HAND_RELATIVE_POSITION]
-	for part in range(3):
-		var relative = body_inverse * current[part + 1]
-		_put_vector(features, relative_offsets[part], relative.origin)
-		_put_vector(features, relative_offsets[part] + 3, relative.basis.get_euler())
+		var moved = yaw_basis.xform_inv(current[part].origin - previous_transforms[part].origin)
+		var now = eulers[part]
+		var before = previous_eulers[part]
+		var offset = DELTA_POSITION_OFFSETS[part]
+		features[offset] = moved.x
+		features[offset + 1] = moved.y
+		features[offset + 2] = moved.z
+		offset = DELTA_ROTATION_OFFSETS[part]
+		features[offset] = wrapf(now.x - before.x, -PI, PI)
+		features[offset + 1] = wrapf(now.y - before.y, -PI, PI)
+		features[offset + 2] = wrapf(now.z - before.z, -PI, PI)
+	var body_inverse = body_transform.affine_inverse()
+	for part in range(1, 4):
+		var relative = body_inverse * current[part]
+		var angles = relative.basis.get_euler()
+		var offset = RELATIVE_POSITION_OFFSETS[part - 1]
+		features[offset] = relative.origin.x
+		features[offset + 1] = relative.origin.y
+		features[offset + 2] = relative.origin.z
+		offset = RELATIVE_ROTATION_OFFSETS[part - 1]
+		features[offset] = angles.x
+		features[offset + 1] = angles.y
+		features[offset + 2] = angles.z
 	features[P.F_LEFT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[0] else 0.0
 	features[P.F_RIGHT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[1] else 0.0
 	features[P.F_LEFT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(0) else 0.0
 	features[P.F_RIGHT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(1) else 0.0
-	_put_vector(features, P.F_WORLD_BODY_POSITION, body_transform.origin)
+	features[P.F_WORLD_BODY_POSITION] = body_transform.origin.x
+	features[P.F_WORLD_BODY_POSITION + 1] = body_transform.origin.y
+	features[P.F_WORLD_BODY_POSITION + 2] = body_transform.origin.z
 	features[P.F_WORLD_BODY_YAW] = body_yaw
 	previous_transforms = current
-
-
-func _put_vector(features, offset, vector):
-	features[offset] = vector.x
-	features[offset + 1] = vector.y
-	features[offset + 2] = vector.z
+	previous_eulers = eulers
