@@ -1,7 +1,7 @@
 extends Node
 # Entry point. Connects to the Python side, then runs the lock-step loop:
-# each physics frame first answers the previous request (its frame has been rendered by now),
-# then blocks for the next request and applies it before this frame's physics step and render.
+# each physics frame first renders and answers the previous request, then blocks for the next
+# request and applies it before this frame's physics step.
 
 const P = preload("res://generated/protocol.gd")
 const Bridge = preload("res://bridge/bridge.gd")
@@ -25,6 +25,10 @@ func _ready():
 	if not simulation.ACTION_SIZES.has(action_space):
 		_fail("unknown AVALON_ACTION_SPACE %s" % action_space)
 		return
+	# Observations are read from an offscreen viewport, so the window never needs to be shown:
+	# the main loop does not draw; _physics_process draws each frame with force_draw(false) just
+	# before reading it back, which skips the window's swap (a round trip to the X server).
+	VisualServer.render_loop_enabled = false
 	add_child(simulation)
 	simulation.setup(resolution, action_space)
 	if not bridge.connect_and_greet(port, secret, CONNECT_TIMEOUT_MS):
@@ -35,11 +39,14 @@ func _ready():
 		resolution, action_space])
 
 
-func _physics_process(_delta):
+func _physics_process(delta):
 	if bridge.is_closed():
 		return
 	if reply_pending:
 		reply_pending = false
+		# The state after the last physics step, exactly what the main loop would have drawn
+		# at the end of the previous frame.
+		VisualServer.force_draw(false, delta)
 		if not bridge.send_observation(simulation.frame, simulation.collect_features(), simulation.read_rgbd()):
 			_fail("lost the connection while sending an observation")
 			return
