@@ -60,6 +60,7 @@ func on_spawn():
 		previous_hand_origin[i] = player.hands[i].global_transform.origin
 	work_positions = _work_positions()
 	work_velocities = [Vector3.ZERO, Vector3.ZERO, Vector3.ZERO, Vector3.ZERO]
+	push_query.exclude = player.own_rids()
 
 
 func unlock(name):
@@ -391,8 +392,7 @@ func _rests_on_stone(item):
 # push against the body's previous position, so exact contact queries miss it.
 func _detect_push():
 	var body = player.body
-	var space = body.get_world().direct_space_state
-	push_query.exclude = player.own_rids()
+	var space = player.space_state
 	var feet = body.global_transform.origin
 	push_query.transform = Transform(Basis(), feet + Vector3(0.0, P.BODY_HEIGHT_M / 2.0, 0.0))
 	for hit in space.intersect_shape(push_query, 16):

@@ -34,6 +34,8 @@ var previous_eulers = []  # get_euler() of previous_transforms
 var touch_query = PhysicsShapeQueryParameters.new()
 var _own_rids = []
 var touch_shape = SphereShape.new()  # held here: the query keeps only its RID
+var _touch_exclude = []  # what touch_query.exclude was last set to
+var space_state = null  # the episode's PhysicsDirectSpaceState (set at spawn: the world does not change)
 var mechanics = Mechanics.new(self)  # grasping, climbing, eating, falls, movement work, achievements
 
 
@@ -96,7 +98,9 @@ func spawn(spawn_transform):
 		body.add_collision_exception_with(hands[i])
 	hands[0].add_collision_exception_with(hands[1])
 	hands[1].add_collision_exception_with(hands[0])
-	touch_query.exclude = [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
+	touch_query.exclude = _own_rids
+	_touch_exclude = _own_rids
+	space_state = body.get_world().direct_space_state
 	previous_transforms = _part_transforms()
 	previous_eulers = _eulers(previous_transforms)
 	mechanics.on_spawn()
@@ -214,8 +218,11 @@ func _move_hand(i, translation_rate, rotation_rate, dt):
 		hand.global_transform.origin = target.origin
 		hand_positions[i] = body.global_transform.xform_inv(target.origin)
 	touch_query.transform = hand.global_transform
-	touch_query.exclude = mechanics.agent_and_held_rids()  # a held item is not "touched"
-	hand_colliding[i] = (collision != null and not mechanics.is_held(collision.collider)) or not hand.get_world().direct_space_state.intersect_shape(touch_query, 1).empty()
+	var exclude = mechanics.agent_and_held_rids()  # a held item is not "touched"
+	if exclude != _touch_exclude:  # (setting it rebuilds the query's RID set: only when it changes)
+		_touch_exclude = exclude
+		touch_query.exclude = exclude
+	hand_colliding[i] = (collision != null and not mechanics.is_held(collision.collider)) or not space_state.intersect_shape(touch_query, 1).empty()
 
 
 func _part_transforms():
