@@ -4,7 +4,9 @@ In one run it measures, for each renderer: our env on the trivial world with one
 with several processes stepping at once; ``godot_ceiling.py`` (the fastest any world can step
 on this machine's Godot and renderer); and MiniWorld (``peer_sps.sh``). Each figure is the best
 of ``repeats`` measurements, taken in turn so that machine noise hits all of them alike.
-Memory: the Godot process's RSS after 10 and after ``resets`` resets.
+Besides wall-clock steps per second it reports steps per CPU-second (user + system time of the
+Godot and Python processes of each measurement), which other load on a shared machine disturbs
+far less. Memory: the Godot process's RSS after 10 and after ``resets`` resets.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import multiprocessing
 import os
 import queue
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -52,9 +55,32 @@ def _random_actions(env: AvalonEnv, count: int, seed: int) -> list[dict]:
     return [env.action_space.sample() for _ in range(count)]
 
 
+def _process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu_s() -> float:
+    """CPU seconds of this process's waited-for descendants (a finished script and its Godot)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class StepTiming:
+    """One timed stepping run: ``steps`` between the monotonic ``started`` and ``ended``, costing
+    ``cpu_s`` CPU seconds of its Godot and Python processes."""
+
+    steps: int
+    started: float
+    ended: float
+    cpu_s: float
+
+
 def measure_steps(world_dir: Path, renderer: str, steps: int, resolution: int, seed: int = 0,
-                  start_barrier=None) -> tuple[int, float, float]:
-    """Steps our env ``steps`` times with random actions; returns (steps, start, end) monotonic times."""
+                  start_barrier=None) -> StepTiming:
+    """Steps our env ``steps`` times with random actions and times it (wall clock and CPU)."""
     env = AvalonEnv(EnvConfig(renderer=renderer, resolution=resolution, world_dir=str(world_dir)))
     try:
         actions = _random_actions(env, steps + WARMUP_STEPS, seed)
@@ -63,10 +89,13 @@ def measure_steps(world_dir: Path, renderer: str, steps: int, resolution: int, s
             env.step(action)
         if start_barrier is not None:
             start_barrier.wait()
+        pid = env.simulator_pid
+        cpu_started = _process_cpu_s(pid) + time.process_time()
         started = time.monotonic()
         for action in actions[WARMUP_STEPS:]:
             env.step(action)
-        return steps, started, time.monotonic()
+        ended = time.monotonic()
+        return StepTiming(steps, started, ended, _process_cpu_s(pid) + time.process_time() - cpu_started)
     finally:
         env.close()
 
@@ -76,11 +105,12 @@ def _worker(display: str, world_dir: str, renderer: str, steps: int, resolution:
     results.put(measure_steps(Path(world_dir), renderer, steps, resolution, seed, barrier))
 
 
-def measure_processes(world_dir: Path, renderer: str, steps: int, resolution: int, processes: int) -> float:
-    """Aggregate steps per second of ``processes`` envs in separate Python processes, started together."""
+def measure_processes(world_dir: Path, renderer: str, steps: int, resolution: int, processes: int) -> tuple[float, float]:
+    """Aggregate (steps per second, steps per CPU-second) of ``processes`` envs in separate
+    Python processes, started together."""
     if processes == 1:
-        count, started, ended = measure_steps(world_dir, renderer, steps, resolution)
-        return count / (ended - started)
+        timing = measure_steps(world_dir, renderer, steps, resolution)
+        return timing.steps / (timing.ended - timing.started), timing.steps / timing.cpu_s
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(processes), context.Queue()
     display = acquire_display()
@@ -99,8 +129,9 @@ def measure_processes(world_dir: Path, renderer: str, steps: int, resolution: in
                 worker.kill()
                 worker.join()
         release_display()
-    total = sum(count for count, _, _ in outcomes)
-    return total / (max(end for _, _, end in outcomes) - min(start for _, start, _ in outcomes))
+    total = sum(timing.steps for timing in outcomes)
+    wall = max(timing.ended for timing in outcomes) - min(timing.started for timing in outcomes)
+    return total / wall, total / sum(timing.cpu_s for timing in outcomes)
 
 
 def _collect(results, workers, timeout_s: float) -> list:
@@ -127,11 +158,29 @@ def _run_sps_script(command: list[str], display: str, timeout_s: float) -> float
     return float(match.group(1)) if match else None
 
 
-def measure_ceiling(bench_dir: Path, renderer: str, resolution: int, steps: int) -> float | None:
+CEILING_STARTUP_STEPS = 200  # a short extra run of the ceiling: its CPU is start-up plus these steps
+
+
+def measure_ceiling(bench_dir: Path, renderer: str, resolution: int, steps: int) -> tuple[float | None, float | None]:
+    """(steps per second, steps per CPU-second) of ``godot_ceiling.py``.
+
+    Its CPU time (the script and its Godot, as waited-for children) includes start-up, so a
+    short run of CEILING_STARTUP_STEPS steps is made as well and subtracted."""
     display = acquire_display()
     try:
         script = bench_dir / "godot_ceiling.py"
-        return _run_sps_script(["python3", str(script), renderer, str(resolution), str(steps)], display, 300)
+
+        def run(count: int) -> tuple[float | None, float]:
+            cpu_before = _children_cpu_s()
+            sps = _run_sps_script(["python3", str(script), renderer, str(resolution), str(count)], display, 300)
+            return sps, _children_cpu_s() - cpu_before
+
+        sps, cpu_s = run(steps)
+        short_sps, short_cpu_s = run(CEILING_STARTUP_STEPS)
+        per_cpu_second = None
+        if sps is not None and short_sps is not None and cpu_s > short_cpu_s and steps > CEILING_STARTUP_STEPS:
+            per_cpu_second = (steps - CEILING_STARTUP_STEPS) / (cpu_s - short_cpu_s)
+        return sps, per_cpu_second
     finally:
         release_display()
 
@@ -189,22 +238,26 @@ def run_benchmark(options: BenchmarkOptions, say: Callable[[str], None] = print)
     """Runs every measurement, prints a table, and returns the figures."""
     bench_dir = shared_bench_dir()
     work = Path(tempfile.mkdtemp(prefix="avalon-bench-"))
-    results: dict = {"options": attr.asdict(options), "sps": {}, "ceiling": {}, "memory": {}}
+    results: dict = {"options": attr.asdict(options), "sps": {}, "sps_cpu": {}, "ceiling": {}, "ceiling_cpu": {}, "memory": {}}
     try:
         world = benchmark_world(work / "world")
         for renderer in options.renderers:
             for repeat in range(options.repeats):
                 say(f"[{renderer} round {repeat + 1}/{options.repeats}]")
                 for count in options.processes:
-                    sps = measure_processes(world, renderer, options.steps, options.resolution, count)
+                    sps, sps_cpu = measure_processes(world, renderer, options.steps, options.resolution, count)
                     key = f"{renderer}x{count}"
                     results["sps"][key] = max(results["sps"].get(key, 0.0), sps)
-                    say(f"  ours, {count} process(es): {sps:7.0f} steps/s")
+                    results["sps_cpu"][key] = max(results["sps_cpu"].get(key, 0.0), sps_cpu)
+                    say(f"  ours, {count} process(es): {sps:7.0f} steps/s {sps_cpu:7.0f} steps/CPU-s")
                 if bench_dir is not None:
-                    ceiling = measure_ceiling(bench_dir, renderer, options.resolution, options.steps)
+                    ceiling, ceiling_cpu = measure_ceiling(bench_dir, renderer, options.resolution, options.steps)
                     if ceiling is not None:
                         results["ceiling"][renderer] = max(results["ceiling"].get(renderer, 0.0), ceiling)
-                    say(f"  godot_ceiling.py:       {ceiling or float('nan'):7.0f} steps/s")
+                    if ceiling_cpu is not None:
+                        results["ceiling_cpu"][renderer] = max(results["ceiling_cpu"].get(renderer, 0.0), ceiling_cpu)
+                    say(f"  godot_ceiling.py:       {ceiling or float('nan'):7.0f} steps/s "
+                        f"{ceiling_cpu or float('nan'):7.0f} steps/CPU-s")
         if options.peer and bench_dir is not None:
             say("[peer: MiniWorld; the first run installs it into a venv]")
             results["peer"] = measure_peer(bench_dir, options.resolution, 10)
@@ -225,20 +278,27 @@ def run_benchmark(options: BenchmarkOptions, say: Callable[[str], None] = print)
 
 
 def format_table(results: dict) -> str:
-    """The benchmark results as a text table with our figures as ratios of the ceiling and peer."""
+    """The benchmark results as a text table with our figures as ratios of the ceiling and peer.
+
+    "steps/CPU-s" is steps per CPU-second of the Godot and Python processes (for several
+    processes, of all of them together); "ceil CPU" compares it with the ceiling's."""
     options = results["options"]
     peer = results.get("peer")
     lines = [
         f"\ntrivial world, {options['resolution']}x{options['resolution']} RGBD, best of {options['repeats']}",
-        f"{'renderer':8} {'procs':>5} {'steps/s':>9} {'vs 1 proc':>9} {'ceiling':>8} {'of ceiling':>10} {'MiniWorld':>9} {'of peer':>8}",
+        f"{'renderer':8} {'procs':>5} {'steps/s':>9} {'vs 1 proc':>9} {'ceiling':>8} {'of ceiling':>10} "
+        f"{'steps/CPU-s':>11} {'ceil CPU':>8} {'of ceil CPU':>11} {'MiniWorld':>9} {'of peer':>8}",
     ]
     for key, sps in results["sps"].items():
         renderer, count = key.split("x")
         single = results["sps"].get(f"{renderer}x1")
         ceiling = results["ceiling"].get(renderer)
+        sps_cpu = results.get("sps_cpu", {}).get(key)
+        ceiling_cpu = results.get("ceiling_cpu", {}).get(renderer)
         lines.append(
             f"{renderer:8} {count:>5} {sps:9.0f} {_ratio(sps, single):>9} {ceiling or float('nan'):8.0f} "
-            f"{_ratio(sps, ceiling):>10} {peer or float('nan'):9.0f} {_ratio(sps, peer):>8}"
+            f"{_ratio(sps, ceiling):>10} {sps_cpu or float('nan'):11.0f} {ceiling_cpu or float('nan'):8.0f} "
+            f"{_ratio(sps_cpu, ceiling_cpu):>11} {peer or float('nan'):9.0f} {_ratio(sps, peer):>8}"
         )
     memory = results.get("memory") or {}
     if memory:
