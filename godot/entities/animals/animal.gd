@@ -202,7 +202,7 @@ func after_physics():
 func think(agent, dt):
 	damage_dealt = 0.0
 	escaped = false
-	if is_down():
+	if state >= P.STATE_KNOCKED_OUT:  # (is_down(), inlined: think runs for every animal every step)
 		return
 	if _attack_cooldown > 0:
 		_attack_cooldown -= 1
@@ -210,7 +210,8 @@ func think(agent, dt):
 		_hit_cooldown -= 1
 	# (_origin is kept up to date by _move)
 	var origin = _origin
-	var distance = Vector2(agent.feet.x - origin.x, agent.feet.z - origin.z).length()
+	var feet = agent.feet  # (read once: each Dictionary look-up hashes the key)
+	var distance = Vector2(feet.x - origin.x, feet.z - origin.z).length()
 	if state == P.STATE_ACTIVE:
 		if _deactivated(agent, distance):
 			state = P.STATE_IDLE
@@ -223,14 +224,14 @@ func think(agent, dt):
 		state = P.STATE_ACTIVE
 	var desired = Vector3.ZERO
 	if state == P.STATE_ACTIVE:
-		desired = _chase(agent, dt) if is_predator else _away_from(agent.feet, active_speed_m_per_s)
+		desired = _chase(feet, dt) if is_predator else _away_from(feet, active_speed_m_per_s)
 	elif state == P.STATE_RESPITE:
-		desired = _away_from(agent.feet, idle_speed_m_per_s)  # it leaves, unhurried
+		desired = _away_from(feet, idle_speed_m_per_s)  # it leaves, unhurried
 	else:
-		desired = _idle(agent, distance, dt)
+		desired = _idle(feet, distance, dt)
 	_move(desired, dt)
 	if state == P.STATE_ACTIVE and is_predator:
-		_try_attack(agent)
+		_try_attack(feet)
 
 
 func _activates(agent, distance):
@@ -307,13 +308,13 @@ func _clear_line(from, to, exclude):
 
 # ---- Moving -----------------------------------------------------------------------------------
 
-func _chase(agent, dt):
+func _chase(feet, dt):
 	var origin = _origin
-	var target = agent.feet + Vector3(0.0, P.BODY_HEIGHT_M * 0.6 if domain == "air" else 0.0, 0.0)
+	var target = feet + Vector3(0.0, P.BODY_HEIGHT_M * 0.6 if domain == "air" else 0.0, 0.0)
 	var to_target = target - origin
 	if domain != "air":
 		to_target.y = 0.0
-	var gap = _gap(agent.feet)
+	var gap = _gap(feet)
 	# Come to a stop within attack reach instead of shoving the agent.
 	var speed = clamp((gap - P.ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
 	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
@@ -326,8 +327,8 @@ func _gap(feet):
 	return origin.distance_to(Vector3(feet.x, y, feet.z)) - P.BODY_RADIUS_M - reach_radius
 
 
-func _try_attack(agent):
-	if _attack_cooldown > 0 or _gap(agent.feet) > P.ATTACK_REACH_M:
+func _try_attack(feet):
+	if _attack_cooldown > 0 or _gap(feet) > P.ATTACK_REACH_M:
 		return
 	damage_dealt = attack_damage
 	match respite:
@@ -348,12 +349,12 @@ func _away_from(point, speed):
 	return away.normalized() * speed
 
 
-func _idle(agent, distance, dt):
+func _idle(feet, distance, dt):
 	var origin = _origin
 	if _avoidant:
 		if distance <= activation_radius_m + P.AVOID_MARGIN_M and not _never_activates:
 			state = P.STATE_AVOIDING
-			return _away_from(agent.feet, idle_speed_m_per_s)
+			return _away_from(feet, idle_speed_m_per_s)
 		state = P.STATE_IDLE
 		return Vector3.ZERO
 	state = P.STATE_IDLE
