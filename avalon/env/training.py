@@ -17,7 +17,7 @@ simulator's episode is not counted), the world folder is deleted, and the final 
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -41,9 +41,9 @@ class CurriculumWorlds(gym.Wrapper):
     """Gives every episode a freshly generated world chosen by the curriculum (see module doc).
 
     ``seed`` seeds the choice of tasks, difficulties and world seeds; ``reset(seed=s)`` reseeds
-    it (worlds already requested are dropped). With ``training_time_limits`` (default) episodes
-    are truncated at :func:`~avalon.env.curriculum.training_time_limit_frames`, else at the
-    world's own (evaluation) limit.
+    it (worlds already requested are dropped). ``time_limit_frames(task, difficulty)`` gives each
+    episode's time limit (default: :func:`~avalon.env.curriculum.training_time_limit_frames`);
+    ``None`` keeps the world's own (evaluation) limit.
     """
 
     def __init__(
@@ -53,7 +53,7 @@ class CurriculumWorlds(gym.Wrapper):
         tasks: Sequence[str] | None = None,
         seed: int | np.random.SeedSequence | None = None,
         worlds_ahead: int = DEFAULT_WORLDS_AHEAD,
-        training_time_limits: bool = True,
+        time_limit_frames: Callable[[str, float], int] | None = training_time_limit_frames,
         supply: WorldSupply | None = None,
     ) -> None:
         super().__init__(env)
@@ -65,7 +65,7 @@ class CurriculumWorlds(gym.Wrapper):
         if not self.tasks or unknown:
             raise ValueError(f"tasks {list(self.tasks)} must be a non-empty subset of the curriculum's {list(curriculum.tasks)}")
         self.worlds_ahead = worlds_ahead
-        self.training_time_limits = training_time_limits
+        self.time_limit_frames = time_limit_frames
         self._rng = np.random.default_rng(seed)
         self._supply = supply if supply is not None else WorldSupply()
         self._world: SuppliedWorld | None = None
@@ -92,8 +92,8 @@ class CurriculumWorlds(gym.Wrapper):
         self._discard_world()
         world = self._next_world()
         options = {"world_dir": str(world.path), "episode_seed": world.request.seed}
-        if self.training_time_limits:
-            options["time_limit_frames"] = training_time_limit_frames(world.request.task, world.request.difficulty)
+        if self.time_limit_frames is not None:
+            options["time_limit_frames"] = self.time_limit_frames(world.request.task, world.request.difficulty)
         try:
             observation, info = self.env.reset(options=options)
         except BaseException:
@@ -150,7 +150,7 @@ def make_training_envs(
     num_envs: int,
     seed: int = 0,
     worlds_ahead: int = DEFAULT_WORLDS_AHEAD,
-    training_time_limits: bool = True,
+    time_limit_frames: Callable[[str, float], int] | None = training_time_limit_frames,
 ) -> ThreadedVectorEnv:
     """``num_envs`` training environments over ``curriculum``'s tasks (see the module doc).
 
@@ -165,7 +165,7 @@ def make_training_envs(
             env = RestartOnCrash(AvalonEnv(env_config))
             return CurriculumWorlds(
                 env, curriculum, seed=np.random.SeedSequence((seed, index)), worlds_ahead=worlds_ahead,
-                training_time_limits=training_time_limits,
+                time_limit_frames=time_limit_frames,
             )
 
         return build

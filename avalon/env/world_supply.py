@@ -120,8 +120,9 @@ class WorldSupply:
             # A module run by path, not multiprocessing: the caller's script is never re-imported.
             self._process: subprocess.Popen | None = subprocess.Popen(
                 [sys.executable, "-m", "avalon.env.world_supply", str(self.directory)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, bufsize=1,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
             )
+        self._received = b""  # reply bytes read but not yet consumed (replies are JSON lines)
         _live_supplies.add(self)
 
     @property
@@ -138,8 +139,7 @@ class WorldSupply:
         with self._lock:
             self._check_open()
             try:
-                self._process.stdin.write(json.dumps(attr.asdict(request)) + "\n")
-                self._process.stdin.flush()
+                self._process.stdin.write((json.dumps(attr.asdict(request)) + "\n").encode())
             except (BrokenPipeError, OSError) as error:
                 raise self._died(request) from error
             self._pending.append(request)
@@ -152,15 +152,7 @@ class WorldSupply:
                 raise WorldSupplyError("take() with no request pending: submit() one first")
             request = self._pending.popleft()
             start = time.perf_counter()
-            ready, _, _ = select.select([self._process.stdout], [], [], self.timeout_s)
-            if not ready:
-                self._stop(kill=True)
-                raise WorldSupplyError(
-                    f"the world generator did not deliver {request} within {self.timeout_s:.0f} s; it was stopped"
-                )
-            line = self._process.stdout.readline()
-            if not line:
-                raise self._died(request)
+            line = self._read_line(request, start + self.timeout_s)
         reply = json.loads(line)
         path = Path(reply["path"]) if reply["path"] else None
         return SuppliedWorld(request, path, reply["generation_s"], time.perf_counter() - start, reply["error"])
@@ -192,6 +184,23 @@ class WorldSupply:
     def _check_open(self) -> None:
         if self._process is None:
             raise WorldSupplyError("this world supply is closed")
+
+    def _read_line(self, request: WorldRequest, deadline: float) -> bytes:
+        """The next reply line; raw reads, so nothing waits unseen in a buffer while select() sleeps."""
+        descriptor = self._process.stdout.fileno()
+        while b"\n" not in self._received:
+            ready, _, _ = select.select([descriptor], [], [], max(0.0, deadline - time.perf_counter()))
+            if not ready:
+                self._stop(kill=True)
+                raise WorldSupplyError(
+                    f"the world generator did not deliver {request} within {self.timeout_s:.0f} s; it was stopped"
+                )
+            chunk = os.read(descriptor, 65536)
+            if not chunk:
+                raise self._died(request)
+            self._received += chunk
+        line, self._received = self._received.split(b"\n", 1)
+        return line
 
     def _died(self, request: WorldRequest) -> WorldSupplyError:
         code = self._process.poll() if self._process is not None else None
