@@ -1,4 +1,4 @@
-"""The ``avalon`` command: ``run``, ``replay``, ``benchmark``, ``world``."""
+"""The ``avalon`` command: ``train``, ``eval``, ``run``, ``replay``, ``benchmark``, ``world``."""
 
 from __future__ import annotations
 
@@ -67,6 +67,50 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _task_list(text: str) -> tuple[str, ...]:
+    tasks = tuple(task.strip() for task in text.split(",") if task.strip())
+    if not tasks:
+        raise ValueError(f"--tasks {text!r} names no task (e.g. --tasks eat,move)")
+    return tasks
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from avalon.evaluation import RandomPolicy, evaluate, evaluation_worlds, save_results
+    from avalon.env.spaces import action_space
+
+    if (args.checkpoint is None) == (args.policy is None):
+        raise ValueError("give exactly one of --checkpoint PATH and --policy random")
+    if args.checkpoint is not None:
+        from avalon.agent import load_policy
+
+        policy = load_policy(args.checkpoint)
+        config = EnvConfig(renderer=args.renderer, resolution=policy.resolution, action_space=policy.action_space_name)
+        name = f"checkpoint {args.checkpoint}"
+        out = Path(args.out or Path(args.checkpoint).parent / f"eval-{time.strftime('%Y%m%d-%H%M%S')}")
+    else:
+        config = EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space)
+        policy = RandomPolicy(action_space(config.action_space), seed=args.seed)
+        name = "random policy"
+        out = Path(args.out or f"runs/eval-random-{time.strftime('%Y%m%d-%H%M%S')}")
+    tasks = _task_list(args.tasks)
+    requests = evaluation_worlds(tasks, args.episodes, args.min_difficulty, args.max_difficulty, seed=args.seed)
+    print(
+        f"avalon eval: {name} on {len(requests)} worlds ({args.episodes} per task: {', '.join(tasks)}; "
+        f"difficulty {args.min_difficulty:g} to {args.max_difficulty:g}; {config.action_space}, {config.renderer}, "
+        f"{config.resolution}x{config.resolution}; time limits: {args.time_limits})"
+    )
+    result = evaluate(
+        policy, config, requests, num_envs=args.envs, deterministic=args.deterministic,
+        time_limits=args.time_limits, video_path=None if args.no_video else out / "episode.gif",
+    )
+    print(result.table())
+    saved = save_results(result, out / "eval.json", extra={"policy": name, "argv": sys.argv[1:]})
+    print(f"results: {saved}")
+    if result.video_path is not None:
+        print(f"video of the first episode (RGB beside depth): {result.video_path}")
+    return 0
+
+
 def _cmd_world_export(args: argparse.Namespace) -> int:
     from avalon.tasks import generate_world
 
@@ -117,6 +161,27 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-peer", action="store_true", help="skip MiniWorld")
     bench.add_argument("--json", help="also save the figures to this file")
     bench.set_defaults(handler=_cmd_benchmark)
+
+    evaluation = commands.add_parser("eval", help="evaluate a trained policy (or the random baseline) on fresh worlds")
+    evaluation.add_argument("--checkpoint", help="a checkpoint written by `avalon train`")
+    evaluation.add_argument("--policy", choices=("random",), help="evaluate uniformly random actions instead")
+    evaluation.add_argument("--tasks", default="eat", help="comma-separated tasks (default eat)")
+    evaluation.add_argument("--episodes", type=int, default=10, help="worlds per task (default 10)")
+    evaluation.add_argument("--min-difficulty", type=float, default=0.0)
+    evaluation.add_argument("--max-difficulty", type=float, default=1.0, help="difficulties are evenly spaced in [min, max]")
+    evaluation.add_argument("--envs", type=int, default=2, help="simulators run in parallel (default 2)")
+    evaluation.add_argument("--seed", type=int, default=0, help="selects the evaluation worlds (default 0)")
+    evaluation.add_argument("--deterministic", action="store_true", help="the policy's most likely actions, not samples")
+    evaluation.add_argument(
+        "--time-limits", choices=("world", "training"), default="world",
+        help="world: each world's own limit (the paper's evaluation, 5 min for eat and move); training: the shorter training limits",
+    )
+    evaluation.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    evaluation.add_argument("--resolution", type=int, default=96, help="random policy only (a checkpoint knows its own)")
+    evaluation.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr", help="random policy only")
+    evaluation.add_argument("--no-video", action="store_true", help="do not write the GIF of the first episode")
+    evaluation.add_argument("--out", help="output folder (default: beside the checkpoint, or runs/eval-random-TIMESTAMP)")
+    evaluation.set_defaults(handler=_cmd_eval)
 
     world = commands.add_parser("world", help="world folders")
     world_commands = world.add_subparsers(dest="world_command", required=True)
