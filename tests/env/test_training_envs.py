@@ -166,3 +166,17 @@ def test_world_requests_come_from_the_curriculum():
         envs.close()
     assert all(isinstance(r, WorldRequest) and r.task == "eat" and 0 <= r.difficulty <= 0.3 for r in requests)
     assert len({r.seed for r in requests}) == 200
+
+
+def test_every_simulator_of_a_process_keeps_rendering(eat_envs):
+    """Godot stops drawing a window another covers: each simulator's window has its own place."""
+    envs, _ = eat_envs
+    observations, _ = envs.reset(seed=6)
+    turn = zero_actions(envs)
+    turn["head_rotation"][:, 1] = 1.0  # both agents turn left at full speed
+    previous = observations["rgbd"]
+    for _ in range(SHORT_LIMIT_FRAMES - 2):
+        observations, *_ = envs.step(turn)
+        changed = [not np.array_equal(observations["rgbd"][i], previous[i]) for i in range(2)]
+        assert changed == [True, True]
+        previous = observations["rgbd"]
