@@ -3,14 +3,14 @@ then a policy head (parameters of every action part) and a value head.
 
 ::
 
-    rgbd uint8 (B, H, W, 4) -> float / 255 -> [conv stride 2 + ReLU] x len(conv_channels)
-        -> flatten -> linear image_features + ReLU ----------------------------------+
+    rgbd uint8 (B, H, W, 4) -> float / 255 -> [conv + ReLU] for each of conv_layers
+        -> flatten -> linear image_features + ReLU -------------------------------------+
     proprio (B, P) -> symlog(x / scale) -> [linear proprio_features + ReLU] x layers ---+-> concat
         -> linear hidden_features + ReLU -> policy head (parameter_size) and value head (1)
 
 The original Avalon PPO used an IMPALA ResNet encoder; this one has the same place in the
-network but strided convolutions only, so that acting stays well under a millisecond per env on
-a CPU (docs/agent.md has the measured cost).
+network but three strided convolutions only, so that acting stays well under a millisecond per
+env and learning near one on a CPU (docs/agent.md has the measured costs).
 """
 
 from __future__ import annotations
@@ -35,17 +35,20 @@ def _init(layer: nn.Module, gain: float) -> nn.Module:
 class ImageEncoder(nn.Module):
     """uint8 ``(B, H, W, C)`` images -> ``(B, features)``."""
 
-    def __init__(self, image_shape: tuple[int, int, int], channels: tuple[int, ...], features: int) -> None:
+    def __init__(self, image_shape: tuple[int, int, int], conv_layers: tuple[tuple[int, int, int], ...], features: int) -> None:
         super().__init__()
         height, width, in_channels = image_shape
         layers: list[nn.Module] = []
-        for index, out_channels in enumerate(channels):
-            kernel = 5 if index == 0 else 3
-            layers += [_init(nn.Conv2d(in_channels, out_channels, kernel, stride=2, padding=kernel // 2), math.sqrt(2)), nn.ReLU()]
+        for out_channels, kernel, stride in conv_layers:
+            padding = (kernel - stride + 1) // 2  # divides the side by the stride, rounded up
+            layers += [_init(nn.Conv2d(in_channels, out_channels, kernel, stride, padding), math.sqrt(2)), nn.ReLU()]
             in_channels = out_channels
         self.convolutions = nn.Sequential(*layers)
-        with torch.no_grad():
-            flat = self.convolutions(torch.zeros(1, image_shape[2], height, width)).numel()
+        try:
+            with torch.no_grad():
+                flat = self.convolutions(torch.zeros(1, image_shape[2], height, width)).numel()
+        except RuntimeError as error:
+            raise ValueError(f"conv_layers {conv_layers} do not fit images of {height} x {width}: {error}") from None
         self.projection = _init(nn.Linear(flat, features), math.sqrt(2))
 
     def forward(self, images: Tensor) -> Tensor:
@@ -65,7 +68,7 @@ class ActorCritic(nn.Module):
         self.action_layout = action_layout
         self.initial_std = config.initial_std
         self.min_std = config.min_std
-        self.image_encoder = ImageEncoder(observation_layout.image_shape, net.conv_channels, net.image_features)
+        self.image_encoder = ImageEncoder(observation_layout.image_shape, net.conv_layers, net.image_features)
         self.register_buffer("proprio_scales", torch.from_numpy(observation_layout.scales.copy()))
         proprio_layers: list[nn.Module] = []
         width = observation_layout.proprio_size

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import random
 import time
 from pathlib import Path
@@ -101,13 +100,6 @@ def _set_seeds(seed: int) -> torch.Generator:
     return sampler
 
 
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 class _Timer:
     """Wall and CPU (this process) seconds, accumulated."""
 
@@ -137,7 +129,7 @@ def train_ppo(
     checkpoint_interval_steps: int = 100_000,
     keep_checkpoints: int = 3,
     act_threads: int = 1,
-    learn_threads: int | None = None,
+    learn_threads: int = 1,
 ) -> TrainResult:
     """Trains a PPO agent on ``envs`` until ``total_steps`` env steps (summed over envs) are done.
 
@@ -160,10 +152,10 @@ def train_ppo(
         progress: show a tqdm progress bar.
         checkpoint_interval_steps: env steps between periodic checkpoints; a final one is always written.
         keep_checkpoints: how many of the newest checkpoints to keep (older ones are deleted).
-        act_threads: torch threads while acting: 1 by default, leaving the other cores to the
-            simulators, which run at the same time.
-        learn_threads: torch threads while learning (the simulators wait then); default: every
-            core this process may use.
+        act_threads: torch threads while acting (the simulators run meanwhile in an async env).
+        learn_threads: torch threads while learning. Both default to 1: on the shared 2-core
+            machine two threads raised the CPU time of an update 1.6-4.5x (OpenMP threads spin
+            while they wait for a core) without shortening it (docs/agent.md).
 
     Returns a :class:`TrainResult`. Ctrl-C saves a checkpoint of the last finished update, then
     raises ``KeyboardInterrupt``.
@@ -172,10 +164,14 @@ def train_ppo(
     _check_envs(envs)
     if isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1:
         raise ValueError(f"total_steps={total_steps!r} must be an int >= 1 (env steps)")
-    for name, value in (("checkpoint_interval_steps", checkpoint_interval_steps), ("keep_checkpoints", keep_checkpoints), ("act_threads", act_threads)):
+    for name, value in (
+        ("checkpoint_interval_steps", checkpoint_interval_steps),
+        ("keep_checkpoints", keep_checkpoints),
+        ("act_threads", act_threads),
+        ("learn_threads", learn_threads),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name}={value!r} must be an int >= 1")
-    learn_threads = learn_threads or _cpu_count()
     num_envs = envs.num_envs
     config.check_batch(num_envs)
     out_dir = Path(out_dir)
@@ -234,7 +230,8 @@ def train_ppo(
     # Imported here: tensorboard is heavy and only the trainer needs it.
     from torch.utils.tensorboard import SummaryWriter
 
-    writer = SummaryWriter(str(out_dir / "tensorboard"), purge_step=env_steps if env_steps else None)
+    # On resume, hide events logged after the checkpoint by the interrupted run (work now redone).
+    writer = SummaryWriter(str(out_dir / "tensorboard"), purge_step=env_steps + 1 if env_steps else None)
     storage = RolloutStorage(observation_layout, num_envs, config.unroll_steps, action_layout.action_size)
     tracker = EpisodeTracker(num_envs)
     saved_threads = torch.get_num_threads()

@@ -97,7 +97,7 @@ def test_config_defaults_are_table_7():
         ({"clip_range": 1.0}, "clip_range=1.0 must be below 1"),
         ({"min_std": 2.0}, "min_std=2.0 must be below initial_std=1.0"),
         ({"entropy_cost": float("nan")}, "entropy_cost=nan"),
-        ({"network": NetworkConfig(conv_channels=(16, 32))}, None),
+        ({"network": NetworkConfig(conv_layers=[[16, 5, 2], [32, 3, 2]])}, None),
     ],
 )
 def test_config_validation(overrides, message):
@@ -111,5 +111,16 @@ def test_config_validation(overrides, message):
 def test_minibatches_must_divide_the_batch():
     with pytest.raises(ValueError, match="minibatches=3 does not divide the batch of 400"):
         PPOConfig(minibatches=3).check_batch(2)
-    with pytest.raises(ValueError, match="conv_channels"):
-        NetworkConfig(conv_channels=())
+    with pytest.raises(ValueError, match="conv_layers"):
+        NetworkConfig(conv_layers=())
+    with pytest.raises(ValueError, match="conv_layers"):
+        NetworkConfig(conv_layers=((16, 3, 0),))
+
+
+def test_conv_layers_that_do_not_fit_the_image_are_named():
+    layout = ObservationLayout.from_space(observation_space(16))
+    config = PPOConfig(network=NetworkConfig(conv_layers=((8, 9, 1), (8, 9, 1))))
+    model = ActorCritic(layout, ActionLayout.from_space(action_space("vr")), config)  # padded: fits
+    assert model.image_encoder.projection.in_features == 8 * 16 * 16
+    with pytest.raises(ValueError, match=r"do not fit images of 16 x 16"):
+        ActorCritic(layout, ActionLayout.from_space(action_space("vr")), PPOConfig(network=NetworkConfig(conv_layers=((8, 40, 40),))))
