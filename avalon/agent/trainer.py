@@ -157,8 +157,8 @@ def train_ppo(
             machine two threads raised the CPU time of an update 1.6-4.5x (OpenMP threads spin
             while they wait for a core) without shortening it (docs/agent.md).
 
-    Returns a :class:`TrainResult`. Ctrl-C saves a checkpoint of the last finished update, then
-    raises ``KeyboardInterrupt``.
+    Returns a :class:`TrainResult`. Ctrl-C while collecting saves a checkpoint of the last
+    finished update (Ctrl-C while learning does not), then raises ``KeyboardInterrupt``.
     """
     config = config or PPOConfig()
     _check_envs(envs)
@@ -237,17 +237,19 @@ def train_ppo(
     saved_threads = torch.get_num_threads()
     bar = tqdm(total=total_steps, initial=min(env_steps, total_steps), unit="step", disable=not progress, dynamic_ncols=True)
     env_timer, act_timer, learn_timer = _Timer(), _Timer(), _Timer()
+    timers = {"env": env_timer, "act": act_timer, "learn": learn_timer}
     cycle_wall = 0.0
     start_updates, start_steps = updates, env_steps
     next_checkpoint = (env_steps // checkpoint_interval_steps + 1) * checkpoint_interval_steps
     stats: dict[str, float] = {}
     started = time.perf_counter()
     final_path: Path | None = None
+    learning = False
     try:
         observations, _infos = envs.reset(seed=seed + env_steps)
         while env_steps < total_steps:
             cycle_start = time.perf_counter()
-            env_before, act_before, learn_before = env_timer.wall, act_timer.wall, learn_timer.wall
+            before = {name: (timer.wall, timer.cpu) for name, timer in timers.items()}
             ended = []
             torch.set_num_threads(act_threads)
             for t in range(config.unroll_steps):
@@ -266,6 +268,7 @@ def train_ppo(
                     t, actions, log_probs, values, torch.as_tensor(rewards, dtype=torch.float32), torch.as_tensor(dones, dtype=torch.float32)
                 )
             with learn_timer:
+                learning = True  # the model changes from here until the counters say so
                 torch.set_num_threads(learn_threads)
                 with torch.inference_mode():
                     tensors = observation_layout.to_tensors(observations)
@@ -275,14 +278,10 @@ def train_ppo(
             batch = config.batch_size(num_envs)
             env_steps += batch
             updates += 1
+            learning = False
             cycle = time.perf_counter() - cycle_start
             cycle_wall += cycle
-            perf = {
-                "perf/steps_per_second": batch / cycle,
-                "perf/env_wait_fraction": (env_timer.wall - env_before) / cycle,
-                "perf/act_ms_per_env_step": 1000 * (act_timer.wall - act_before) / batch,
-                "perf/learn_seconds": learn_timer.wall - learn_before,
-            }
+            perf = _perf(batch, cycle, timers, before)
             _log(writer, env_steps, stats, ended, perf, curriculum)
             bar.update(batch)
             bar.set_postfix_str(_postfix(perf, tracker, curriculum), refresh=False)
@@ -291,7 +290,8 @@ def train_ppo(
                 next_checkpoint = (env_steps // checkpoint_interval_steps + 1) * checkpoint_interval_steps
         final_path = checkpoint()
     except KeyboardInterrupt:
-        checkpoint()
+        if not learning:  # mid-update the weights match no step count: the last checkpoint stands
+            checkpoint()
         raise
     finally:
         torch.set_num_threads(saved_threads)
@@ -327,6 +327,21 @@ def _check_compatible(state: dict, path: Path, config: PPOConfig, observations: 
     changed = {k: (v, config.to_dict()[k]) for k, v in state["ppo_config"].items() if config.to_dict()[k] != v}
     if changed:
         log.warning("resuming with changed PPO settings (saved, now): %s", changed)
+
+
+def _perf(batch: int, cycle_seconds: float, timers: dict[str, _Timer], before: dict[str, tuple[float, float]]) -> dict[str, float]:
+    """Throughput and where the time of one update cycle went (wall and this process's CPU)."""
+    wall = {name: timer.wall - before[name][0] for name, timer in timers.items()}
+    cpu = {name: timer.cpu - before[name][1] for name, timer in timers.items()}
+    return {
+        "perf/steps_per_second": batch / cycle_seconds,
+        "perf/env_wait_fraction": wall["env"] / cycle_seconds,
+        "perf/env_ms_per_env_step": 1000 * wall["env"] / batch,
+        "perf/act_ms_per_env_step": 1000 * wall["act"] / batch,
+        "perf/act_cpu_ms_per_env_step": 1000 * cpu["act"] / batch,
+        "perf/learn_seconds": wall["learn"],
+        "perf/learn_cpu_seconds": cpu["learn"],
+    }
 
 
 def _log(writer, env_steps: int, stats: dict[str, float], ended: list, perf: dict[str, float], curriculum) -> None:
