@@ -88,6 +88,27 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return payload
 
 
+_PLAIN = (str, int, float, bool, type(None), torch.Tensor)
+
+
+def check_plain(value: Any, where: str = "state") -> None:
+    """Raises ``ValueError`` naming the first part of ``value`` that ``weights_only`` loading
+    would refuse (anything but dicts, lists, tuples, str, int, float, bool, None, tensors)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, (str, int)):
+                raise ValueError(f"{where} has a key {key!r} of type {type(key).__name__}; checkpoints take str or int keys")
+            check_plain(item, f"{where}[{key!r}]")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            check_plain(item, f"{where}[{index}]")
+    elif not isinstance(value, _PLAIN) or isinstance(value, np.generic):
+        raise ValueError(
+            f"{where} is a {type(value).__name__}; checkpoints hold only dicts, lists, tuples, str, int, float, "
+            "bool, None and torch tensors (convert numpy values with .tolist() or float())"
+        )
+
+
 def rng_states(sampler: torch.Generator) -> dict[str, Any]:
     """The global RNG states and the trainer's generator, as tensors and plain Python values."""
     numpy_state = np.random.get_state(legacy=False)

@@ -22,6 +22,7 @@ import torch
 from tqdm import tqdm
 
 from avalon.agent.checkpoint import (
+    check_plain,
     checkpoint_path,
     latest_checkpoint,
     load_checkpoint,
@@ -180,6 +181,8 @@ def train_ppo(
     space_name = action_space_name(envs.single_action_space)
     resolution = observation_layout.image_shape[0]
 
+    if curriculum is not None:  # fail now rather than when a resume cannot read the checkpoint
+        check_plain(curriculum.state_dict(), "curriculum.state_dict()")
     sampler = _set_seeds(seed)
     model = ActorCritic(observation_layout, action_layout, config)
     model.eval()
