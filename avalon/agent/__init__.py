@@ -11,10 +11,10 @@ See docs/agent.md.
 from avalon.agent.checkpoint import latest_checkpoint, load_checkpoint
 from avalon.agent.config import NetworkConfig, PPOConfig
 from avalon.agent.policy import Policy, load_policy
-from avalon.agent.trainer import Curriculum, TrainResult, train_ppo
+from avalon.agent.trainer import CurriculumState, TrainResult, train_ppo
 
 __all__ = [
-    "Curriculum",
+    "CurriculumState",
     "NetworkConfig",
     "PPOConfig",
     "Policy",

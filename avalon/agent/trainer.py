@@ -44,7 +44,7 @@ from avalon.env.spaces import action_space as avalon_action_space
 log = logging.getLogger(__name__)
 
 
-class Curriculum(Protocol):
+class CurriculumState(Protocol):
     """What the trainer needs of a curriculum (the env side owns and updates it)."""
 
     def difficulties(self) -> dict[str, float]: ...
@@ -123,7 +123,7 @@ def train_ppo(
     total_steps: int,
     config: PPOConfig | None = None,
     *,
-    curriculum: Curriculum | None = None,
+    curriculum: CurriculumState | None = None,
     resume: bool = False,
     seed: int = 0,
     progress: bool = True,
@@ -191,7 +191,7 @@ def train_ppo(
 
     previous = latest_checkpoint(out_dir)
     if previous is not None and not resume:
-        raise ValueError(f"{out_dir} already holds checkpoints ({previous.name}); pass resume=True or use another directory")
+        raise ValueError(f"{out_dir} already holds checkpoints ({previous.name}); pass resume=True (avalon train: --resume) or use another directory")
     if resume and previous is not None:
         state = load_checkpoint(previous)
         _check_compatible(state, previous, config, observation_layout, action_layout)
