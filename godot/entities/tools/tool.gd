@@ -12,6 +12,8 @@ extends RigidBody
 # contact), from its speed while its shape touches the animal (within SWING_MARGIN_M). A held
 # item stops short of what it would pass through, so the step that brings it into contact may
 # be a short one: its speed is the larger of this step's and the previous step's.
+# Food hanging in a tree (entities/food.gd) is knocked down the same ways, from
+# HANGING_FOOD_KNOCK_SPEED_M_PER_S: by the contacts (its own) or, swung, by `on_hit` from here.
 
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
@@ -100,7 +102,8 @@ func _physics_process(delta):
 	var origin = global_transform.origin
 	if _held_origin != null:
 		var speed = origin.distance_to(_held_origin) / delta
-		if max(speed, _held_speed) >= P.HIT_MIN_SPEED_M_PER_S:
+		# From this speed it looks for what it strikes (animals and hanging food each judge it).
+		if max(speed, _held_speed) >= min(P.HIT_MIN_SPEED_M_PER_S, P.HANGING_FOOD_KNOCK_SPEED_M_PER_S):
 			_swing_hits(max(speed, _held_speed))
 		_held_speed = speed
 	_held_origin = origin
@@ -116,8 +119,9 @@ func _swing_hits(speed):
 			query.exclude = [get_rid()]
 			query.margin = SWING_MARGIN_M  # the hand stops a held item just short of what it would touch
 			for hit in space.intersect_shape(query, 8):
-				if hit.collider != null and hit.collider.is_in_group("animals"):
-					hit.collider.on_hit(speed)
+				var struck = hit.collider
+				if struck != null and struck.has_method("on_hit") and (struck.is_in_group("animals") or struck.is_in_group("food")):
+					struck.on_hit(speed)  # each checks the speed against its own threshold
 
 
 # A closed prism-like solid along y fitting `dimensions` (x, y, z): three rings of `segments`
