@@ -110,7 +110,6 @@ func on_hit(speed):
 func _fall_from_tree():
 	if not hanging:
 		return
-	print("DEBUG fall frame=%d" % Engine.get_physics_frames())
 	hanging = false
 	_set_locked(false)
 	impacts.reset(Vector3.ZERO)
@@ -129,15 +128,14 @@ func velocity_before_step(age = 0):
 
 func _integrate_forces(state):
 	var contacts = impacts.contacts(state)
-	if hanging:
-		for c in contacts:
-			print("DEBUG hanging contact frame=%d speed=%f collider=%s" % [Engine.get_physics_frames(), c.speed, str(c.collider)])
 	if mode != MODE_RIGID or in_ground:
 		return
 	if hanging:
 		var knocked = false
 		for contact in contacts:
-			knocked = knocked or contact.speed >= P.HANGING_FOOD_KNOCK_SPEED_M_PER_S
+			# Held items (kinematic) strike through on_hit, which tells a blow from drawing back.
+			var held = contact.collider is RigidBody and contact.collider.mode == MODE_KINEMATIC
+			knocked = knocked or (not held and contact.speed >= P.HANGING_FOOD_KNOCK_SPEED_M_PER_S)
 		if not knocked:
 			return
 		call_deferred("_fall_from_tree")  # not from inside the physics callback

@@ -29,7 +29,7 @@ var last_hit_speed = 0.0  # impact speed (see impacts.gd) of the latest thing th
 var last_hit_body = null
 var impacts = Impacts.new()
 var _held_origin = null  # where the hand held it on the previous step (null while not held)
-var _held_speed = 0.0  # its speed over the previous step
+var _held_velocity = Vector3.ZERO  # its velocity over the previous step
 
 
 func _ready():
@@ -97,19 +97,22 @@ func _integrate_forces(state):
 func _physics_process(delta):
 	if mode != RigidBody.MODE_KINEMATIC:
 		_held_origin = null
-		_held_speed = 0.0
+		_held_velocity = Vector3.ZERO
 		return
 	var origin = global_transform.origin
 	if _held_origin != null:
-		var speed = origin.distance_to(_held_origin) / delta
+		var velocity = (origin - _held_origin) / delta
+		var swing = velocity if velocity.length() >= _held_velocity.length() else _held_velocity
 		# From this speed it looks for what it strikes (animals and hanging food each judge it).
-		if max(speed, _held_speed) >= min(P.HIT_MIN_SPEED_M_PER_S, P.HANGING_FOOD_KNOCK_SPEED_M_PER_S):
-			_swing_hits(max(speed, _held_speed))
-		_held_speed = speed
+		if swing.length() >= min(P.HIT_MIN_SPEED_M_PER_S, P.HANGING_FOOD_KNOCK_SPEED_M_PER_S):
+			_swing_hits(swing)
+		_held_velocity = velocity
 	_held_origin = origin
 
 
-func _swing_hits(speed):
+# `swing`: the held tool's velocity; only what it moves toward is struck (drawing it back from
+# something it rests against is no blow).
+func _swing_hits(swing):
 	var space = get_world().direct_space_state
 	for child in get_children():
 		if child is CollisionShape and child.shape != null:
@@ -120,8 +123,10 @@ func _swing_hits(speed):
 			query.margin = SWING_MARGIN_M  # the hand stops a held item just short of what it would touch
 			for hit in space.intersect_shape(query, 8):
 				var struck = hit.collider
-				if struck != null and struck.has_method("on_hit") and (struck.is_in_group("animals") or struck.is_in_group("food")):
-					struck.on_hit(speed)  # each checks the speed against its own threshold
+				if struck == null or not struck.has_method("on_hit") or not (struck.is_in_group("animals") or struck.is_in_group("food")):
+					continue
+				if swing.dot(struck.global_transform.origin - global_transform.origin) > 0.0:
+					struck.on_hit(swing.length())  # each checks the speed against its own threshold
 
 
 # A closed prism-like solid along y fitting `dimensions` (x, y, z): three rings of `segments`
