@@ -623,3 +623,44 @@ def test_a_stick_swung_into_a_post_at_a_run_is_a_hit_and_at_a_walk_is_not(env, w
             break
     assert run.body[2] < -4.0, "never reached the post"
     assert ("hit" in run.info["achievements"]) == expect_hit
+
+
+@pytest.mark.parametrize("kind, dropped", [("honeycomb", True), ("honeycomb", False), ("apple", True)])
+def test_a_dropped_honeycomb_gets_dirty_and_cannot_be_eaten(env, worlds, kind, dropped):
+    # Taken from the table and dropped 1 m onto the ground, then picked up again and held at the
+    # mouth: a honeycomb is dirty and refused. Controls: one taken from the table (a box: clean)
+    # straight to the mouth, and an apple put through the same drop, are eaten.
+    from avalon.datagen.world import FOOD_RADIUS_M
+
+    run = Run(env, worlds(kind, _food_on_table(kind)))
+    run.step(right_hand_position=[0, 0, -0.5], right_grasp=1)
+    assert run.grasping(1)
+    if dropped:
+        for _ in range(2):  # draw it back off the table
+            run.step(right_hand_position=[0, 0, 1], right_grasp=1)
+        held_at = run.hand(1)
+        for _ in range(10):  # let go: it falls to the ground below where it was held
+            run.step()
+        assert not run.grasping(1)
+        for _ in range(8):  # crouch: the shoulders sink, so the hand reaches the ground
+            run.step(head_position=[0, -1, 0])
+        # It was held 0.35 m ahead of the hand (grasped at the hand's reach).
+        on_ground = np.array([held_at[0], 2 * FOOD_RADIUS_M[kind] + M.HAND_RADIUS_M, held_at[2] - 0.35])
+        for _ in range(15):
+            before = run.hand(1)
+            run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(before, on_ground),
+                     right_grasp=int(np.linalg.norm(before - on_ground) < 0.05))
+            if run.grasping(1):
+                break
+        assert run.grasping(1), f"could not pick the {kind} up from the ground"
+    for _ in range(15):
+        head = run.observation["head_relative_position"]
+        run.step(head_position=[0, -1 if dropped else 0, 0], right_hand_position=_rate_toward(run.hand(1), head), right_grasp=1)
+        if run.info["food_eaten"]:
+            break
+    if kind == "honeycomb" and dropped:
+        assert run.grasping(1) and run.info["food_eaten"] == 0 and "eat" not in run.info["achievements"]
+        assert np.linalg.norm(run.hand(1) - run.observation["head_relative_position"]) < 0.15  # held at the mouth
+        assert float(run.observation["energy"][0]) <= 1.0
+    else:
+        assert run.info["food_eaten"] == 1 and f"eat_{kind}" in run.info["achievements"]
