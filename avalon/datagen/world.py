@@ -237,6 +237,8 @@ def hanging_food_entity(kind: str, name: str, ground_position: Vector3, branch_h
     """
     if kind not in FOOD_RADIUS_M:
         raise ValueError(f"unknown food kind {kind!r}; known: {FOOD_KINDS}")
+    if kind == "carrot":
+        raise ValueError("a carrot grows in the ground and cannot hang in a tree; expected another food kind")
     radius = FOOD_RADIUS_M[kind]
     x, ground_y, z = _vector3(ground_position)
     centre_y = ground_y + HANGING_FOOD_CLEARANCE_M + radius

@@ -60,9 +60,8 @@ func _ready():
 	in_ground = kind == "carrot"
 	if in_ground or hanging:
 		_set_locked(true)
-		sleeping = start_asleep
 	if hanging and stalk_length_m > 0.0:
-		_stalk = _cylinder(radius * 0.06, stalk_length_m, stem_color)
+		_stalk = _cylinder(radius * 0.1, stalk_length_m, stem_color)
 		_stalk.translation = Vector3(0, radius + stalk_length_m / 2.0, 0)
 		add_child(_stalk)
 	if stem_length > 0.0:

@@ -127,9 +127,9 @@ def test_hanging_food_is_exported_with_its_stalk_up_to_the_branch():
     assert "P.HANGING_FOOD_KNOCK_SPEED_M_PER_S" in (godot_project_dir() / "entities" / "food.gd").read_text()
 
 
-@pytest.mark.parametrize("kind, branch", [("apple", 2.4), ("pear", 5.0)])
-def test_hanging_food_refuses_a_branch_below_it_and_unknown_kinds(kind, branch):
+@pytest.mark.parametrize("kind, branch", [("apple", 2.4), ("pear", 5.0), ("carrot", 5.0)])
+def test_hanging_food_refuses_a_branch_below_it_carrots_and_unknown_kinds(kind, branch):
     from avalon.datagen.world import hanging_food_entity
 
-    with pytest.raises(ValueError, match="branch_height_m|unknown food kind"):
+    with pytest.raises(ValueError, match="branch_height_m|unknown food kind|carrot grows in the ground"):
         hanging_food_entity(kind, "food", (0.0, 0.0, 0.0), branch_height_m=branch)
