@@ -685,3 +685,39 @@ def test_the_hands_are_visible_to_the_agents_own_camera(env, worlds):
                  right_hand_position=_rate_toward(run.hand(1), (0.5, 1.4, -0.7)))
     assert run.hand(0)[1] > 2.3
     assert hand_pixels_near(run, 0) == 0 and hand_pixels_near(run, 1) >= 5  # farther off: smaller
+
+
+@pytest.mark.parametrize("is_training", [True, False])
+def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows_appendix_m(worlds, is_training):
+    # C_move = 1e-8 (the default) in training; the env sends 0 in evaluation mode.
+    env = AvalonEnv(EnvConfig(renderer="GLES2", resolution=32, is_training=is_training))
+    try:
+        observation, info = env.reset(seed=0, options={"world_dir": worlds("eat-apple", _food_on_table("apple"))})
+        energy, rewards, penalties = float(observation["energy"][0]), [], []
+        actions = [zero_action(right_hand_position=[0, 0, -0.5], right_grasp=1)]
+        actions += [zero_action(right_hand_position=[-0.6, 1.0, 1.0], right_grasp=1)] * 6  # toward the mouth
+        actions += [zero_action()] * 12
+        eaten_at = None
+        for action in actions:
+            observation, reward, terminated, truncated, info = env.step(action)
+            now = float(observation["energy"][0])
+            assert reward == pytest.approx(now - energy - M.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
+            energy = now
+            rewards.append(reward)
+            penalties.append(info["movement_penalty"])
+            if info["food_eaten"] and eaten_at is None:
+                eaten_at = (float(observation["energy"][0]), float(observation["frames_remaining"][0]))
+                assert reward == pytest.approx(1.0 - M.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
+            if terminated or truncated:
+                break
+        assert eaten_at is not None and terminated
+        if is_training:
+            assert max(penalties) > 0.0  # the raised hand did work (equations 3-5), times C_move
+            assert max(penalties) == pytest.approx(M.MOVEMENT_COEFFICIENT * M.HAND_MASS_KG * M.GRAVITY_M_PER_S2 * 0.2, rel=0.2)
+        else:
+            assert max(penalties) == 0.0
+        final_energy, frames_remaining = eaten_at
+        assert info["score"] == pytest.approx(max(0.0, final_energy - M.INITIAL_ENERGY + frames_remaining * M.FRAME_PENALTY))
+        assert info["score"] > 1.0 and info["success"]
+    finally:
+        env.close()
