@@ -666,7 +666,7 @@ def test_a_dropped_honeycomb_gets_dirty_and_cannot_be_eaten(env, worlds, kind, d
         assert run.info["food_eaten"] == 1 and f"eat_{kind}" in run.info["achievements"]
 
 
-def test_the_hands_are_visible_to_the_agents_own_camera(env, worlds):
+def test_the_hands_are_visible_to_the_agents_own_camera(worlds):
     """Where each hand is (proprioception) is where the camera sees hand-coloured pixels; a hand
     raised above the head leaves the view."""
     from tests.env.camera import colour_mask, world_points
@@ -677,14 +677,20 @@ def test_the_hands_are_visible_to_the_agents_own_camera(env, worlds):
         centre = run.body + run.hand(i)  # the body's yaw is 0 here
         return int(np.count_nonzero(np.linalg.norm(points - centre, axis=1) < M.HAND_RADIUS_M + 0.05))
 
-    run = Run(env, worlds("flat", []))
-    run.step()
-    assert hand_pixels_near(run, 0) >= 10 and hand_pixels_near(run, 1) >= 10  # of 32 x 32
-    for _ in range(8):  # the left hand up over the head (out of view), the right one out to the side
-        run.step(left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
-                 right_hand_position=_rate_toward(run.hand(1), (0.5, 1.4, -0.7)))
-    assert run.hand(0)[1] > 2.3
-    assert hand_pixels_near(run, 0) == 0 and hand_pixels_near(run, 1) >= 5  # farther off: smaller
+    # Its own simulator: this module's others may be covered by a newer Godot window on the shared
+    # display, and Godot 3.2 on X11 draws no new frames into a fully covered window.
+    env = AvalonEnv(EnvConfig(renderer="GLES2", resolution=64))
+    try:
+        run = Run(env, worlds("flat", []))
+        run.step()
+        assert hand_pixels_near(run, 0) >= 40 and hand_pixels_near(run, 1) >= 40
+        for _ in range(8):  # the left hand up over the head (out of view), the right one out to the side
+            run.step(left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
+                     right_hand_position=_rate_toward(run.hand(1), (0.5, 1.4, -0.7)))
+        assert run.hand(0)[1] > 2.3
+        assert hand_pixels_near(run, 0) == 0 and hand_pixels_near(run, 1) >= 20  # farther off: smaller
+    finally:
+        env.close()
 
 
 @pytest.mark.parametrize("is_training", [True, False])
