@@ -11,7 +11,11 @@ contain different types of fruit that must be opened in more complex ways". Diff
   180 degrees to either side at d = 1, so the agent must turn to find it.
 
 The food lies on the ground under a fruit tree that stands behind it (seen from the spawn);
-carrots grow anywhere, without a tree. Small world (64 m), one grid point per metre.
+carrots grow anywhere, without a tree. From d = 0.5 the food may instead hang in the fruit tree,
+within reach from the ground (``HANGING_FOOD_CLEARANCE_M``): honeycomb always (on the ground it
+would get dirty), other fruit with probability ``HANGING_PROBABILITY``, carrots never. Below 0.5
+worlds are exactly what they were before hanging food existed (no extra random draws).
+Small world (64 m), one grid point per metre.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon.datagen.world import FOOD_KINDS, World
+from avalon.datagen.scenery import FruitTreeConfig
+from avalon.datagen.world import FOOD_KINDS, FOOD_RADIUS_M, World
 from avalon.tasks.outdoor import (
     FOOD_MAX_SLOPE_DEG,
+    HANGING_FOOD_TRUNK_GAP_M,
     FoodPlacement,
     ImpossibleWorldError,
     OutdoorLayout,
@@ -64,12 +70,26 @@ WORLD_SIZE = "small"
 POINTS_PER_M = 1.0
 #: Full world builds (tree, scenery, checks) tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 4
+#: From this difficulty food may hang in the fruit tree instead of lying under it.
+HANGING_MIN_DIFFICULTY = 0.5
+#: ...with this probability (kinds of ``ALWAYS_HANGING_KINDS`` always hang).
+HANGING_PROBABILITY = 0.5
+#: Honeycomb gets dirty on touching the ground, so it hangs in the tree wherever food may hang (it
+#: is on the ladder only from d = 0.5).
+ALWAYS_HANGING_KINDS = frozenset({"honeycomb"})
 
 
 def food_kinds(difficulty: float) -> tuple[str, ...]:
     """The kinds eat may use at ``difficulty``: the first ``min(10, 1 + floor(10 d))`` of the ladder."""
     count = min(len(FOOD_LADDER), 1 + int(math.floor(len(FOOD_LADDER) * difficulty)))
     return FOOD_LADDER[:count]
+
+
+def food_hangs(kind: str, difficulty: float, draw: float) -> bool:
+    """Whether food of ``kind`` hangs in the fruit tree, given a uniform ``draw`` in [0, 1)."""
+    if difficulty < HANGING_MIN_DIFFICULTY or kind in GROUND_KINDS:
+        return False
+    return kind in ALWAYS_HANGING_KINDS or draw < HANGING_PROBABILITY
 
 
 def food_distance_range_m(difficulty: float) -> tuple[float, float]:
@@ -92,15 +112,17 @@ class EatLayout:
     distance_m: float
     #: Where the food lies relative to the facing direction, radians (positive: to the left).
     bearing_rad: float
+    #: Whether the food hangs in the fruit tree (over the point it would lie on).
+    hanging: bool = False
 
     @property
     def world(self) -> World:
         return self.outdoor.world
 
 
-def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.Generator) -> list[FoodPlacement]:
+def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.Generator, hanging: bool = False) -> list[FoodPlacement]:
     if count == 1:
-        return [FoodPlacement(kind=kind, x=centre[0], z=centre[1], yaw_rad=float(rng.uniform(-math.pi, math.pi)))]
+        return [FoodPlacement(kind=kind, x=centre[0], z=centre[1], yaw_rad=float(rng.uniform(-math.pi, math.pi)), hanging=hanging)]
     start = rng.uniform(0.0, 2.0 * math.pi)
     foods = []
     for i in range(count):
@@ -111,9 +133,20 @@ def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.
                 x=centre[0] + CHERRY_CLUSTER_RADIUS_M * math.cos(angle),
                 z=centre[1] + CHERRY_CLUSTER_RADIUS_M * math.sin(angle),
                 yaw_rad=float(rng.uniform(-math.pi, math.pi)),
+                hanging=hanging,
             )
         )
     return foods
+
+
+def _under_canopy(food: FoodPlacement, tree_site: tuple[float, float], fruit_tree: FruitTreeConfig) -> bool:
+    """Whether ``food`` can hang from the canopy of a fruit tree at ``tree_site`` whatever its scale
+    (see ``outdoor.HANGING_FOOD_TRUNK_GAP_M``)."""
+    low, high = fruit_tree.scale_range
+    radius = FOOD_RADIUS_M[food.kind]
+    reach = math.hypot(food.x - tree_site[0], food.z - tree_site[1])
+    nearest = fruit_tree.trunk_radius_m * high + radius + HANGING_FOOD_TRUNK_GAP_M
+    return nearest <= reach <= fruit_tree.canopy_radius_m * low - radius - HANGING_FOOD_TRUNK_GAP_M
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> EatLayout:
@@ -128,6 +161,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     distance = float(streams.food.uniform(*food_distance_range_m(difficulty)))
     bearing = math.radians(streams.food.uniform(*food_bearing_range_deg(difficulty)))
     bearing *= 1.0 if streams.food.uniform() < 0.5 else -1.0
+    # Drawn only where food may hang, so easier worlds keep every earlier draw and byte.
+    hanging = difficulty >= HANGING_MIN_DIFFICULTY and food_hangs(kind, difficulty, float(streams.food.uniform()))
 
     heightmap = build_island(streams.terrain, config.world_size or WORLD_SIZE, config.points_per_m or POINTS_PER_M)
     biome_map = make_biomes(streams.biomes, heightmap, config)
@@ -151,7 +186,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             tree_site = tree_behind_food(streams.sites, centre, spawn, fruit_tree)
             if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
                 continue
-        foods = _cluster(kind, centre, count, streams.sites)
+        foods = _cluster(kind, centre, count, streams.sites, hanging)
+        if hanging and not all(_under_canopy(f, tree_site, fruit_tree) for f in foods):
+            continue
         if any(abs(ground_height(ground, f.x, f.z) - ground_height(ground, *centre)) > 0.3 for f in foods):
             continue
         assemblies += 1
@@ -172,7 +209,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             if assemblies >= ASSEMBLY_ATTEMPTS:
                 break
             continue
-        return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing)
+        return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, hanging=hanging)
     reason = f"; last: {failures[-1]}" if failures else ""
     raise ImpossibleWorldError(f"eat: no spawn site keeps the guarantees on this island{reason}")
 

@@ -129,3 +129,41 @@ def test_every_world_keeps_the_guarantees(difficulty):
         check_basic_guarantees(lay.world)
         assert lay.world.task == "eat" and lay.world.time_limit_frames == 3000
         assert lay.world.ground.size_m == 64.0
+
+
+def test_from_difficulty_half_food_may_hang_in_the_fruit_tree_within_reach_from_the_ground():
+    from avalon.datagen.world import HANGING_FOOD_CLEARANCE_M
+    from avalon.env import mechanics as M
+    from tests.tasks.helpers import surface_height
+
+    easier = [layout("eat", d, s).world for d in (0.0, 0.2, 0.4, 0.49) for s in SEEDS]
+    assert not any(food.param("hanging") for world in easier for food in world.food)
+    tree = FruitTreeConfig()
+    # A standing agent's hand centre reaches shoulder + arm; it grasps what lies within its
+    # radius + GRASP_REACH_M of its centre.
+    standing_reach = M.SHOULDER_HEIGHT_M + M.ARM_REACH_M + M.HAND_RADIUS_M + M.GRASP_REACH_M
+    counts = {True: 0, False: 0}
+    for seed in range(24):
+        lay = layout("eat", 0.9, seed)
+        foods = lay.world.food
+        assert all(bool(food.param("hanging")) == lay.hanging for food in foods)
+        if lay.kind == "carrot":
+            assert not lay.hanging
+        if lay.kind == "honeycomb":
+            assert lay.hanging  # on the ground it would get dirty
+        counts[lay.hanging] += 1
+        if not lay.hanging:
+            continue
+        (fruit_tree,) = [s for s in lay.world.scenery if s.kind == SceneryKind.FRUIT_TREE]
+        canopy_bottom = fruit_tree.position[1] + tree.canopy_bottom_m * fruit_tree.scale
+        heightmap = lay.world.ground.heightmap
+        for food in foods:
+            radius = FOOD_RADIUS_M[food.kind]
+            x, y, z = food.position
+            lowest = y - radius - surface_height(heightmap, x, z)
+            assert lowest == pytest.approx(HANGING_FOOD_CLEARANCE_M)
+            assert M.BODY_HEIGHT_M < lowest < standing_reach  # walked under untouched, picked from the ground
+            assert y + radius + food.param("stalk_length_m") == pytest.approx(canopy_bottom, abs=1e-5)
+            reach = math.hypot(x - fruit_tree.position[0], z - fruit_tree.position[2])
+            assert tree.trunk_radius_m * fruit_tree.scale + radius < reach < tree.canopy_radius_m * fruit_tree.scale - radius
+    assert counts[True] >= 6 and counts[False] >= 4, counts
