@@ -45,12 +45,14 @@ def run_space(space: str, args: argparse.Namespace) -> dict:
                 length += 1
                 done = terminated or truncated
                 success = success or bool(info["success"])
-                grasp = grasp or bool(observation["left_hand_is_grasping"][0] or observation["right_hand_is_grasping"][0])
+                holding = observation["left_hand_is_grasping"][0] or observation["right_hand_is_grasping"][0]
+                grasp = grasp or bool(holding)
             successes += success
             grasped += grasp
             frames += length
             if args.verbose:
-                print(f"{space} episode {k} seed {args.first_seed + k}: success={success} grasped={grasp} frames={length}", flush=True)
+                print(f"{space} episode {k} seed {args.first_seed + k}: success={success} grasped={grasp} "
+                      f"frames={length}", flush=True)
     finally:
         env.close()
     low, high = wilson_interval(successes, args.episodes)

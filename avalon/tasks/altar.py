@@ -34,10 +34,10 @@ from avalon.datagen.world import FOOD_KINDS, Entity
 from avalon.env import mechanics
 from avalon.tasks.outdoor import (
     DRY_MARGIN_M,
-    EYE_HEIGHT_M,
     XZ,
     ImpossibleWorldError,
     KeepClear,
+    SPAWN_CLEAR_RADIUS_M,
     OutdoorLayout,
     eye_position,
     facing_direction,
@@ -380,7 +380,7 @@ def tree_behind_altar(rng: np.random.Generator, altar: Altar, food: XZ, spawn: X
                       spread_deg: float = 45.0) -> XZ:
     """A fruit-tree trunk site behind the altar as seen from ``spawn`` (two draws from ``rng``):
     drawn like ``tree_behind_food`` and moved straight away from the food until the largest trunk
-    stands TREE_CLEARANCE_M clear of the altar."""
+    stands TREE_CLEARANCE_M clear of the altar and SPAWN_CLEAR_RADIUS_M clear of the spawn."""
     away = math.atan2(food[1] - spawn[1], food[0] - spawn[0])
     angle = away + math.radians(rng.uniform(-spread_deg, spread_deg))
     distance = float(rng.uniform(*config.ground_food_distance_range_m))
@@ -388,7 +388,8 @@ def tree_behind_altar(rng: np.random.Generator, altar: Altar, food: XZ, spawn: X
     step = 0.05
     while True:
         site = (food[0] + distance * math.cos(angle), food[1] + distance * math.sin(angle))
-        if altar.horizontal_distance_m(*site) >= trunk + TREE_CLEARANCE_M:
+        clear_of_altar = altar.horizontal_distance_m(*site) >= trunk + TREE_CLEARANCE_M
+        if clear_of_altar and math.dist(site, spawn) >= SPAWN_CLEAR_RADIUS_M + trunk:
             return site
         distance += step
 

@@ -7,36 +7,41 @@ contain different types of fruit that must be opened in more complex ways". Diff
   :data:`FOOD_LADDER` (apples only below d = 0.1, every kind from d = 0.9); cherries come as a
   cluster of 2 to 4;
 - whether the food rests on an **altar** (probability ``1 - d``, never for carrots, which grow in
-  the ground): a static stone block right in front of the agent, so that at the lowest
+  the ground): a static stone pedestal right in front of the agent, so that at the lowest
   difficulties even a random agent sometimes grasps and eats it and the sparse reward appears
   (the original Avalon does the same; its numbers are adapted to our body below);
 - otherwise (on the ground) how far away the food is: 1.8 to 2.4 m at d = 0, up to 4.5 m at
   d = 1 (centre, horizontally), and where it is relative to the way the agent faces: within 10
   degrees at d = 0, between 60 and 180 degrees to either side at d = 1, so the agent must turn.
 
-The altar (``godot/entities/box.gd``, static, baked lighting, never climbable). Original Avalon:
-1.3 m high at d = 0, height varying by U(-1.0, +0.5) * d, top 1.0 + U(0, 1) * d m wide, food
-0.5 + U(0, 5) * d m from the spawn. Our body (``avalon/env/mechanics.py``): eyes 1.7 m, shoulders
-1.45 m, hands resting at (+-0.3, 1.2, -0.6) m in the body frame with radius 0.1 m, arm's reach
-1.0 m, body radius 0.4 m; a closing hand grasps food whose centre is within 0.25 m + the food's
-radius of the hand's centre; held food is eaten within 0.5 m of the head. Hence:
+The altar (``avalon/tasks/altar.py``; a static ``box``, ``godot/entities/box.gd``, baked
+lighting, never climbable). Original Avalon: 1.3 m high at d = 0, height varying by
+U(-1.0, +0.5) * d, top 1.0 + U(0, 1) * d m wide, food 0.5 + U(0, 5) * d m from the spawn. Our body
+(``avalon/env/mechanics.py``): eyes 1.7 m, shoulders 1.45 m, hands resting at (+-0.3, 1.2, -0.6) m
+in the body frame with radius 0.1 m, arm's reach 1.0 m, body radius 0.4 m; a closing hand grasps
+food whose centre is within 0.25 m + the food's radius of the hand's centre; held food is eaten
+within 0.5 m of the head; a hand moves at most 0.2 m per step. A 1 m wide top at chest height
+would enclose the resting hands, and food near them is woken by Bullet and creeps off (see
+``altar.WAKE_GAP_M``), so at d = 0 the altar is a **stone post** standing between the hands:
 
-- **Top height** above the spawn's feet: 1.0 m at d = 0 (``ALTAR_TOP_HEIGHT_M``), varying by
-  U(-0.7, +0.4) * d (the original's range scaled by 1.0 / 1.3). At 1.0 m the top is just below
-  the resting hands (their lowest point is 1.1 m), so the hands start above it and an apple's
-  centre (1.15 m) sits at hand height: grasped by moving a hand forward a little.
-- **Top width** (a square): 1.0 + U(0, 1) * d m, as in the original; it also catches food the
-  agent drops, so it can try again.
-- **Near face**: 0.1 m beyond the body capsule (0.5 m from the spawn's axis), or beyond the
-  resting hands (0.8 m) when the top rises above them. The food rests 0.1 m inside the near edge
-  (its footprint, for cherries the whole cluster, clear of every edge by 0.1 m).
-- **Food distance** (horizontal, from the spawn's axis to the food's centre): the nearest that
-  keeps those clearances and keeps the food within 40 degrees of the camera's axis at spawn (the
-  camera sees 45 degrees either way), plus U(0, 4) * d m (the original's 5 m spread shortened to
-  our 4.5 m farthest ground food). At d = 0 an apple is 0.75 m ahead and 1.15 m up: 0.34 m from
-  a resting hand, 0.86 m from the shoulder, 0.93 m from the head (two steps of a hand moving at
-  full speed toward the head bring it within eating distance), 37 degrees below the view axis.
-- **Bearing**: within 10 + 20 d degrees of the facing direction, either side (always in view).
+- **Top height** above the spawn's feet: 1.4 m at d = 0, varying by U(-1.0, +0.2) * d (the
+  original's range, its rise cut to keep the top below our eyes).
+- **Top width** (a square): 0.3 m at d = 0 (the hands' inner surfaces are 0.4 m apart), growing
+  by U(0, 1) * d m as in the original, never narrower than the food (a cherry cluster: 0.54 m).
+- **Food distance** (horizontal, spawn's axis to the food's centre): the nearest at which the
+  altar is 0.05 m clear of the body capsule and of the resting hands, the food's Bullet box out of
+  the hands' pairing range and the food within 40 degrees of the camera's axis (the camera sees
+  45 degrees either way), plus U(0, 4) * d m (the original's 5 m spread shortened to our 4.5 m
+  farthest ground food). The food rests 0.1 m plus its footprint inside the near edge, or in the
+  middle of a smaller top.
+- **Bearing**: within 30 d degrees of the facing direction, either side (straight ahead at d = 0).
+  As soon as the post is turned off the axis it would touch a hand, so for d > 0 the altar mostly
+  stands beyond the hands (the food 0.8 m or more away): a step up the curriculum.
+
+At d = 0 the apple's centre is 0.6 m ahead and 1.55 m up, 14 degrees below the view axis:
+0.46 m from a resting hand's centre (it grasps within 0.40 m: the hand moves 0.06 m up and
+forward), 0.68 m from a shoulder, 0.62 m from the head (one full-speed hand step toward the
+head brings it within eating distance), and 0.35 m above the hands.
 
 The food lies on the ground (or altar) under a fruit tree that stands behind it (seen from the
 spawn; behind the altar's far edge when there is one); carrots grow anywhere, without a tree.
@@ -284,7 +289,9 @@ def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count
     if not bool(ground.contains(*centre)):
         return "the altar falls outside the world"
     spawn_position = (spawn[0], ground_height(ground, *spawn), spawn[1])
-    altar = altars.altar_for_food(ground, spawn_position, centre, FOOD_RADIUS_M[kind], footprint_radius_m(kind, count), factors)
+    altar = altars.altar_for_food(
+        ground, spawn_position, centre, FOOD_RADIUS_M[kind], footprint_radius_m(kind, count), factors
+    )
     if isinstance(altar, str):
         return altar
     problem = altars.spawn_problem(altar, spawn_position, yaw)
