@@ -178,7 +178,9 @@ class _WindowSlots:
         with self.lock:
             for offset in range(cells):
                 cell = (start + offset) % cells
-                if cell not in self.taken:
+                # Cell 0 stays empty: a new Godot window appears at (0, 0) before it moves to its
+                # place, and would cover a simulator there for a moment.
+                if cell != 0 and cell not in self.taken:
                     self.taken.add(cell)
                     return cell, ((cell % columns) * window_px, (cell // columns) * window_px)
         raise SimulatorError(f"no free window place left on the display for {cells} simulators")
