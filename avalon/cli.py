@@ -100,6 +100,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
         ),
         ppo_overrides=overrides,
         checkpoint_interval_steps=args.checkpoint_every,
+        keep_checkpoints=args.keep_checkpoints,
         eval_episodes=args.eval_episodes,
         eval_max_difficulty=args.eval_max_difficulty,
         eval_time_limits=args.eval_time_limits,
@@ -244,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument("--entropy-cost", type=float, help="entropy cost (Table 7: 1.5e-4)")
     ppo.add_argument("--epochs", type=int, help="passes over each batch (default 2)")
     ppo.add_argument("--checkpoint-every", type=int, default=100_000, help="env steps between checkpoints")
+    ppo.add_argument("--keep-checkpoints", type=int, default=3, help="newest checkpoints kept (default 3)")
     ppo.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")
     ppo.add_argument("--eval-max-difficulty", type=float, default=1.0)
     ppo.add_argument("--eval-time-limits", choices=("world", "training"), default="world")

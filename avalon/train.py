@@ -36,6 +36,7 @@ class TrainingRun:
     #: Overrides of PPOConfig fields (Table 7 defaults otherwise), e.g. {"unroll_steps": 100}.
     ppo_overrides: dict[str, Any] = attr.ib(factory=dict)
     checkpoint_interval_steps: int = 100_000
+    keep_checkpoints: int = 3
     #: Evaluation after training: worlds per task (0 skips it), difficulty range, time limits.
     eval_episodes: int = 10
     eval_max_difficulty: float = 1.0
@@ -57,10 +58,14 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
         result = train_ppo(
             envs, out_dir, run.total_steps, config, curriculum=curriculum, resume=run.resume, seed=run.seed,
             progress=run.progress, checkpoint_interval_steps=run.checkpoint_interval_steps,
+            keep_checkpoints=run.keep_checkpoints,
         )
     finally:
         envs.close()
     crashes = sum(env.env.crashes for env in envs.envs)
+    # The first reset of each env waits for its generator to start; steady state is the rest.
+    resets = sum(env.resets for env in envs.envs)
+    waits = sum(env.world_wait_s for env in envs.envs)
     summary: dict[str, Any] = {
         "out_dir": str(out_dir),
         "tensorboard": str(out_dir / "tensorboard"),
@@ -74,6 +79,9 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
         "max_difficulty": curriculum.difficulties(),
         "curriculum_counts": {task: list(counts) for task, counts in curriculum.counts().items()},
         "simulator_crashes": crashes,
+        "resets": resets,
+        "world_wait_s_total": waits,
+        "world_wait_s_max": max(env.max_world_wait_s for env in envs.envs),
     }
     if run.eval_episodes > 0:
         summary["evaluation"] = _evaluate(run, eval_tasks, result.final_checkpoint)

@@ -69,6 +69,10 @@ class CurriculumWorlds(gym.Wrapper):
         self._rng = np.random.default_rng(seed)
         self._supply = supply if supply is not None else WorldSupply()
         self._world: SuppliedWorld | None = None
+        #: Resets so far, and the seconds they waited on world generation in total and at most.
+        self.resets = 0
+        self.world_wait_s = 0.0
+        self.max_world_wait_s = 0.0
         self._return = 0.0
         self._length = 0
         self._started = False
@@ -100,6 +104,9 @@ class CurriculumWorlds(gym.Wrapper):
             self._supply.discard(world)
             raise
         self._world = world
+        self.resets += 1
+        self.world_wait_s += world.wait_s
+        self.max_world_wait_s = max(self.max_world_wait_s, world.wait_s)
         self._return, self._length = 0.0, 0
         info = dict(info, max_difficulty=self.curriculum.max_difficulty(world.request.task), world_wait_s=world.wait_s)
         return observation, info
