@@ -1,4 +1,4 @@
-"""The ``avalon`` command: ``run``, ``replay``, ``benchmark``, ``world``."""
+"""The ``avalon`` command: ``train``, ``eval``, ``run``, ``replay``, ``benchmark``, ``world``."""
 
 from __future__ import annotations
 
@@ -67,6 +67,108 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _task_list(text: str) -> tuple[str, ...]:
+    tasks = tuple(task.strip() for task in text.split(",") if task.strip())
+    if not tasks:
+        raise ValueError(f"--tasks {text!r} names no task (e.g. --tasks eat,move)")
+    return tasks
+
+
+def _cmd_train_ppo(args: argparse.Namespace) -> int:
+    from avalon.env.curriculum import CurriculumConfig
+    from avalon.train import TrainingRun, run_training
+
+    overrides = {
+        name: value
+        for name, value in (
+            ("unroll_steps", args.unroll), ("learning_rate", args.lr), ("clip_range", args.clip_range),
+            ("entropy_cost", args.entropy_cost), ("epochs", args.epochs),
+        )
+        if value is not None
+    }
+    run = TrainingRun(
+        out_dir=Path(args.out or f"runs/ppo-{time.strftime('%Y%m%d-%H%M%S')}"),
+        tasks=_task_list(args.tasks) if args.tasks else (("eat",) if args.protocol in ("single-task", "multi-task") else ()),
+        protocol=args.protocol,
+        total_steps=args.steps,
+        num_envs=args.envs,
+        resume=args.resume,
+        seed=args.seed,
+        env_config=EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space),
+        curriculum=CurriculumConfig(
+            step_size=args.difficulty_step, initial_difficulty=args.initial_difficulty, enabled=not args.no_curriculum
+        ),
+        ppo_overrides=overrides,
+        checkpoint_interval_steps=args.checkpoint_every,
+        keep_checkpoints=args.keep_checkpoints,
+        eval_episodes=args.eval_episodes,
+        eval_max_difficulty=args.eval_max_difficulty,
+        eval_time_limits=args.eval_time_limits,
+    )
+    print(
+        f"avalon train ppo: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
+        f"{run.num_envs} simulators ({run.env_config.renderer}, {run.env_config.resolution}x{run.env_config.resolution}, "
+        f"{run.env_config.action_space}), curriculum {'on, H_t=' + format(run.curriculum.step_size, 'g') if run.curriculum.enabled else 'off'}"
+    )
+    summary = run_training(run)
+    print(
+        f"trained {summary['env_steps']} env steps in {summary['updates']} updates, {summary['episodes']} episodes; "
+        f"{summary['steps_per_second']:.0f} steps/s including learning, {summary['env_wait_fraction']:.0%} of the time "
+        f"waiting on the simulators; simulator crashes: {summary['simulator_crashes']}"
+    )
+    difficulties = ", ".join(f"{task} {value:.4f}" for task, value in summary["max_difficulty"].items())
+    print(f"curriculum max difficulty: {difficulties}")
+    if "evaluation" in summary:
+        evaluation = summary["evaluation"]
+        print(f"evaluation (difficulty 0 to {evaluation['max_difficulty']:g}, {evaluation['time_limits']} time limits):")
+        print(evaluation["table"])
+    print(f"logs (tensorboard --logdir {summary['tensorboard']}): {summary['tensorboard']}")
+    print(f"checkpoint: {summary['checkpoint']}")
+    if "evaluation" in summary:
+        print(f"evaluation results: {summary['evaluation']['results']}")
+        if summary["evaluation"]["video"]:
+            print(f"video of an evaluation episode (RGB beside depth): {summary['evaluation']['video']}")
+    print(f"summary: {summary['summary']}")
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from avalon.evaluation import RandomPolicy, evaluate, evaluation_worlds, save_results
+    from avalon.env.spaces import action_space
+
+    if (args.checkpoint is None) == (args.policy is None):
+        raise ValueError("give exactly one of --checkpoint PATH and --policy random")
+    if args.checkpoint is not None:
+        from avalon.agent import load_policy
+
+        policy = load_policy(args.checkpoint, seed=args.seed)
+        config = EnvConfig(renderer=args.renderer, **policy.env_config_overrides())
+        name = f"checkpoint {args.checkpoint}"
+        out = Path(args.out or Path(args.checkpoint).parent / f"eval-{time.strftime('%Y%m%d-%H%M%S')}")
+    else:
+        config = EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space)
+        policy = RandomPolicy(action_space(config.action_space), seed=args.seed)
+        name = "random policy"
+        out = Path(args.out or f"runs/eval-random-{time.strftime('%Y%m%d-%H%M%S')}")
+    tasks = _task_list(args.tasks)
+    requests = evaluation_worlds(tasks, args.episodes, args.min_difficulty, args.max_difficulty, seed=args.seed)
+    print(
+        f"avalon eval: {name} on {len(requests)} worlds ({args.episodes} per task: {', '.join(tasks)}; "
+        f"difficulty {args.min_difficulty:g} to {args.max_difficulty:g}; {config.action_space}, {config.renderer}, "
+        f"{config.resolution}x{config.resolution}; time limits: {args.time_limits})"
+    )
+    result = evaluate(
+        policy, config, requests, num_envs=args.envs, deterministic=args.deterministic,
+        time_limits=args.time_limits, video_path=None if args.no_video else out / "episode.gif",
+    )
+    print(result.table())
+    saved = save_results(result, out / "eval.json", extra={"policy": name, "argv": sys.argv[1:]})
+    print(f"results: {saved}")
+    if result.video_path is not None:
+        print(f"video of the first episode (RGB beside depth): {result.video_path}")
+    return 0
+
+
 def _cmd_world_export(args: argparse.Namespace) -> int:
     from avalon.tasks import generate_world
 
@@ -117,6 +219,58 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-peer", action="store_true", help="skip MiniWorld")
     bench.add_argument("--json", help="also save the figures to this file")
     bench.set_defaults(handler=_cmd_benchmark)
+
+    train = commands.add_parser("train", help="train an agent (PPO) with the difficulty curriculum")
+    trainers = train.add_subparsers(dest="trainer", required=True)
+    ppo = trainers.add_parser("ppo", help="PPO (the paper's Table 7 hyper-parameters by default)")
+    ppo.add_argument("--tasks", help="comma-separated training tasks (default eat; the MT-* protocols fix their own)")
+    ppo.add_argument(
+        "--protocol", default="multi-task", choices=("single-task", "multi-task", "MT-TB", "MT-TA", "MT-TC"),
+        help="training protocol of the paper's section 5.2 (MT-* fix their own tasks)",
+    )
+    ppo.add_argument("--steps", type=int, default=200_000, help="env steps over all simulators (default 200000)")
+    ppo.add_argument("--envs", type=int, default=2, help="simulators stepped in parallel (default 2)")
+    ppo.add_argument("--out", help="run folder (default runs/ppo-TIMESTAMP)")
+    ppo.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
+    ppo.add_argument("--seed", type=int, default=0)
+    ppo.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    ppo.add_argument("--resolution", type=int, default=96)
+    ppo.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
+    ppo.add_argument("--no-curriculum", action="store_true", help="difficulties from U[0, 1] (the paper's ablation)")
+    ppo.add_argument("--difficulty-step", type=float, default=3e-4, help="H_t of the curriculum (Table 7: 3e-4)")
+    ppo.add_argument("--initial-difficulty", type=float, default=0.0, help="d_t at the start (default 0)")
+    ppo.add_argument("--unroll", type=int, help="steps per env per update (Table 7: 200)")
+    ppo.add_argument("--lr", type=float, help="Adam learning rate (Table 7: 2.5e-4)")
+    ppo.add_argument("--clip-range", type=float, help="PPO clip range (Table 7: 0.03)")
+    ppo.add_argument("--entropy-cost", type=float, help="entropy cost (Table 7: 1.5e-4)")
+    ppo.add_argument("--epochs", type=int, help="passes over each batch (default 2)")
+    ppo.add_argument("--checkpoint-every", type=int, default=100_000, help="env steps between checkpoints")
+    ppo.add_argument("--keep-checkpoints", type=int, default=3, help="newest checkpoints kept (default 3)")
+    ppo.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")
+    ppo.add_argument("--eval-max-difficulty", type=float, default=1.0)
+    ppo.add_argument("--eval-time-limits", choices=("world", "training"), default="world")
+    ppo.set_defaults(handler=_cmd_train_ppo)
+
+    evaluation = commands.add_parser("eval", help="evaluate a trained policy (or the random baseline) on fresh worlds")
+    evaluation.add_argument("--checkpoint", help="a checkpoint written by `avalon train`")
+    evaluation.add_argument("--policy", choices=("random",), help="evaluate uniformly random actions instead")
+    evaluation.add_argument("--tasks", default="eat", help="comma-separated tasks (default eat)")
+    evaluation.add_argument("--episodes", type=int, default=10, help="worlds per task (default 10)")
+    evaluation.add_argument("--min-difficulty", type=float, default=0.0)
+    evaluation.add_argument("--max-difficulty", type=float, default=1.0, help="difficulties are evenly spaced in [min, max]")
+    evaluation.add_argument("--envs", type=int, default=2, help="simulators run in parallel (default 2)")
+    evaluation.add_argument("--seed", type=int, default=0, help="selects the evaluation worlds (default 0)")
+    evaluation.add_argument("--deterministic", action="store_true", help="the policy's most likely actions, not samples")
+    evaluation.add_argument(
+        "--time-limits", choices=("world", "training"), default="world",
+        help="world: each world's own limit (the paper's evaluation, 5 min for eat and move); training: the shorter training limits",
+    )
+    evaluation.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    evaluation.add_argument("--resolution", type=int, default=96, help="random policy only (a checkpoint knows its own)")
+    evaluation.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr", help="random policy only")
+    evaluation.add_argument("--no-video", action="store_true", help="do not write the GIF of the first episode")
+    evaluation.add_argument("--out", help="output folder (default: beside the checkpoint, or runs/eval-random-TIMESTAMP)")
+    evaluation.set_defaults(handler=_cmd_eval)
 
     world = commands.add_parser("world", help="world folders")
     world_commands = world.add_subparsers(dest="world_command", required=True)

@@ -179,6 +179,15 @@ FOOD_RADIUS_M: dict[str, float] = {
 }
 FOOD_KINDS = tuple(FOOD_RADIUS_M)
 
+#: Food hanging in a fruit tree (``hanging_food_entity``) has its lowest point this far above the
+#: ground below it, metres: above the agent's 2 m body, so walking under it does not touch it, and
+#: within a standing agent's reach (a hand's centre reaches 2.45 m: shoulder 1.45 m + arm 1 m; it
+#: grasps what lies within 0.25 m of its centre). Dropped from there, food lands at about 6.5 m/s:
+#: a fig splatters, a coconut and an avocado open, a honeycomb gets dirty.
+HANGING_FOOD_CLEARANCE_M = 2.1
+#: The stalk a hanging food is drawn on is at least this long, metres.
+MIN_HANGING_STALK_M = 0.05
+
 #: The tools and movable items of Appendix A.1/E.5 (``godot/entities/tools``): their bounding box
 #: at ``safe_scale`` 1 (x, y, z metres; sticks and logs lie along z; the centre rests half the
 #: height above the ground) and default mass. An entity's params may override ``safe_scale``
@@ -214,3 +223,31 @@ def tool_entity(kind: str, name: str, ground_position: Vector3, yaw_rad: float =
     if safe_scale != 1.0:
         all_params["safe_scale"] = float(safe_scale)
     return Entity(kind=kind, name=name, position=(x, y + height / 2.0, z), yaw_rad=yaw_rad, params=all_params)
+
+
+def hanging_food_entity(kind: str, name: str, ground_position: Vector3, branch_height_m: float, yaw_rad: float = 0.0,
+                        **params: object) -> Entity:
+    """Food of ``kind`` hanging in a tree above ``ground_position`` (x, ground height, z): its lowest
+    point ``HANGING_FOOD_CLEARANCE_M`` above the ground, on a stalk that reaches up to
+    ``branch_height_m`` (the world height it hangs from, e.g. the bottom of a fruit tree's canopy).
+
+    It stays there (``godot/entities/food.gd``: ``hanging``) until a hand grasps it or something
+    strikes it at ``mechanics.HANGING_FOOD_KNOCK_SPEED_M_PER_S`` or more; then it falls.
+    ``params`` may add any other food property (e.g. ``energy``).
+    """
+    if kind not in FOOD_RADIUS_M:
+        raise ValueError(f"unknown food kind {kind!r}; known: {FOOD_KINDS}")
+    if kind == "carrot":
+        raise ValueError("a carrot grows in the ground and cannot hang in a tree; expected another food kind")
+    radius = FOOD_RADIUS_M[kind]
+    x, ground_y, z = _vector3(ground_position)
+    centre_y = ground_y + HANGING_FOOD_CLEARANCE_M + radius
+    stalk = float(branch_height_m) - (centre_y + radius)
+    if not stalk >= MIN_HANGING_STALK_M:
+        raise ValueError(
+            f"branch_height_m={branch_height_m!r} is too low for {kind} hanging over ground at {ground_y:.3f} m: "
+            f"expected at least {centre_y + radius + MIN_HANGING_STALK_M:.3f} m (top of the food plus "
+            f"{MIN_HANGING_STALK_M} m of stalk)"
+        )
+    all_params = {"radius": radius, **params, "hanging": True, "stalk_length_m": round(stalk, 6)}
+    return Entity(kind=kind, name=name, position=(x, centre_y, z), yaw_rad=yaw_rad, params=all_params)

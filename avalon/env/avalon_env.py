@@ -29,6 +29,17 @@ def _feature(features: np.ndarray, name: str) -> float:
     return float(features[_OFFSETS[name]])
 
 
+_RESET_OPTIONS = {"world_dir", "episode_seed", "time_limit_frames"}
+
+
+def _check_time_limit(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= 10**7:
+        raise ValueError(f"reset option time_limit_frames={value!r} must be an int from 1 to 10**7 (frames)")
+    return int(value)
+
+
 def _all_food_eaten(features: np.ndarray) -> bool:
     total = _feature(features, "food_total")
     return total > 0 and _feature(features, "food_eaten") >= total
@@ -43,8 +54,10 @@ class AvalonEnv(gym.Env):
 
     ``reset(seed=s)`` uses ``s`` as the episode seed (it seeds world generation and the
     simulator); later resets without a seed draw episode seeds from ``self.np_random``.
-    ``reset`` options: ``world_dir`` (load this world folder for this episode) and
-    ``episode_seed`` (use exactly this episode seed; replay uses it).
+    ``reset`` options: ``world_dir`` (load this world folder for this episode),
+    ``episode_seed`` (use exactly this episode seed; replay uses it) and ``time_limit_frames``
+    (truncate this episode after that many steps instead of the world's own limit; training
+    uses shorter limits, see :mod:`avalon.env.curriculum`).
 
     The reward is the change in energy minus the frame penalty (and, in training mode, the
     movement penalty) of the paper's Appendix B. Episodes end (``terminated``) when the energy
@@ -90,9 +103,10 @@ class AvalonEnv(gym.Env):
             seed = self.config.seed
         super().reset(seed=seed)
         options = dict(options or {})
-        unknown = sorted(set(options) - {"world_dir", "episode_seed"})
+        unknown = sorted(set(options) - _RESET_OPTIONS)
         if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; the options are 'world_dir' and 'episode_seed'")
+            raise ValueError(f"unknown reset option(s) {unknown}; the options are {sorted(_RESET_OPTIONS)}")
+        time_limit_frames = _check_time_limit(options.get("time_limit_frames"))
         episode_seed = options.get("episode_seed", seed)
         if episode_seed is None:
             episode_seed = int(self.np_random.integers(0, 2**63 - 1))
@@ -102,7 +116,7 @@ class AvalonEnv(gym.Env):
             self._start_simulator()
         movement_coefficient = self.config.movement_coefficient if self.config.is_training else 0.0
         observation = self._simulator.reset(
-            str(world.path), int(episode_seed), world.time_limit_frames, movement_coefficient
+            str(world.path), int(episode_seed), time_limit_frames or world.time_limit_frames, movement_coefficient
         )
         self._world, self._episode_seed = world, int(episode_seed)
         self._episode_count += 1

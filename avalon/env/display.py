@@ -23,7 +23,8 @@ from avalon.env.errors import SimulatorError
 from avalon.env.paths import find_xvfb_binary
 
 XVFB_STARTUP_TIMEOUT_S = 20.0
-_SCREEN = "1280x1024x24"
+_SCREEN_W, _SCREEN_H = 1280, 1024
+_SCREEN = f"{_SCREEN_W}x{_SCREEN_H}x24"
 
 
 class _SharedXvfb:
@@ -154,3 +155,48 @@ def release_display() -> None:
 def shared_xvfb_pid() -> int | None:
     """The pid of the running shared Xvfb, if any (for tests and diagnostics)."""
     return _shared.pid()
+
+
+class _WindowSlots:
+    """Non-overlapping places for the simulators' windows on the display.
+
+    Godot 3.2 on X11 stops drawing a window that another window fully covers (it treats it as
+    minimised), so simulators sharing a display must not stack their windows: each gets its own
+    cell of a grid over the screen. Cells are reused after release; with ``$DISPLAY`` set, the
+    grid starts at an offset taken from the process id, so that simulators of other processes
+    are unlikely to land on the same cells.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.taken: set[int] = set()
+
+    def acquire(self, window_px: int) -> tuple[int, tuple[int, int]]:
+        columns, rows = max(1, _SCREEN_W // window_px), max(1, _SCREEN_H // window_px)
+        cells = columns * rows
+        start = (os.getpid() * 7919) % cells if os.environ.get("DISPLAY") else 0
+        with self.lock:
+            for offset in range(cells):
+                cell = (start + offset) % cells
+                # Cell 0 stays empty: a new Godot window appears at (0, 0) before it moves to its
+                # place, and would cover a simulator there for a moment.
+                if cell != 0 and cell not in self.taken:
+                    self.taken.add(cell)
+                    return cell, ((cell % columns) * window_px, (cell // columns) * window_px)
+        raise SimulatorError(f"no free window place left on the display for {cells} simulators")
+
+    def release(self, cell: int) -> None:
+        with self.lock:
+            self.taken.discard(cell)
+
+
+_windows = _WindowSlots()
+
+
+def acquire_window_position(window_px: int) -> tuple[int, tuple[int, int]]:
+    """(cell, (x, y)): where a simulator's ``window_px``-sized window goes so that no other covers it."""
+    return _windows.acquire(window_px)
+
+
+def release_window_position(cell: int) -> None:
+    _windows.release(cell)

@@ -76,6 +76,10 @@ AVOCADO_OPEN_DROP_HEIGHT_M = 2.0  # an avocado opens when it lands after falling
 # is sure to reach at STEPS_PER_SECOND, whatever the phase of the steps): about 5.3 m/s.
 AVOCADO_OPEN_SPEED_M_PER_S = math.sqrt(2.0 * GRAVITY_M_PER_S2 * AVOCADO_OPEN_DROP_HEIGHT_M) - GRAVITY_M_PER_S2 * STEP_SECONDS
 CARROT_BURIED_FRACTION = 0.75  # of the root's length below the ground while it grows
+# Food hanging in a fruit tree stays put until a hand grasps it or something strikes it at least
+# this fast (a thrown item, a swung tool, an animal): a stick swung at a hand's full speed (2 m/s)
+# while standing does; the agent's body and empty hands never knock it down.
+HANGING_FOOD_KNOCK_SPEED_M_PER_S = 1.5
 ROCK_MASS_KG = 0.7  # fist-sized (~0.2 m), thrown; damages (opens oranges) what it hits
 STICK_MASS_KG = 1.0  # ~1 m long, for melee
 STONE_MASS_KG = 10.0  # ~0.4 x 0.3 x 0.4 m, stackable

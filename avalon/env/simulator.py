@@ -26,7 +26,7 @@ import attr
 import numpy as np
 
 from avalon.env import protocol
-from avalon.env.display import acquire_display, release_display
+from avalon.env.display import acquire_display, acquire_window_position, release_display, release_window_position
 from avalon.env.errors import SimulatorError, WorldLoadError
 from avalon.env.mechanics import STEPS_PER_SECOND
 from avalon.env.paths import find_godot_binary, godot_project_dir
@@ -62,6 +62,7 @@ class Simulator:
         self.temp_dir: Path | None = None
         self.log_path: Path | None = None
         self._display_held = False
+        self._window_cell: int | None = None
         # One buffer for a whole OBSERVATION frame (header and payload): usually one recv per step.
         self._observation_size = protocol.observation_payload_size(settings.resolution)
         self._reply_buffer = bytearray(protocol.HEADER.size + self._observation_size)
@@ -92,7 +93,8 @@ class Simulator:
             listener.listen(4)
             display = acquire_display()
             self._display_held = True
-            self.process = self._launch(binary, listener.getsockname()[1], secret, display)
+            self._window_cell, position = acquire_window_position(WINDOW_SIZE_PX)
+            self.process = self._launch(binary, listener.getsockname()[1], secret, display, position)
             _live_simulators.add(self)
             self.connection = self._accept(listener, secret.encode())
         except BaseException:
@@ -101,12 +103,14 @@ class Simulator:
         finally:
             listener.close()
 
-    def _launch(self, binary: str, port: int, secret: str, display: str) -> subprocess.Popen:
+    def _launch(self, binary: str, port: int, secret: str, display: str, position: tuple[int, int]) -> subprocess.Popen:
         settings = self.settings
         command = [
             binary, "--path", str(godot_project_dir()),
             "--video-driver", settings.renderer,
             "--resolution", f"{WINDOW_SIZE_PX}x{WINDOW_SIZE_PX}",
+            # A window of its own on the shared display: Godot stops drawing a covered window.
+            "--position", f"{position[0]},{position[1]}",
             "--fixed-fps", str(STEPS_PER_SECOND),
             "--audio-driver", "Dummy",
         ]
@@ -191,6 +195,9 @@ class Simulator:
                     pass
             self.process.wait()
         _live_simulators.discard(self)
+        if self._window_cell is not None:
+            release_window_position(self._window_cell)
+            self._window_cell = None
         if self._display_held:
             self._display_held = False
             release_display()

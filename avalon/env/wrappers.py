@@ -1,14 +1,18 @@
-"""Wrappers for libraries that need something other than the native ``Dict`` action space."""
+"""Wrappers: a flat action space for libraries that need one, and crash recovery for training."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from avalon.env.errors import SimulatorError
 from avalon.env.protocol import ACTION_SPACES
 from avalon.env.spaces import ActionCodec
+
+log = logging.getLogger(__name__)
 
 
 class FlattenAction(gym.ActionWrapper):
@@ -51,3 +55,51 @@ class FlattenAction(gym.ActionWrapper):
                 return field.name if field.size == 1 else f"{field.name}[{index - offset}]"
             offset += field.size
         return "?"
+
+
+class RestartOnCrash(gym.Wrapper):
+    """Turns a crashed or hung simulator into the end of the episode, so a training run goes on.
+
+    When ``step()`` raises :class:`SimulatorError` (the simulator was already killed and its log
+    quoted), this wrapper logs a warning and returns the last observation with reward 0,
+    ``truncated=True`` and ``info["simulator_crashed"] = True`` (plus ``info["error"]``). The next
+    ``reset()`` starts a fresh simulator; a reset that fails this way is retried up to
+    ``max_reset_attempts`` times before the error is raised. Other errors (bad actions, missing
+    world folders) pass through unchanged.
+    """
+
+    def __init__(self, env: gym.Env, max_reset_attempts: int = 3) -> None:
+        super().__init__(env)
+        if isinstance(max_reset_attempts, bool) or not isinstance(max_reset_attempts, int) or max_reset_attempts < 1:
+            raise ValueError(f"max_reset_attempts={max_reset_attempts!r} must be an int >= 1")
+        self.max_reset_attempts = max_reset_attempts
+        #: Simulator crashes seen so far (steps and resets).
+        self.crashes = 0
+        self._last: tuple[Any, dict[str, Any]] | None = None
+
+    def reset(self, **kwargs: Any):
+        for attempt in range(1, self.max_reset_attempts + 1):
+            try:
+                observation, info = self.env.reset(**kwargs)
+            except SimulatorError as error:
+                self.crashes += 1
+                log.warning("simulator failed during reset (attempt %d of %d): %s", attempt, self.max_reset_attempts, error)
+                if attempt == self.max_reset_attempts:
+                    raise
+                continue
+            self._last = (observation, info)
+            return observation, info
+        raise AssertionError("unreachable")
+
+    def step(self, action: Any):
+        try:
+            observation, reward, terminated, truncated, info = self.env.step(action)
+        except SimulatorError as error:
+            if self._last is None:
+                raise
+            self.crashes += 1
+            log.warning("simulator crashed during a step; the episode is truncated and the next reset restarts it: %s", error)
+            observation, info = self._last
+            return observation, 0.0, False, True, dict(info, simulator_crashed=True, error=str(error))
+        self._last = (observation, info)
+        return observation, reward, terminated, truncated, info

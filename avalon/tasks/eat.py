@@ -6,12 +6,50 @@ contain different types of fruit that must be opened in more complex ways". Diff
 - the kinds of food: uniformly one of the first ``k(d) = min(10, 1 + floor(10 d))`` kinds of
   :data:`FOOD_LADDER` (apples only below d = 0.1, every kind from d = 0.9); cherries come as a
   cluster of 2 to 4;
-- how far away the food is: 1.8 to 2.4 m at d = 0, up to 4.5 m at d = 1 (centre, horizontally);
-- where it is relative to the way the agent faces: within 10 degrees at d = 0, between 60 and
-  180 degrees to either side at d = 1, so the agent must turn to find it.
+- whether the food rests on an **altar** (probability ``1 - d``, never for carrots, which grow in
+  the ground): a static stone pedestal right in front of the agent, so that at the lowest
+  difficulties even a random agent sometimes grasps and eats it and the sparse reward appears
+  (the original Avalon does the same; its numbers are adapted to our body below);
+- otherwise (on the ground) how far away the food is: 1.8 to 2.4 m at d = 0, up to 4.5 m at
+  d = 1 (centre, horizontally), and where it is relative to the way the agent faces: within 10
+  degrees at d = 0, between 60 and 180 degrees to either side at d = 1, so the agent must turn.
 
-The food lies on the ground under a fruit tree that stands behind it (seen from the spawn);
-carrots grow anywhere, without a tree. Small world (64 m), one grid point per metre.
+The altar (``avalon/tasks/altar.py``; a static ``box``, ``godot/entities/box.gd``, baked
+lighting, never climbable). Original Avalon: 1.3 m high at d = 0, height varying by
+U(-1.0, +0.5) * d, top 1.0 + U(0, 1) * d m wide, food 0.5 + U(0, 5) * d m from the spawn. Our body
+(``avalon/env/mechanics.py``): eyes 1.7 m, shoulders 1.45 m, hands resting at (+-0.3, 1.2, -0.6) m
+in the body frame with radius 0.1 m, arm's reach 1.0 m, body radius 0.4 m; a closing hand grasps
+food whose centre is within 0.25 m + the food's radius of the hand's centre; held food is eaten
+within 0.5 m of the head; a hand moves at most 0.2 m per step. A 1 m wide top at chest height
+would enclose the resting hands, and food near them is woken by Bullet and creeps off (see
+``altar.WAKE_GAP_M``), so at d = 0 the altar is a **stone post** standing between the hands:
+
+- **Top height** above the spawn's feet: 1.4 m at d = 0, varying by U(-1.0, +0.2) * d (the
+  original's range, its rise cut to keep the top below our eyes).
+- **Top width** (a square): 0.3 m at d = 0 (the hands' inner surfaces are 0.4 m apart), growing
+  by U(0, 1) * d m as in the original, never narrower than the food (a cherry cluster: 0.54 m).
+- **Food distance** (horizontal, spawn's axis to the food's centre): the nearest at which the
+  altar is 0.05 m clear of the body capsule and of the resting hands, the food's Bullet box out of
+  the hands' pairing range and the food within 40 degrees of the camera's axis (the camera sees
+  45 degrees either way), plus U(0, 4) * d m (the original's 5 m spread shortened to our 4.5 m
+  farthest ground food). The food rests 0.1 m plus its footprint inside the near edge, or in the
+  middle of a smaller top.
+- **Bearing**: within 30 d degrees of the facing direction, either side (straight ahead at d = 0).
+  As soon as the post is turned off the axis it would touch a hand, so for d > 0 the altar mostly
+  stands beyond the hands (the food 0.8 m or more away): a step up the curriculum.
+
+At d = 0 the apple's centre is 0.6 m ahead and 1.55 m up, 14 degrees below the view axis:
+0.46 m from a resting hand's centre (it grasps within 0.40 m: the hand moves 0.06 m up and
+forward), 0.68 m from a shoulder, 0.62 m from the head (one full-speed hand step toward the
+head brings it within eating distance), and 0.35 m above the hands.
+
+The food lies on the ground (or altar) under a fruit tree that stands behind it (seen from the
+spawn; behind the altar's far edge when there is one); carrots grow anywhere, without a tree.
+From d = 0.5 food that is not on an altar may instead hang in the fruit tree, within reach from
+the ground (``HANGING_FOOD_CLEARANCE_M``): honeycomb always (on the ground it would get dirty),
+other fruit with probability ``HANGING_PROBABILITY``, carrots never. The hanging draw is made only
+from d = 0.5, before the altar's draws, so easier worlds do not depend on it.
+Small world (64 m), one grid point per metre.
 """
 
 from __future__ import annotations
@@ -22,9 +60,12 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon.datagen.world import FOOD_KINDS, World
+from avalon.datagen.scenery import FruitTreeConfig
+from avalon.datagen.world import FOOD_KINDS, FOOD_RADIUS_M, World
+from avalon.tasks import altar as altars
 from avalon.tasks.outdoor import (
     FOOD_MAX_SLOPE_DEG,
+    HANGING_FOOD_TRUNK_GAP_M,
     FoodPlacement,
     ImpossibleWorldError,
     OutdoorLayout,
@@ -64,12 +105,26 @@ WORLD_SIZE = "small"
 POINTS_PER_M = 1.0
 #: Full world builds (tree, scenery, checks) tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 4
+#: From this difficulty food may hang in the fruit tree instead of lying under it.
+HANGING_MIN_DIFFICULTY = 0.5
+#: ...with this probability (kinds of ``ALWAYS_HANGING_KINDS`` always hang).
+HANGING_PROBABILITY = 0.5
+#: Honeycomb gets dirty on touching the ground, so it hangs in the tree wherever food may hang (it
+#: is on the ladder only from d = 0.5).
+ALWAYS_HANGING_KINDS = frozenset({"honeycomb"})
 
 
 def food_kinds(difficulty: float) -> tuple[str, ...]:
     """The kinds eat may use at ``difficulty``: the first ``min(10, 1 + floor(10 d))`` of the ladder."""
     count = min(len(FOOD_LADDER), 1 + int(math.floor(len(FOOD_LADDER) * difficulty)))
     return FOOD_LADDER[:count]
+
+
+def food_hangs(kind: str, difficulty: float, draw: float) -> bool:
+    """Whether food of ``kind`` hangs in the fruit tree, given a uniform ``draw`` in [0, 1)."""
+    if difficulty < HANGING_MIN_DIFFICULTY or kind in GROUND_KINDS:
+        return False
+    return kind in ALWAYS_HANGING_KINDS or draw < HANGING_PROBABILITY
 
 
 def food_distance_range_m(difficulty: float) -> tuple[float, float]:
@@ -92,15 +147,19 @@ class EatLayout:
     distance_m: float
     #: Where the food lies relative to the facing direction, radians (positive: to the left).
     bearing_rad: float
+    #: Whether the food hangs in the fruit tree (over the point it would lie on).
+    hanging: bool = False
+    #: The altar the food rests on, or None when it lies on the ground (or hangs).
+    altar: Optional[altars.Altar] = None
 
     @property
     def world(self) -> World:
         return self.outdoor.world
 
 
-def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.Generator) -> list[FoodPlacement]:
+def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.Generator, hanging: bool = False) -> list[FoodPlacement]:
     if count == 1:
-        return [FoodPlacement(kind=kind, x=centre[0], z=centre[1], yaw_rad=float(rng.uniform(-math.pi, math.pi)))]
+        return [FoodPlacement(kind=kind, x=centre[0], z=centre[1], yaw_rad=float(rng.uniform(-math.pi, math.pi)), hanging=hanging)]
     start = rng.uniform(0.0, 2.0 * math.pi)
     foods = []
     for i in range(count):
@@ -111,9 +170,20 @@ def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.
                 x=centre[0] + CHERRY_CLUSTER_RADIUS_M * math.cos(angle),
                 z=centre[1] + CHERRY_CLUSTER_RADIUS_M * math.sin(angle),
                 yaw_rad=float(rng.uniform(-math.pi, math.pi)),
+                hanging=hanging,
             )
         )
     return foods
+
+
+def _under_canopy(food: FoodPlacement, tree_site: tuple[float, float], fruit_tree: FruitTreeConfig) -> bool:
+    """Whether ``food`` can hang from the canopy of a fruit tree at ``tree_site`` whatever its scale
+    (see ``outdoor.HANGING_FOOD_TRUNK_GAP_M``)."""
+    low, high = fruit_tree.scale_range
+    radius = FOOD_RADIUS_M[food.kind]
+    reach = math.hypot(food.x - tree_site[0], food.z - tree_site[1])
+    nearest = fruit_tree.trunk_radius_m * high + radius + HANGING_FOOD_TRUNK_GAP_M
+    return nearest <= reach <= fruit_tree.canopy_radius_m * low - radius - HANGING_FOOD_TRUNK_GAP_M
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> EatLayout:
@@ -128,6 +198,11 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     distance = float(streams.food.uniform(*food_distance_range_m(difficulty)))
     bearing = math.radians(streams.food.uniform(*food_bearing_range_deg(difficulty)))
     bearing *= 1.0 if streams.food.uniform() < 0.5 else -1.0
+    # Drawn only where food may hang, so easier worlds keep every earlier draw and byte.
+    hanging = difficulty >= HANGING_MIN_DIFFICULTY and food_hangs(kind, difficulty, float(streams.food.uniform()))
+    # Drawn after (and whatever) the ground factors; an altar takes precedence over hanging.
+    on_altar, altar_factors = draw_altar(streams.food, kind, difficulty)
+    hanging = hanging and not on_altar
 
     heightmap = build_island(streams.terrain, config.world_size or WORLD_SIZE, config.points_per_m or POINTS_PER_M)
     biome_map = make_biomes(streams.biomes, heightmap, config)
@@ -136,6 +211,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     slopes = triangle_slopes_deg(ground)
     mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
 
+    if on_altar:
+        return _build_altar_layout(streams, config, biome_map, difficulty, kind, count, altar_factors)
     failures: list[str] = []
     assemblies = 0
     for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
@@ -151,7 +228,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             tree_site = tree_behind_food(streams.sites, centre, spawn, fruit_tree)
             if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
                 continue
-        foods = _cluster(kind, centre, count, streams.sites)
+        foods = _cluster(kind, centre, count, streams.sites, hanging)
+        if hanging and not all(_under_canopy(f, tree_site, fruit_tree) for f in foods):
+            continue
         if any(abs(ground_height(ground, f.x, f.z) - ground_height(ground, *centre)) > 0.3 for f in foods):
             continue
         assemblies += 1
@@ -172,9 +251,94 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             if assemblies >= ASSEMBLY_ATTEMPTS:
                 break
             continue
-        return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing)
+        return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, hanging=hanging)
     reason = f"; last: {failures[-1]}" if failures else ""
     raise ImpossibleWorldError(f"eat: no spawn site keeps the guarantees on this island{reason}")
+
+
+# --- food on an altar (see avalon/tasks/altar.py) ------------------------------------------------
+
+
+def can_go_on_altar(kind: str) -> bool:
+    """Whether ``kind`` can rest on an altar (carrots grow in the ground)."""
+    return kind not in GROUND_KINDS
+
+
+def draw_altar(rng: np.random.Generator, kind: str, difficulty: float) -> tuple[bool, altars.AltarFactors]:
+    """Whether the food goes on an altar (probability ``1 - d`` for kinds that can) and the altar's
+    factors; always the same five draws from ``rng``."""
+    chance = float(rng.uniform())
+    factors = altars.draw_altar_factors(rng, difficulty)
+    return can_go_on_altar(kind) and chance < altars.altar_probability(difficulty), factors
+
+
+def footprint_radius_m(kind: str, count: int) -> float:
+    """Radius of the disc that holds the food seen from above: one item's radius, or a cluster's."""
+    radius = FOOD_RADIUS_M[kind]
+    return radius if count == 1 else CHERRY_CLUSTER_RADIUS_M + radius
+
+
+def altar_distance_and_bearing(kind: str, count: int, factors: altars.AltarFactors) -> tuple[float, float]:
+    """Horizontal distance (metres) from the spawn to the food (cluster) centre on the altar, and
+    its bearing (radians): the nearest distance the altar allows plus the drawn extra."""
+    nearest = altars.nearest_food_distance_m(factors, FOOD_RADIUS_M[kind], footprint_radius_m(kind, count))
+    return nearest + factors.extra_distance_m, factors.bearing_rad
+
+
+def _build_altar_layout(streams, config, biome_map, difficulty: float, kind: str, count: int,
+                        factors: altars.AltarFactors) -> EatLayout:
+    """The eat world with the food on an altar: like the ground loop of :func:`build_layout`, with
+    the spawn sites drawn the same way."""
+    ground = biome_map.heightmap
+    fruit_tree = scaled_scenery(config).fruit_tree
+    mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
+    distance, bearing = altar_distance_and_bearing(kind, count, factors)
+    failures: list[str] = []
+    assemblies = 0
+    for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
+        yaw = float(streams.sites.uniform(-math.pi, math.pi))
+        site = _altar_site(streams, ground, fruit_tree, spawn, yaw, kind, count, factors, distance)
+        if isinstance(site, str):
+            failures.append(site)
+            continue
+        altar, foods, tree_site = site
+        assemblies += 1
+        try:
+            outdoor = assemble_outdoor_world(
+                streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
+                foods=foods, tree_site=tree_site, keep_clear=[altar.keep_clear],
+            )
+            outdoor = altars.put_food_on_altar(outdoor, altar)
+        except ImpossibleWorldError as error:
+            failures.append(str(error))
+            if assemblies >= ASSEMBLY_ATTEMPTS:
+                break
+            continue
+        return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, altar=altar)
+    reason = f"; last: {failures[-1]}" if failures else ""
+    raise ImpossibleWorldError(f"eat: no spawn site keeps the altar's guarantees on this island{reason}")
+
+
+def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count: int,
+                factors: altars.AltarFactors, distance: float):
+    """(altar, foods, tree site) for a spawn facing ``yaw``, or why the site cannot hold the altar."""
+    dx, dz = facing_direction(yaw + factors.bearing_rad)
+    centre = (spawn[0] + distance * dx, spawn[1] + distance * dz)
+    if not bool(ground.contains(*centre)):
+        return "the altar falls outside the world"
+    spawn_position = (spawn[0], ground_height(ground, *spawn), spawn[1])
+    altar = altars.altar_for_food(
+        ground, spawn_position, centre, FOOD_RADIUS_M[kind], footprint_radius_m(kind, count), factors
+    )
+    if isinstance(altar, str):
+        return altar
+    problem = altars.spawn_problem(altar, spawn_position, yaw)
+    if problem is not None:
+        return problem
+    tree_site = altars.tree_behind_altar(streams.sites, altar, centre, spawn, fruit_tree)
+    if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
+        return f"no fruit tree site behind the altar at {tree_site}"
+    return altar, _cluster(kind, centre, count, streams.sites), tree_site
 
 
 def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:

@@ -47,7 +47,7 @@ from avalon.datagen.scenery import (
     place_scenery,
 )
 from avalon.datagen.terrain import WORLD_SIZES_M, HeightMap, WorldConfig, build_heightmap
-from avalon.datagen.world import FOOD_RADIUS_M, Entity, Terrain, World
+from avalon.datagen.world import FOOD_RADIUS_M, Entity, Terrain, World, hanging_food_entity
 from avalon.env import mechanics
 
 XZ = tuple[float, float]
@@ -73,6 +73,8 @@ SPAWN_CLEAR_RADIUS_M = 1.5
 FOOD_CLEAR_RADIUS_M = 1.0
 #: Food rests on terrain triangles at most this steep, degrees.
 FOOD_MAX_SLOPE_DEG = 20.0
+#: Food hanging in the fruit tree keeps at least this gap to the trunk and to the canopy's edge, metres.
+HANGING_FOOD_TRUNK_GAP_M = 0.1
 
 
 class ImpossibleWorldError(Exception):
@@ -542,12 +544,14 @@ def corridor_discs(a: XZ, b: XZ, radius_m: float) -> list[KeepClear]:
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class FoodPlacement:
-    """A food item to put on the ground: its kind, its (x, z) and its yaw."""
+    """A food item to put on the ground, or with ``hanging`` to hang in the fruit tree above (x, z)
+    (see ``avalon.datagen.world.hanging_food_entity``): its kind, its (x, z) and its yaw."""
 
     kind: str = attr.ib(validator=attr.validators.in_(tuple(FOOD_RADIUS_M)))
     x: float
     z: float
     yaw_rad: float = 0.0
+    hanging: bool = attr.ib(default=False, validator=attr.validators.instance_of(bool))
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -567,6 +571,31 @@ class OutdoorLayout:
         return self.biome_map.heightmap
 
 
+def _hanging_food(
+    food: FoodPlacement, name: str, ground: HeightMap, tree: Optional[FruitTreePlacement], config: FruitTreeConfig
+) -> Entity:
+    """The entity of a food hanging from ``tree``'s canopy above (food.x, food.z)."""
+    if tree is None:
+        raise ValueError(f"{name} ({food.kind}) is to hang in the fruit tree, but the world has no fruit tree")
+    tx, ty, tz = tree.tree.position
+    scale = tree.tree.scale
+    radius = FOOD_RADIUS_M[food.kind]
+    reach = math.hypot(food.x - tx, food.z - tz)
+    nearest = config.trunk_radius_m * scale + radius + HANGING_FOOD_TRUNK_GAP_M
+    farthest = config.canopy_radius_m * scale - radius - HANGING_FOOD_TRUNK_GAP_M
+    if not nearest <= reach <= farthest:
+        raise ImpossibleWorldError(
+            f"{name} would hang {reach:.2f} m from the fruit tree's trunk: expected {nearest:.2f} to {farthest:.2f} m"
+        )
+    try:
+        return hanging_food_entity(
+            food.kind, name, (food.x, ground_height(ground, food.x, food.z), food.z),
+            branch_height_m=ty + config.canopy_bottom_m * scale, yaw_rad=food.yaw_rad,
+        )
+    except ValueError as error:
+        raise ImpossibleWorldError(str(error)) from error
+
+
 def assemble_outdoor_world(
     streams: Streams,
     config: OutdoorTaskConfig,
@@ -584,7 +613,9 @@ def assemble_outdoor_world(
 ) -> OutdoorLayout:
     """Place the fruit tree, scenery and food on ``biome_map``'s (eroded) terrain and check the guarantees.
 
-    Food rests on the terrain surface (centre one radius above it). Plants keep clear of the
+    Food rests on the terrain surface (centre one radius above it), or, when ``hanging``, hangs
+    from the fruit tree's canopy above that point with its lowest point
+    ``HANGING_FOOD_CLEARANCE_M`` above the surface (under the canopy, clear of the trunk). Plants keep clear of the
     spawn, the food, the tree and ``keep_clear`` discs, stay off ``exclude_mask`` cells, and any
     plant still hiding a food from the spawn is removed. Raises :class:`ImpossibleWorldError`
     unless the spawn is on dry walkable land, every food is on dry land, visible from the spawn at
@@ -618,10 +649,13 @@ def assemble_outdoor_world(
         if slopes[triangle_index(ground, food.x, food.z)] > FOOD_MAX_SLOPE_DEG:
             raise ImpossibleWorldError(f"food at ({food.x:.2f}, {food.z:.2f}) is on ground steeper than {FOOD_MAX_SLOPE_DEG} degrees")
         radius = FOOD_RADIUS_M[food.kind]
-        position = (food.x, ground_height(ground, food.x, food.z) + radius, food.z)
-        entities.append(
-            Entity(kind=food.kind, name=f"food_{index}", position=position, yaw_rad=food.yaw_rad, params={"radius": radius})
-        )
+        if food.hanging:
+            entities.append(_hanging_food(food, f"food_{index}", ground, tree, scenery_config.fruit_tree))
+        else:
+            position = (food.x, ground_height(ground, food.x, food.z) + radius, food.z)
+            entities.append(
+                Entity(kind=food.kind, name=f"food_{index}", position=position, yaw_rad=food.yaw_rad, params={"radius": radius})
+            )
         discs.append((food.x, food.z, FOOD_CLEAR_RADIUS_M))
         discs.extend(corridor_discs(spawn, (food.x, food.z), 1.0))
 

@@ -11,7 +11,12 @@ extends RigidBody
 #   avocado    opens when it lands falling at >= AVOCADO_OPEN_SPEED_M_PER_S (a drop of 2 m)
 #   honeycomb  gets dirty (inedible) when it touches the ground (groups "terrain" or "ground")
 #   carrot     grows in the ground, locked in place, until a hand grasps it at its leaves
-# The agent side (godot/agent) calls is_edible, can_grasp_at, on_grasped, on_released.
+# Any kind may hang in a fruit tree (`hanging`, set by the generator): locked in place like a
+# growing carrot, until a hand grasps it or something strikes it at HANGING_FOOD_KNOCK_SPEED_M_PER_S
+# or more (a thrown item or an animal, from the physics contacts; a swung tool calls on_hit); then
+# it drops from where it hung and the rules above apply to its fall.
+# The agent side (godot/agent) calls is_edible, can_grasp_at, on_grasped, on_released; held tools
+# (entities/tools/tool.gd) call on_hit.
 
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
@@ -30,6 +35,10 @@ export var stem_length = 0.3  # relative to the radius; 0 for none
 # Asleep, it stays where the generator put it (even on a slope or hanging in a tree) until
 # something touches it; awake, it falls at once.
 export var start_asleep = true
+# Hanging in a fruit tree: it stays where it was placed, whatever touches it, until it is grasped or
+# knocked down. `stalk_length_m` is the stalk drawn from its top up to the branch (0: none).
+export var hanging = false
+export var stalk_length_m = 0.0
 
 var splattered = false
 var opened = false
@@ -37,6 +46,7 @@ var dirty = false
 var in_ground = false  # a carrot until it is grasped
 var impacts = Impacts.new()
 var _stem = null
+var _stalk = null  # the hanging stalk: it stays with the tree, so it goes when the food falls
 
 
 func _ready():
@@ -48,20 +58,15 @@ func _ready():
 	continuous_cd = true
 	sleeping = start_asleep
 	in_ground = kind == "carrot"
-	if in_ground:
+	if in_ground or hanging:
 		_set_locked(true)
+	if hanging and stalk_length_m > 0.0:
+		_stalk = _cylinder(radius * 0.1, stalk_length_m, stem_color)
+		_stalk.translation = Vector3(0, radius + stalk_length_m / 2.0, 0)
+		add_child(_stalk)
 	if stem_length > 0.0:
-		var stem = CylinderMesh.new()
-		stem.top_radius = radius * 0.08
-		stem.bottom_radius = radius * 0.08
-		stem.height = radius * stem_length
-		stem.radial_segments = 4
-		stem.rings = 1
-		_stem = MeshInstance.new()
-		_stem.mesh = stem
-		_stem.material_override = _material(stem_color)
+		_stem = _cylinder(radius * 0.08, radius * stem_length, stem_color)
 		_stem.translation = Vector3(0, radius * (0.8 + stem_length / 2.0), 0)
-		_stem.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
 		add_child(_stem)
 	if look == "root":
 		_build_carrot()
@@ -91,6 +96,25 @@ func on_grasped():
 	if in_ground:
 		in_ground = false  # pulled out: from now on an ordinary body
 		_set_locked(false)
+	if hanging:
+		_fall_from_tree()  # picked: the hand holds it from now on
+
+
+# A held tool swung into it (tools/tool.gd): the tool's speed over the step.
+func on_hit(speed):
+	if hanging and speed >= P.HANGING_FOOD_KNOCK_SPEED_M_PER_S:
+		_fall_from_tree()
+
+
+func _fall_from_tree():
+	if not hanging:
+		return
+	hanging = false
+	_set_locked(false)
+	impacts.reset(Vector3.ZERO)
+	if _stalk != null:
+		_stalk.queue_free()
+		_stalk = null
 
 
 func on_released():
@@ -105,6 +129,16 @@ func _integrate_forces(state):
 	var contacts = impacts.contacts(state)
 	if mode != MODE_RIGID or in_ground:
 		return
+	if hanging:
+		var knocked = false
+		for contact in contacts:
+			# Held items (kinematic) strike through on_hit, which tells a blow from drawing back.
+			var held = contact.collider is RigidBody and contact.collider.mode == MODE_KINEMATIC
+			knocked = knocked or (not held and contact.speed >= P.HANGING_FOOD_KNOCK_SPEED_M_PER_S)
+		if not knocked:
+			return
+		call_deferred("_fall_from_tree")  # not from inside the physics callback
+		# ...and the blow itself counts below (a rock that knocks down an orange also opens it).
 	var changed = false
 	for contact in contacts:
 		var collider = contact.collider
@@ -176,6 +210,21 @@ func _build_carrot():
 		instance.translation = Vector3(0, crown + leaf.height / 2.0, 0)
 		instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
 		add_child(instance)
+
+
+# A thin four-sided upright cylinder (stems and stalks), centred on its origin.
+func _cylinder(cylinder_radius, height, cylinder_color):
+	var mesh = CylinderMesh.new()
+	mesh.top_radius = cylinder_radius
+	mesh.bottom_radius = cylinder_radius
+	mesh.height = height
+	mesh.radial_segments = 4
+	mesh.rings = 1
+	var instance = MeshInstance.new()
+	instance.mesh = mesh
+	instance.material_override = _material(cylinder_color)
+	instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	return instance
 
 
 func _update_look():

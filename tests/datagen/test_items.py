@@ -107,3 +107,29 @@ def test_food_thresholds_are_ordered_as_documented():
     assert mechanics.FIG_SPLATTER_SPEED_M_PER_S < mechanics.COCONUT_OPEN_SPEED_M_PER_S < mechanics.AVOCADO_OPEN_SPEED_M_PER_S
     assert mechanics.ORANGE_OPEN_ROCK_SPEED_M_PER_S == mechanics.HIT_MIN_SPEED_M_PER_S
     assert 0.5 < mechanics.CARROT_BURIED_FRACTION < 1.0
+
+
+def test_hanging_food_is_exported_with_its_stalk_up_to_the_branch():
+    from avalon.datagen.world import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M, hanging_food_entity
+
+    food = hanging_food_entity("coconut", "nut", (1.0, 0.5, -2.0), branch_height_m=5.0, yaw_rad=0.3)
+    radius = FOOD_RADIUS_M["coconut"]
+    assert food.position == pytest.approx((1.0, 0.5 + HANGING_FOOD_CLEARANCE_M + radius, -2.0))
+    assert food.param("hanging") is True and food.param("radius") == radius
+    assert food.position[1] + radius + food.param("stalk_length_m") == pytest.approx(5.0)
+    text = world_scene_text(_world(food))
+    node = text[text.index('[node name="nut"'):]
+    assert re.search(r"^hanging = true$", node, re.M)
+    assert float(_scene_value(node, "stalk_length_m")) == pytest.approx(5.0 - food.position[1] - radius)
+    # The knock-down speed is one constant, copied into the generated GDScript.
+    generated = (godot_project_dir() / "generated" / "protocol.gd").read_text()
+    assert f"const HANGING_FOOD_KNOCK_SPEED_M_PER_S = {mechanics.HANGING_FOOD_KNOCK_SPEED_M_PER_S}" in generated
+    assert "P.HANGING_FOOD_KNOCK_SPEED_M_PER_S" in (godot_project_dir() / "entities" / "food.gd").read_text()
+
+
+@pytest.mark.parametrize("kind, branch", [("apple", 2.4), ("pear", 5.0), ("carrot", 5.0)])
+def test_hanging_food_refuses_a_branch_below_it_carrots_and_unknown_kinds(kind, branch):
+    from avalon.datagen.world import hanging_food_entity
+
+    with pytest.raises(ValueError, match="branch_height_m|unknown food kind|carrot grows in the ground"):
+        hanging_food_entity(kind, "food", (0.0, 0.0, 0.0), branch_height_m=branch)

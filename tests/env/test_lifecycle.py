@@ -153,12 +153,12 @@ def test_hung_godot_hits_the_deadline_and_is_killed(trivial_world_dir):
 class _IntrudedSimulator(Simulator):
     """Lets impostors connect to the bridge port before Godot does."""
 
-    def _launch(self, binary, port, secret, display):
+    def _launch(self, binary, port, secret, display, *rest):
         self.port = port
         self.impostors = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
         self.impostors[0].sendall(protocol.encode_hello(b"0" * protocol.SECRET_SIZE))  # wrong secret
         self.impostors[1].sendall(b"GET / HTTP/1.0\r\n\r\n")  # not the protocol at all
-        return super()._launch(binary, port, secret, display)
+        return super()._launch(binary, port, secret, display, *rest)
 
 
 def test_connections_without_the_secret_are_refused_and_the_simulator_keeps_serving(trivial_world_dir):

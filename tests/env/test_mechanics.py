@@ -623,3 +623,107 @@ def test_a_stick_swung_into_a_post_at_a_run_is_a_hit_and_at_a_walk_is_not(env, w
             break
     assert run.body[2] < -4.0, "never reached the post"
     assert ("hit" in run.info["achievements"]) == expect_hit
+
+
+@pytest.mark.parametrize("kind, dropped", [("honeycomb", True), ("honeycomb", False), ("apple", True)])
+def test_a_dropped_honeycomb_gets_dirty_and_cannot_be_eaten(env, worlds, kind, dropped):
+    # Taken from the table and dropped 1 m onto the ground, then picked up again and held at the
+    # mouth: a honeycomb is dirty and refused. Controls: one taken from the table (a box: clean)
+    # straight to the mouth, and an apple put through the same drop, are eaten.
+    from avalon.datagen.world import FOOD_RADIUS_M
+
+    run = Run(env, worlds(kind, _food_on_table(kind)))
+    run.step(right_hand_position=[0, 0, -0.5], right_grasp=1)
+    assert run.grasping(1)
+    if dropped:
+        for _ in range(2):  # draw it back off the table
+            run.step(right_hand_position=[0, 0, 1], right_grasp=1)
+        held_at = run.hand(1)
+        for _ in range(10):  # let go: it falls to the ground below where it was held
+            run.step()
+        assert not run.grasping(1)
+        for _ in range(8):  # crouch: the shoulders sink, so the hand reaches the ground
+            run.step(head_position=[0, -1, 0])
+        # It was held 0.35 m ahead of the hand (grasped at the hand's reach).
+        on_ground = np.array([held_at[0], 2 * FOOD_RADIUS_M[kind] + M.HAND_RADIUS_M, held_at[2] - 0.35])
+        for _ in range(15):
+            before = run.hand(1)
+            run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(before, on_ground),
+                     right_grasp=int(np.linalg.norm(before - on_ground) < 0.05))
+            if run.grasping(1):
+                break
+        assert run.grasping(1), f"could not pick the {kind} up from the ground"
+    for _ in range(15):
+        head = run.observation["head_relative_position"]
+        run.step(head_position=[0, -1 if dropped else 0, 0], right_hand_position=_rate_toward(run.hand(1), head), right_grasp=1)
+        if run.info["food_eaten"]:
+            break
+    if kind == "honeycomb" and dropped:
+        assert run.grasping(1) and run.info["food_eaten"] == 0 and "eat" not in run.info["achievements"]
+        assert np.linalg.norm(run.hand(1) - run.observation["head_relative_position"]) < 0.15  # held at the mouth
+        assert float(run.observation["energy"][0]) <= 1.0
+    else:
+        assert run.info["food_eaten"] == 1 and f"eat_{kind}" in run.info["achievements"]
+
+
+def test_the_hands_are_visible_to_the_agents_own_camera(worlds):
+    """Where each hand is (proprioception) is where the camera sees hand-coloured pixels; a hand
+    raised above the head leaves the view."""
+    from tests.env.camera import colour_mask, world_points
+
+    def hand_pixels_near(run, i):
+        skin = colour_mask(run.observation["rgbd"], lambda r, g, b: (r > 200) & (g > 170) & (b < r - 15) & (b > 100))
+        points = world_points(run.observation, run.info, skin)
+        centre = run.body + run.hand(i)  # the body's yaw is 0 here
+        return int(np.count_nonzero(np.linalg.norm(points - centre, axis=1) < M.HAND_RADIUS_M + 0.05))
+
+    # Its own simulator: this module's others may be covered by a newer Godot window on the shared
+    # display, and Godot 3.2 on X11 draws no new frames into a fully covered window.
+    env = AvalonEnv(EnvConfig(renderer="GLES2", resolution=64))
+    try:
+        run = Run(env, worlds("flat", []))
+        run.step()
+        assert hand_pixels_near(run, 0) >= 40 and hand_pixels_near(run, 1) >= 40
+        for _ in range(8):  # the left hand up over the head (out of view), the right one out to the side
+            run.step(left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
+                     right_hand_position=_rate_toward(run.hand(1), (0.5, 1.4, -0.7)))
+        assert run.hand(0)[1] > 2.3
+        assert hand_pixels_near(run, 0) == 0 and hand_pixels_near(run, 1) >= 20  # farther off: smaller
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("is_training", [True, False])
+def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows_appendix_m(worlds, is_training):
+    # C_move = 1e-8 (the default) in training; the env sends 0 in evaluation mode.
+    env = AvalonEnv(EnvConfig(renderer="GLES2", resolution=32, is_training=is_training))
+    try:
+        observation, info = env.reset(seed=0, options={"world_dir": worlds("eat-apple", _food_on_table("apple"))})
+        energy, rewards, penalties = float(observation["energy"][0]), [], []
+        actions = [zero_action(right_hand_position=[0, 0, -0.5], right_grasp=1)]
+        actions += [zero_action(right_hand_position=[-0.6, 1.0, 1.0], right_grasp=1)] * 6  # toward the mouth
+        actions += [zero_action()] * 12
+        eaten_at = None
+        for action in actions:
+            observation, reward, terminated, truncated, info = env.step(action)
+            now = float(observation["energy"][0])
+            assert reward == pytest.approx(now - energy - M.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
+            energy = now
+            rewards.append(reward)
+            penalties.append(info["movement_penalty"])
+            if info["food_eaten"] and eaten_at is None:
+                eaten_at = (float(observation["energy"][0]), float(observation["frames_remaining"][0]))
+                assert reward == pytest.approx(1.0 - M.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
+            if terminated or truncated:
+                break
+        assert eaten_at is not None and terminated
+        if is_training:
+            assert max(penalties) > 0.0  # the raised hand did work (equations 3-5), times C_move
+            assert max(penalties) == pytest.approx(M.MOVEMENT_COEFFICIENT * M.HAND_MASS_KG * M.GRAVITY_M_PER_S2 * 0.2, rel=0.2)
+        else:
+            assert max(penalties) == 0.0
+        final_energy, frames_remaining = eaten_at
+        assert info["score"] == pytest.approx(max(0.0, final_energy - M.INITIAL_ENERGY + frames_remaining * M.FRAME_PENALTY))
+        assert info["score"] > 1.0 and info["success"]
+    finally:
+        env.close()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from avalon.datagen.biomes import Biome
-from avalon.datagen.world import FOOD_RADIUS_M, Terrain, World
+from avalon.datagen.world import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M, Terrain, World
 from avalon.tasks import eat, move, with_retries
 from avalon.tasks.outdoor import EYE_HEIGHT_M, component_labels, scenery_occluders, triangle_index, walkable_grid
 
@@ -93,12 +93,20 @@ def check_basic_guarantees(world: World) -> None:
     labels = component_labels(walkable_grid(heightmap))
     start = labels[triangle_index(heightmap, sx, sz)]
     assert start >= 0, "the spawn is on walkable ground"
+    altars = [entity for entity in world.entities if entity.name == "altar"]
     for food in world.food:
         fx, fy, fz = food.position
-        # Resting on the ground: centre one radius above the surface, on dry land.
-        assert food.param("radius") == FOOD_RADIUS_M[food.kind]
+        # Resting on the ground or on an altar's top (see check_altar_guarantees), on dry land; or
+        # hanging in the fruit tree over dry land, its lowest point HANGING_FOOD_CLEARANCE_M above
+        # the surface.
+        radius = FOOD_RADIUS_M[food.kind]
+        assert food.param("radius") == radius
         ground = surface_height(heightmap, fx, fz)
-        assert fy == pytest.approx(ground + FOOD_RADIUS_M[food.kind], abs=1e-6)
+        if food.param("hanging"):
+            assert fy == pytest.approx(ground + HANGING_FOOD_CLEARANCE_M + radius, abs=1e-6)
+        else:
+            rest = altars[0].position[1] + altars[0].param("size")[1] / 2 if altars else ground
+            assert fy == pytest.approx(rest + radius, abs=1e-6)
         assert ground >= water + 0.05
         # Visible from the spawn's eye height once the agent turns towards it.
         assert not terrain_hides(heightmap, eye, food.position), f"terrain hides {food.name}"

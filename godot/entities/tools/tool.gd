@@ -12,6 +12,8 @@ extends RigidBody
 # contact), from its speed while its shape touches the animal (within SWING_MARGIN_M). A held
 # item stops short of what it would pass through, so the step that brings it into contact may
 # be a short one: its speed is the larger of this step's and the previous step's.
+# Food hanging in a tree (entities/food.gd) is knocked down the same ways, from
+# HANGING_FOOD_KNOCK_SPEED_M_PER_S: by the contacts (its own) or, swung, by `on_hit` from here.
 
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
@@ -27,7 +29,7 @@ var last_hit_speed = 0.0  # impact speed (see impacts.gd) of the latest thing th
 var last_hit_body = null
 var impacts = Impacts.new()
 var _held_origin = null  # where the hand held it on the previous step (null while not held)
-var _held_speed = 0.0  # its speed over the previous step
+var _held_velocity = Vector3.ZERO  # its velocity over the previous step
 
 
 func _ready():
@@ -95,18 +97,22 @@ func _integrate_forces(state):
 func _physics_process(delta):
 	if mode != RigidBody.MODE_KINEMATIC:
 		_held_origin = null
-		_held_speed = 0.0
+		_held_velocity = Vector3.ZERO
 		return
 	var origin = global_transform.origin
 	if _held_origin != null:
-		var speed = origin.distance_to(_held_origin) / delta
-		if max(speed, _held_speed) >= P.HIT_MIN_SPEED_M_PER_S:
-			_swing_hits(max(speed, _held_speed))
-		_held_speed = speed
+		var velocity = (origin - _held_origin) / delta
+		var swing = velocity if velocity.length() >= _held_velocity.length() else _held_velocity
+		# From this speed it looks for what it strikes (animals and hanging food each judge it).
+		if swing.length() >= min(P.HIT_MIN_SPEED_M_PER_S, P.HANGING_FOOD_KNOCK_SPEED_M_PER_S):
+			_swing_hits(swing)
+		_held_velocity = velocity
 	_held_origin = origin
 
 
-func _swing_hits(speed):
+# `swing`: the held tool's velocity; only what it moves toward is struck (drawing it back from
+# something it rests against is no blow).
+func _swing_hits(swing):
 	var space = get_world().direct_space_state
 	for child in get_children():
 		if child is CollisionShape and child.shape != null:
@@ -116,8 +122,11 @@ func _swing_hits(speed):
 			query.exclude = [get_rid()]
 			query.margin = SWING_MARGIN_M  # the hand stops a held item just short of what it would touch
 			for hit in space.intersect_shape(query, 8):
-				if hit.collider != null and hit.collider.is_in_group("animals"):
-					hit.collider.on_hit(speed)
+				var struck = hit.collider
+				if struck == null or not struck.has_method("on_hit") or not (struck.is_in_group("animals") or struck.is_in_group("food")):
+					continue
+				if swing.dot(struck.global_transform.origin - global_transform.origin) > 0.0:
+					struck.on_hit(swing.length())  # each checks the speed against its own threshold
 
 
 # A closed prism-like solid along y fitting `dimensions` (x, y, z): three rings of `segments`

@@ -1,0 +1,169 @@
+"""``PPOConfig`` and ``NetworkConfig``: every number that shapes PPO training.
+
+Defaults are the PPO column of the paper's Table 7 (Appendix J) and, where the table is silent,
+the original Avalon PPO configuration (unroll of 200 steps for 16 workers learnt as one batch,
+two PPO epochs, value loss coefficient 1, Normal policy initial std 1 and minimum std 0.01).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attr
+
+
+def _positive_number(_instance, attribute, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{attribute.name}={value!r} must be a finite number > 0")
+
+
+def _non_negative_number(_instance, attribute, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{attribute.name}={value!r} must be a finite number >= 0")
+
+
+def _unit_interval(_instance, attribute, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"{attribute.name}={value!r} must be a number in [0, 1]")
+
+
+def _positive_int(_instance, attribute, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{attribute.name}={value!r} must be an int >= 1")
+
+
+def _optional_positive_int(instance, attribute, value):
+    if value is not None:
+        _positive_int(instance, attribute, value)
+
+
+def _conv_layers(_instance, attribute, value):
+    def valid(layer) -> bool:
+        return (
+            isinstance(layer, tuple)
+            and len(layer) == 3
+            and all(not isinstance(v, bool) and isinstance(v, int) and v >= 1 for v in layer)
+        )
+
+    if not isinstance(value, tuple) or not value or not all(valid(layer) for layer in value):
+        raise ValueError(
+            f"{attribute.name}={value!r} must be a non-empty tuple of (channels, kernel, stride) int triples >= 1"
+        )
+
+
+def _to_layers(value):
+    return tuple(tuple(layer) if isinstance(layer, (list, tuple)) else layer for layer in value) if isinstance(value, (list, tuple)) else value
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class NetworkConfig:
+    """Sizes of the actor-critic network (see docs/agent.md for the picture).
+
+    The image encoder is a stack of convolutions with ReLU, one per ``(channels, kernel,
+    stride)`` of ``conv_layers``, each padded by ``(kernel - stride + 1) // 2`` so that it divides
+    the image side by its stride (rounded up); the output is flattened and projected to
+    ``image_features``. The default turns 96 x 96 into 24 x 24 non-overlapping 4 x 4 patches,
+    then 12 x 12 and 6 x 6: the cheapest of the CNNs measured on this CPU for its size (a stride-2
+    first layer costs twice as much to learn; docs/agent.md). The proprioceptive variables go
+    through an MLP of ``proprio_layers`` layers of ``proprio_features`` units. Both are
+    concatenated and pass one hidden layer of ``hidden_features`` units shared by the policy and
+    value heads.
+    """
+
+    #: (output channels, kernel side, stride) of each convolution, in order.
+    conv_layers: tuple[tuple[int, int, int], ...] = attr.ib(
+        default=((32, 4, 4), (64, 3, 2), (64, 3, 2)), converter=_to_layers, validator=_conv_layers
+    )
+    #: Units of the linear projection of the flattened convolution output.
+    image_features: int = attr.ib(default=256, validator=_positive_int)
+    #: Units of each layer of the proprioception MLP.
+    proprio_features: int = attr.ib(default=64, validator=_positive_int)
+    #: Layers of the proprioception MLP.
+    proprio_layers: int = attr.ib(default=2, validator=_positive_int)
+    #: Units of the hidden layer shared by the policy and value heads.
+    hidden_features: int = attr.ib(default=256, validator=_positive_int)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "NetworkConfig":
+        return cls(**values)
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class PPOConfig:
+    """PPO hyper-parameters. Defaults: Table 7 (PPO column) of the paper.
+
+    One update consumes ``unroll_steps`` steps of every env of the vector env (the batch:
+    ``unroll_steps * num_envs`` transitions, 200 * 16 = 3,200 in the paper's set-up), makes
+    ``epochs`` passes over it in ``minibatches`` shuffled minibatches each, one Adam step per
+    minibatch. ``learn_chunk_size`` only changes speed and memory: gradients of a minibatch are
+    accumulated over chunks of that many transitions, which gives the same step as one pass.
+    """
+
+    #: Adam learning rate (Table 7: 2.5e-4).
+    learning_rate: float = attr.ib(default=2.5e-4, validator=_positive_number)
+    #: Adam epsilon (Table 7: 1e-5).
+    adam_epsilon: float = attr.ib(default=1e-5, validator=_positive_number)
+    #: Global gradient-norm clip (Table 7: 0.5).
+    max_grad_norm: float = attr.ib(default=0.5, validator=_positive_number)
+    #: Weight of the value loss, the mean squared error of the value prediction ("baseline cost", Table 7: 1).
+    value_cost: float = attr.ib(default=1.0, validator=_non_negative_number)
+    #: Weight of the entropy bonus (Table 7: 1.5e-4).
+    entropy_cost: float = attr.ib(default=1.5e-4, validator=_non_negative_number)
+    #: Discount factor gamma per env step (Table 7: 0.99).
+    discount: float = attr.ib(default=0.99, validator=_unit_interval)
+    #: GAE lambda (Table 7: 0.83).
+    gae_lambda: float = attr.ib(default=0.83, validator=_unit_interval)
+    #: PPO importance-ratio clip epsilon: ratios are clipped to [1 - eps, 1 + eps] (Table 7: 0.03).
+    clip_range: float = attr.ib(default=0.03, validator=_positive_number)
+    #: Env steps per env between updates (Table 7: 200).
+    unroll_steps: int = attr.ib(default=200, validator=_positive_int)
+    #: Passes over each batch (original Avalon PPO: 2).
+    epochs: int = attr.ib(default=2, validator=_positive_int)
+    #: Minibatches per epoch; 1 learns from the whole batch at once (original Avalon PPO).
+    minibatches: int = attr.ib(default=1, validator=_positive_int)
+    #: Normalise advantages to zero mean and unit std within each minibatch.
+    normalize_advantages: bool = True
+    #: Std of the Normal policy over each continuous action value at initialisation.
+    initial_std: float = attr.ib(default=1.0, validator=_positive_number)
+    #: Lower bound of that std.
+    min_std: float = attr.ib(default=0.01, validator=_positive_number)
+    #: Transitions per forward/backward pass while learning (None: the whole minibatch). Only
+    #: speed and memory depend on it: on this CPU chunks of 64-128 learn 1.5x faster than 800
+    #: (the activations stay in cache).
+    learn_chunk_size: int | None = attr.ib(default=128, validator=_optional_positive_int)
+    #: The actor-critic network's sizes.
+    network: NetworkConfig = attr.ib(factory=NetworkConfig)
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.network, NetworkConfig):
+            raise ValueError(f"network={self.network!r} must be a NetworkConfig")
+        if self.min_std >= self.initial_std:
+            raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
+        if self.clip_range >= 1:
+            raise ValueError(f"clip_range={self.clip_range!r} must be below 1 (ratios are clipped to [1 - eps, 1 + eps])")
+
+    def batch_size(self, num_envs: int) -> int:
+        """Transitions per update for ``num_envs`` envs."""
+        return self.unroll_steps * num_envs
+
+    def check_batch(self, num_envs: int) -> None:
+        """Raises ``ValueError`` when the batch does not split into ``minibatches`` equal parts."""
+        batch = self.batch_size(num_envs)
+        if batch % self.minibatches:
+            raise ValueError(
+                f"minibatches={self.minibatches} does not divide the batch of {batch} transitions "
+                f"(unroll_steps={self.unroll_steps} x {num_envs} envs)"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values (for checkpoints and logs); :meth:`from_dict` reverses it."""
+        values = attr.asdict(self, recurse=True)
+        values["network"]["conv_layers"] = [list(layer) for layer in self.network.conv_layers]
+        return values
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "PPOConfig":
+        values = dict(values)
+        network = values.pop("network", None)
+        return cls(**values, network=NetworkConfig.from_dict(network) if network is not None else NetworkConfig())

@@ -1,0 +1,95 @@
+"""The actor-critic network: a small strided CNN on RGBD, an MLP on proprioception, merged,
+then a policy head (parameters of every action part) and a value head.
+
+::
+
+    rgbd uint8 (B, H, W, 4) -> float / 255 -> [conv + ReLU] for each of conv_layers
+        -> flatten -> linear image_features + ReLU -------------------------------------+
+    proprio (B, P) -> symlog(x / scale) -> [linear proprio_features + ReLU] x layers ---+-> concat
+        -> linear hidden_features + ReLU -> policy head (parameter_size) and value head (1)
+
+The original Avalon PPO used an IMPALA ResNet encoder; this one has the same place in the
+network but three strided convolutions only, so that acting stays well under a millisecond per
+env and learning near one on a CPU (docs/agent.md has the measured costs).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from avalon.agent.config import PPOConfig
+from avalon.agent.distributions import ActionLayout, DictActionDistribution
+from avalon.agent.observations import ObservationLayout, symlog
+from avalon.env.spaces import RGBD_KEY
+
+
+def _init(layer: nn.Module, gain: float) -> nn.Module:
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class ImageEncoder(nn.Module):
+    """uint8 ``(B, H, W, C)`` images -> ``(B, features)``."""
+
+    def __init__(self, image_shape: tuple[int, int, int], conv_layers: tuple[tuple[int, int, int], ...], features: int) -> None:
+        super().__init__()
+        height, width, in_channels = image_shape
+        layers: list[nn.Module] = []
+        for out_channels, kernel, stride in conv_layers:
+            padding = (kernel - stride + 1) // 2  # divides the side by the stride, rounded up
+            layers += [_init(nn.Conv2d(in_channels, out_channels, kernel, stride, padding), math.sqrt(2)), nn.ReLU()]
+            in_channels = out_channels
+        self.convolutions = nn.Sequential(*layers)
+        try:
+            with torch.no_grad():
+                flat = self.convolutions(torch.zeros(1, image_shape[2], height, width)).numel()
+        except RuntimeError as error:
+            raise ValueError(f"conv_layers {conv_layers} do not fit images of {height} x {width}: {error}") from None
+        self.projection = _init(nn.Linear(flat, features), math.sqrt(2))
+
+    def forward(self, images: Tensor) -> Tensor:
+        x = images.permute(0, 3, 1, 2).float().mul_(1.0 / 255.0)
+        x = self.convolutions(x)
+        return torch.relu(self.projection(x.flatten(1)))
+
+
+class ActorCritic(nn.Module):
+    """Maps raw observation tensors (see :meth:`ObservationLayout.to_tensors`) to the policy's
+    distribution and the value estimate."""
+
+    def __init__(self, observation_layout: ObservationLayout, action_layout: ActionLayout, config: PPOConfig) -> None:
+        super().__init__()
+        net = config.network
+        self.observation_layout = observation_layout
+        self.action_layout = action_layout
+        self.initial_std = config.initial_std
+        self.min_std = config.min_std
+        self.image_encoder = ImageEncoder(observation_layout.image_shape, net.conv_layers, net.image_features)
+        self.register_buffer("proprio_scales", torch.from_numpy(observation_layout.scales.copy()))
+        proprio_layers: list[nn.Module] = []
+        width = observation_layout.proprio_size
+        for _ in range(net.proprio_layers):
+            proprio_layers += [_init(nn.Linear(width, net.proprio_features), math.sqrt(2)), nn.ReLU()]
+            width = net.proprio_features
+        self.proprio_encoder = nn.Sequential(*proprio_layers)
+        self.trunk = nn.Sequential(
+            _init(nn.Linear(net.image_features + net.proprio_features, net.hidden_features), math.sqrt(2)), nn.ReLU()
+        )
+        # Small policy outputs at first: means near 0, stds near initial_std, uniform categoricals.
+        self.policy_head = _init(nn.Linear(net.hidden_features, action_layout.parameter_size), 0.01)
+        self.value_head = _init(nn.Linear(net.hidden_features, 1), 1.0)
+
+    def features(self, observations: dict[str, Tensor]) -> Tensor:
+        image = self.image_encoder(observations[RGBD_KEY])
+        proprio = self.proprio_encoder(symlog(observations["proprio"] / self.proprio_scales))
+        return self.trunk(torch.cat([image, proprio], dim=1))
+
+    def forward(self, observations: dict[str, Tensor]) -> tuple[DictActionDistribution, Tensor]:
+        """(policy distribution, values ``(B,)``)."""
+        hidden = self.features(observations)
+        distribution = self.action_layout.distribution(self.policy_head(hidden), self.initial_std, self.min_std)
+        return distribution, self.value_head(hidden).squeeze(1)

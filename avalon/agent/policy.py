@@ -1,0 +1,87 @@
+"""A trained policy for evaluation: ``load_policy(checkpoint) -> Policy``; ``policy.act(obs)``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from avalon.agent.checkpoint import load_checkpoint
+from avalon.agent.config import PPOConfig
+from avalon.agent.distributions import ActionLayout
+from avalon.agent.network import ActorCritic
+from avalon.agent.observations import ObservationLayout
+
+
+class Policy:
+    """A trained actor-critic that maps batched observations to batched env actions.
+
+    Attributes an evaluator needs to build matching envs: ``action_space`` ("vr",
+    "mouse_keyboard", or None for another Dict space), ``resolution`` (pixels), and
+    :meth:`env_config_overrides`. Also ``env_steps`` (training steps behind it) and ``config``.
+    """
+
+    def __init__(self, model: ActorCritic, config: PPOConfig, metadata: dict[str, Any], seed: int | None = None) -> None:
+        self.model = model.eval()
+        self.config = config
+        self.action_space: str | None = metadata.get("action_space")
+        self.resolution: int = int(metadata["resolution"])
+        self.env_steps: int = int(metadata.get("env_steps", 0))
+        self._generator = torch.Generator()
+        if seed is None:
+            self._generator.seed()
+        else:
+            self._generator.manual_seed(seed)
+
+    @property
+    def observation_layout(self) -> ObservationLayout:
+        return self.model.observation_layout
+
+    @property
+    def action_layout(self) -> ActionLayout:
+        return self.model.action_layout
+
+    def env_config_overrides(self) -> dict[str, Any]:
+        """``EnvConfig`` fields the env must have for this policy (``resolution``, ``action_space``)."""
+        overrides: dict[str, Any] = {"resolution": self.resolution}
+        if self.action_space is not None:
+            overrides["action_space"] = self.action_space
+        return overrides
+
+    def act(self, observations: Mapping[str, np.ndarray], deterministic: bool = False) -> dict[str, np.ndarray]:
+        """Batched actions for batched observations (the arrays a vector env returns).
+
+        Box parts come back as float32 ``(batch, size)`` clipped to their bounds, Discrete parts
+        as int64 ``(batch,)``. ``deterministic`` takes the Normal means and the most likely
+        choices instead of sampling.
+        """
+        with torch.inference_mode():
+            distribution, _values = self.model(self.observation_layout.to_tensors(observations))
+            actions = distribution.mode() if deterministic else distribution.sample(self._generator)
+        return self.action_layout.to_env(actions.numpy())
+
+    def value(self, observations: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The value estimate of each observation, float32 ``(batch,)``."""
+        with torch.inference_mode():
+            _distribution, values = self.model(self.observation_layout.to_tensors(observations))
+        return values.numpy().copy()
+
+
+def policy_from_checkpoint(state: dict[str, Any], seed: int | None = None) -> Policy:
+    config = PPOConfig.from_dict(state["ppo_config"])
+    model = ActorCritic(
+        ObservationLayout.from_dict(state["observation_layout"]), ActionLayout.from_dict(state["action_layout"]), config
+    )
+    model.load_state_dict(state["model"])
+    return Policy(model, config, state, seed)
+
+
+def load_policy(checkpoint_path: str | Path, seed: int | None = None) -> Policy:
+    """The policy saved in a checkpoint file written by :func:`avalon.agent.train_ppo`.
+
+    ``seed`` seeds the policy's own sampling generator (None: from OS entropy).
+    """
+    return policy_from_checkpoint(load_checkpoint(checkpoint_path), seed)

@@ -1,0 +1,126 @@
+"""The actor-critic network on both Avalon action spaces, observation scaling, and the config."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from avalon.agent.config import NetworkConfig, PPOConfig
+from avalon.agent.distributions import ActionLayout
+from avalon.agent.network import ActorCritic
+from avalon.agent.observations import PROPRIO_SCALES, ObservationLayout, symlog
+from avalon.env.protocol import OBSERVED_FEATURES
+from avalon.env.spaces import action_space, observation_space
+
+
+def random_observations(resolution: int, batch: int, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    observations = {"rgbd": rng.integers(0, 256, (batch, resolution, resolution, 4), dtype=np.uint8)}
+    for feature in OBSERVED_FEATURES:
+        observations[feature.name] = rng.normal(size=(batch, feature.size)).astype(np.float32)
+    return observations
+
+
+@pytest.mark.parametrize("name, parameters", [("vr", 2 * 18 + 3 * 2), ("mouse_keyboard", 2 * 4 + 5 * 2)])
+@pytest.mark.parametrize("resolution", [16, 32, 96])
+def test_shapes_on_both_action_spaces(name, parameters, resolution):
+    observations = ObservationLayout.from_space(observation_space(resolution))
+    actions = ActionLayout.from_space(action_space(name))
+    assert actions.parameter_size == parameters
+    assert observations.proprio_size == sum(feature.size for feature in OBSERVED_FEATURES) == 51
+    model = ActorCritic(observations, actions, PPOConfig())
+    distribution, values = model(observations.to_tensors(random_observations(resolution, 3)))
+    assert values.shape == (3,)
+    assert distribution.mean.shape == (3, actions.normal_size)
+    sample = distribution.sample()
+    assert sample.shape == (3, actions.action_size)
+    assert distribution.log_prob(sample).shape == (3,) and distribution.entropy().shape == (3,)
+    # A fresh network starts near the initial std and near-uniform choices.
+    assert torch.allclose(distribution.std, torch.ones_like(distribution.std), atol=0.1)
+
+
+def test_network_is_small():
+    model = ActorCritic(
+        ObservationLayout.from_space(observation_space(96)), ActionLayout.from_space(action_space("vr")), PPOConfig()
+    )
+    assert sum(p.numel() for p in model.parameters()) < 1_000_000
+
+
+def test_proprioception_scaling():
+    # symlog(y) = sign(y) log(1 + |y|)
+    assert symlog(torch.tensor([-math.e + 1, 0.0, 1.0])).tolist() == pytest.approx([-1.0, 0.0, math.log(2)])
+    layout = ObservationLayout.from_space(observation_space(16))
+    assert layout.proprio_keys == sorted(layout.proprio_keys)
+    scales = dict(zip([k for k, size in layout.proprio for _ in range(size)], layout.scales.tolist()))
+    assert scales["frames_remaining"] == PROPRIO_SCALES["frames_remaining"] == 100.0
+    assert scales["body_delta_position"] == pytest.approx(0.5)  # 5 m/s walk for 0.1 s
+    assert scales["energy"] == 1.0
+
+
+def test_image_stays_uint8_until_the_network():
+    layout = ObservationLayout.from_space(observation_space(16))
+    tensors = layout.to_tensors(random_observations(16, 2))
+    assert tensors["rgbd"].dtype == torch.uint8 and tensors["proprio"].dtype == torch.float32
+    assert tensors["proprio"].shape == (2, 51)
+
+
+def test_bad_observations_are_named():
+    layout = ObservationLayout.from_space(observation_space(16))
+    observations = random_observations(16, 2)
+    with pytest.raises(ValueError, match="uint8 of shape"):
+        layout.to_tensors({**observations, "rgbd": observations["rgbd"].astype(np.float32)})
+    with pytest.raises(ValueError, match="'energy'.*shape"):
+        layout.to_tensors({**observations, "energy": np.zeros((3, 1), np.float32)})
+    del observations["energy"]
+    with pytest.raises(ValueError, match="lack.*energy"):
+        layout.to_tensors(observations)
+
+
+def test_config_defaults_are_table_7():
+    config = PPOConfig()
+    assert (config.learning_rate, config.adam_epsilon, config.max_grad_norm) == (2.5e-4, 1e-5, 0.5)
+    assert (config.value_cost, config.entropy_cost, config.discount, config.gae_lambda) == (1.0, 1.5e-4, 0.99, 0.83)
+    assert (config.clip_range, config.unroll_steps, config.epochs, config.minibatches) == (0.03, 200, 2, 1)
+    assert (config.initial_std, config.min_std) == (1.0, 0.01)
+    assert config.batch_size(16) == 3200
+    assert PPOConfig.from_dict(config.to_dict()) == config
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"learning_rate": 0.0}, "learning_rate=0.0 must be a finite number > 0"),
+        ({"discount": 1.5}, r"discount=1.5 must be a number in \[0, 1\]"),
+        ({"unroll_steps": 0}, "unroll_steps=0 must be an int >= 1"),
+        ({"epochs": 2.0}, "epochs=2.0 must be an int >= 1"),
+        ({"clip_range": 1.0}, "clip_range=1.0 must be below 1"),
+        ({"min_std": 2.0}, "min_std=2.0 must be below initial_std=1.0"),
+        ({"entropy_cost": float("nan")}, "entropy_cost=nan"),
+        ({"network": NetworkConfig(conv_layers=[[16, 5, 2], [32, 3, 2]])}, None),
+    ],
+)
+def test_config_validation(overrides, message):
+    if message is None:
+        PPOConfig(**overrides)
+        return
+    with pytest.raises(ValueError, match=message):
+        PPOConfig(**overrides)
+
+
+def test_minibatches_must_divide_the_batch():
+    with pytest.raises(ValueError, match="minibatches=3 does not divide the batch of 400"):
+        PPOConfig(minibatches=3).check_batch(2)
+    with pytest.raises(ValueError, match="conv_layers"):
+        NetworkConfig(conv_layers=())
+    with pytest.raises(ValueError, match="conv_layers"):
+        NetworkConfig(conv_layers=((16, 3, 0),))
+
+
+def test_conv_layers_that_do_not_fit_the_image_are_named():
+    layout = ObservationLayout.from_space(observation_space(16))
+    config = PPOConfig(network=NetworkConfig(conv_layers=((8, 9, 1), (8, 9, 1))))
+    model = ActorCritic(layout, ActionLayout.from_space(action_space("vr")), config)  # padded: fits
+    assert model.image_encoder.projection.in_features == 8 * 16 * 16
+    with pytest.raises(ValueError, match=r"do not fit images of 16 x 16"):
+        ActorCritic(layout, ActionLayout.from_space(action_space("vr")), PPOConfig(network=NetworkConfig(conv_layers=((8, 40, 40),))))
