@@ -234,7 +234,7 @@ static func _eulers(transforms):
 
 
 # Writes the proprioceptive features (and ground truth) into `features` at the protocol offsets.
-# Runs every step: written out flat (a GDScript call or loop costs more than the arithmetic),
+# Runs every step: vectors are written inline (a GDScript call costs more than the arithmetic),
 # and last frame's Euler angles are kept rather than recomputed.
 func write_features(features):
 	var current = _part_transforms()
