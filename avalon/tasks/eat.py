@@ -213,47 +213,60 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
     if on_altar:
         return _build_altar_layout(streams, config, biome_map, difficulty, kind, count, altar_factors)
+
+    def ground_sites():
+        """A build of the world for each spawn site that can hold the food (lazily: the draws
+        from ``streams.sites`` interleave with the builds as they always have)."""
+        for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
+            yaw = float(streams.sites.uniform(-math.pi, math.pi))
+            dx, dz = facing_direction(yaw + bearing)
+            centre = (spawn[0] + distance * dx, spawn[1] + distance * dz)
+            if not is_dry_land(ground, *centre, min_water_distance_m=1.0):
+                continue
+            if slopes[triangle_index(ground, *centre)] > FOOD_MAX_SLOPE_DEG:
+                continue
+            tree_site = None
+            if kind not in GROUND_KINDS:
+                tree_site = tree_behind_food(streams.sites, centre, spawn, fruit_tree)
+                if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
+                    continue
+            foods = _cluster(kind, centre, count, streams.sites, hanging)
+            if hanging and not all(_under_canopy(f, tree_site, fruit_tree) for f in foods):
+                continue
+            if any(abs(ground_height(ground, f.x, f.z) - ground_height(ground, *centre)) > 0.3 for f in foods):
+                continue
+
+            def build(spawn=spawn, yaw=yaw, foods=foods, tree_site=tree_site) -> EatLayout:
+                outdoor = assemble_outdoor_world(
+                    streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
+                    foods=foods, tree_site=tree_site,
+                )
+                return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, hanging=hanging)
+
+            yield build
+
+    return _first_assembled(ground_sites(), "the guarantees")
+
+
+def _first_assembled(sites, what: str) -> EatLayout:
+    """The first of ``sites`` (builds, or the reason a site was rejected) whose build succeeds,
+    trying at most ``ASSEMBLY_ATTEMPTS`` builds; ``ImpossibleWorldError`` with the last reason
+    otherwise."""
     failures: list[str] = []
     assemblies = 0
-    for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
-        yaw = float(streams.sites.uniform(-math.pi, math.pi))
-        dx, dz = facing_direction(yaw + bearing)
-        centre = (spawn[0] + distance * dx, spawn[1] + distance * dz)
-        if not is_dry_land(ground, *centre, min_water_distance_m=1.0):
-            continue
-        if slopes[triangle_index(ground, *centre)] > FOOD_MAX_SLOPE_DEG:
-            continue
-        tree_site = None
-        if kind not in GROUND_KINDS:
-            tree_site = tree_behind_food(streams.sites, centre, spawn, fruit_tree)
-            if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
-                continue
-        foods = _cluster(kind, centre, count, streams.sites, hanging)
-        if hanging and not all(_under_canopy(f, tree_site, fruit_tree) for f in foods):
-            continue
-        if any(abs(ground_height(ground, f.x, f.z) - ground_height(ground, *centre)) > 0.3 for f in foods):
+    for site in sites:
+        if isinstance(site, str):
+            failures.append(site)
             continue
         assemblies += 1
         try:
-            outdoor = assemble_outdoor_world(
-                streams,
-                config,
-                biome_map,
-                task="eat",
-                difficulty=difficulty,
-                spawn=spawn,
-                spawn_yaw_rad=yaw,
-                foods=foods,
-                tree_site=tree_site,
-            )
+            return site()
         except ImpossibleWorldError as error:
             failures.append(str(error))
             if assemblies >= ASSEMBLY_ATTEMPTS:
                 break
-            continue
-        return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, hanging=hanging)
     reason = f"; last: {failures[-1]}" if failures else ""
-    raise ImpossibleWorldError(f"eat: no spawn site keeps the guarantees on this island{reason}")
+    raise ImpossibleWorldError(f"eat: no spawn site keeps {what} on this island{reason}")
 
 
 # --- food on an altar (see avalon/tasks/altar.py) ------------------------------------------------
@@ -293,30 +306,27 @@ def _build_altar_layout(streams, config, biome_map, difficulty: float, kind: str
     fruit_tree = scaled_scenery(config).fruit_tree
     mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
     distance, bearing = altar_distance_and_bearing(kind, count, factors)
-    failures: list[str] = []
-    assemblies = 0
-    for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
-        yaw = float(streams.sites.uniform(-math.pi, math.pi))
-        site = _altar_site(streams, ground, fruit_tree, spawn, yaw, kind, count, factors, distance)
-        if isinstance(site, str):
-            failures.append(site)
-            continue
-        altar, foods, tree_site = site
-        assemblies += 1
-        try:
-            outdoor = assemble_outdoor_world(
-                streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
-                foods=foods, tree_site=tree_site, keep_clear=[altar.keep_clear],
-            )
-            outdoor = altars.put_food_on_altar(outdoor, altar)
-        except ImpossibleWorldError as error:
-            failures.append(str(error))
-            if assemblies >= ASSEMBLY_ATTEMPTS:
-                break
-            continue
-        return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, altar=altar)
-    reason = f"; last: {failures[-1]}" if failures else ""
-    raise ImpossibleWorldError(f"eat: no spawn site keeps the altar's guarantees on this island{reason}")
+
+    def altar_sites():
+        for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
+            yaw = float(streams.sites.uniform(-math.pi, math.pi))
+            site = _altar_site(streams, ground, fruit_tree, spawn, yaw, kind, count, factors, distance)
+            if isinstance(site, str):
+                yield site
+                continue
+            altar, foods, tree_site = site
+
+            def build(spawn=spawn, yaw=yaw, altar=altar, foods=foods, tree_site=tree_site) -> EatLayout:
+                outdoor = assemble_outdoor_world(
+                    streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
+                    foods=foods, tree_site=tree_site, keep_clear=[altar.keep_clear],
+                )
+                outdoor = altars.put_food_on_altar(outdoor, altar)
+                return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, altar=altar)
+
+            yield build
+
+    return _first_assembled(altar_sites(), "the altar's guarantees")
 
 
 def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count: int,

@@ -165,16 +165,7 @@ def test_mouse_and_keyboard_picks_a_hanging_apple_and_eats_it(tmp_path):
         run = Run(mk_env, world_dir)
         for _ in range(3):
             run.step(head_pitch=[pitch / (3 * turn)])
-        for _ in range(8):  # the hand goes where the camera looks and closes there
-            run.step(right_grasp=1)
-            if run.grasping(1):
-                break
-        assert run.grasping(1)
-        for _ in range(10):
-            run.step(right_grasp=1, eat=1)
-            if run.info["food_eaten"]:
-                break
-        assert run.info["food_eaten"] == 1 and run.info["success"]
+        run.grasp_and_eat_with_mouse_and_keyboard(grasp_steps=8, eat_steps=10)
         assert run.body[1] == pytest.approx(GROUND_M, abs=0.05)
     finally:
         mk_env.close()

@@ -101,6 +101,20 @@ class Run:
     def grasping(self, i):
         return self.observation["left_hand_is_grasping" if i == 0 else "right_hand_is_grasping"][0] > 0.5
 
+    def grasp_and_eat_with_mouse_and_keyboard(self, grasp_steps: int, eat_steps: int) -> None:
+        """Mouse and keyboard, looking at food: close the right hand until it holds, then eat;
+        asserts both happened (within the given numbers of steps)."""
+        for _ in range(grasp_steps):  # the hand goes where the camera looks and closes there
+            self.step(right_grasp=1)
+            if self.grasping(1):
+                break
+        assert self.grasping(1)
+        for _ in range(eat_steps):
+            self.step(right_grasp=1, eat=1)
+            if self.info["food_eaten"]:
+                break
+        assert self.info["food_eaten"] == 1 and self.info["success"]
+
 
 def _rate_toward(current, target):
     rate = (np.asarray(target) - current) / (M.MAX_HAND_SPEED_M_PER_S * M.STEP_SECONDS)
@@ -368,16 +382,7 @@ def test_the_same_actions_give_the_same_energy_trace_in_two_processes(worlds):
 def test_mouse_and_keyboard_grasp_and_eat_an_apple(mk_env, worlds):
     run = Run(mk_env, worlds("eat-apple", _food_on_table("apple")))
     run.step(head_pitch=[-1.0])  # look down at it
-    for _ in range(6):
-        run.step(right_grasp=1)
-        if run.grasping(1):
-            break
-    assert run.grasping(1)
-    for _ in range(8):
-        run.step(right_grasp=1, eat=1)
-        if run.info["food_eaten"]:
-            break
-    assert run.info["food_eaten"] == 1 and run.info["success"]
+    run.grasp_and_eat_with_mouse_and_keyboard(grasp_steps=6, eat_steps=8)
     assert float(run.observation["energy"][0]) == pytest.approx(2.0)
 
 

@@ -13,21 +13,12 @@ import pytest
 from avalon.datagen.world_folder import read_world_info
 from avalon.env.world_supply import WorldRequest, WorldSupply, WorldSupplyError
 from avalon.tasks import generate_world
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state != "Z"
+from tests.env.test_lifecycle import alive
+from tests.env.test_lifecycle import wait_gone as gone_after
 
 
 def wait_gone(pid: int, timeout_s: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and alive(pid):
-        time.sleep(0.05)
-    return not alive(pid)
+    return not gone_after([pid], timeout_s)
 
 
 def test_worlds_come_back_in_request_order_with_the_same_bytes_as_direct_generation(tmp_path):
