@@ -111,22 +111,27 @@ func after_body_motion(on_floor):
 
 # ---- Pushing ----------------------------------------------------------------------------------
 
-# The body walked into loose items (the slide collisions of its last move): each is shoved
-# horizontally so that it moves away at least as fast as the body was walking into it, whatever
-# its mass (the body pushes as if of infinite inertia, but only sideways: from above, items
-# bear the body's weight).
+# The body walked into loose items (the slide collisions of its last move): each is shoved.
 func push_items(walk_velocity):
 	var body = player.body
 	for i in range(body.get_slide_count()):
 		var collision = body.get_slide_collision(i)
-		var item = collision.collider
-		if not item is RigidBody or item.mode != RigidBody.MODE_RIGID or abs(collision.normal.y) > PUSH_MAX_NORMAL_Y:
-			continue
-		var direction = Vector3(-collision.normal.x, 0.0, -collision.normal.z).normalized()
-		var shortfall = walk_velocity.dot(direction) - item.linear_velocity.dot(direction)
-		if shortfall > 0.0:
-			item.sleeping = false
-			item.apply_central_impulse(direction * shortfall * item.mass)
+		shove(collision.collider, collision.normal, walk_velocity)
+
+
+# The body or a hand moving at `velocity` (world frame) ran into `item` (contact `normal`, pointing
+# out of the item): a loose item is shoved horizontally so that it moves away at least as fast as
+# the part was moving into it, whatever its mass (the agent pushes as if of infinite inertia, but
+# only sideways: from above, items bear the agent's weight, and a hand pressing down on an item
+# does not drive it into the ground).
+func shove(item, normal, velocity):
+	if not item is RigidBody or item.mode != RigidBody.MODE_RIGID or abs(normal.y) > PUSH_MAX_NORMAL_Y:
+		return
+	var direction = Vector3(-normal.x, 0.0, -normal.z).normalized()
+	var shortfall = velocity.dot(direction) - item.linear_velocity.dot(direction)
+	if shortfall > 0.0:
+		item.sleeping = false
+		item.apply_central_impulse(direction * shortfall * item.mass)
 
 
 # ---- Climbing ---------------------------------------------------------------------------------
