@@ -133,3 +133,114 @@ def test_a_log_carried_to_a_trench_and_laid_across_it_carries_the_agent_over(env
             run.step(head_position=[0, 0, -1], jump=1)
             assert run.body[1] <= JUMP_APEX_STEPPED_M + 0.01
         assert far_edge < run.body[2] < TRENCH_EDGE_Z
+
+
+# ---- Hands push -----------------------------------------------------------------------------------
+
+MAGENTA = lambda r, g, b: (r > g + 40) & (b > g + 40)  # nothing else in these worlds is magenta
+RED = lambda r, g, b: (r > 120) & (r > g + 70) & (r > b + 70)  # an apple
+YELLOW = lambda r, g, b: (r > 150) & (g > 120) & (b < r - 100)
+CYAN = lambda r, g, b: (g > r + 100) & (b > r + 100)
+
+
+def _seen(run, colour):
+    """(centre, highest point, nearest z) of the pixels of ``colour``, from depth; None when unseen."""
+    mask = colour_mask(run.observation["rgbd"], colour)
+    if mask.sum() < 10:
+        return None
+    points = world_points(run.observation, run.info, mask)
+    return points.mean(axis=0), points[:, 1].max(), points[:, 2].max()
+
+
+def _crouch_and_look_down(run, hand_target):
+    """Crouched (the shoulders sink: a hand reaches low), looking 19 degrees down, the right hand
+    brought to ``hand_target`` (body frame)."""
+    for k in range(6):
+        run.step(head_position=[0, -1, 0], head_rotation=[-0.6 if k < 2 else 0, 0, 0],
+                 right_hand_position=_rate_toward(run.hand(1), hand_target))
+
+
+def test_a_hand_pushes_a_200kg_boulder_the_way_it_moves(camera_env, worlds):
+    # The hand alone (the body stands still), then the hand held out ahead of a walking body: the
+    # boulder moves the hand's way, stays on the ground (it once sank a quarter of its height into
+    # it when pushed), and the body never reaches it.
+    boulder = tool_entity("boulder", "boulder", (0.3, 0.0, -1.45), base_color=(0.9, 0.1, 0.9))  # centred on the right hand
+    run = Run(camera_env, worlds("hand-boulder", [boulder]))
+    _crouch_and_look_down(run, (0.3, 0.5, -0.5))  # just short of it, at its widest
+    start, top, _ = _seen(run, MAGENTA)
+    assert "push" not in run.info["achievements"] and run.observation["right_hand_is_colliding"][0] == 0.0
+    for _ in range(4):  # forward to the limit of the arm
+        run.step(right_hand_position=[0, 0, -1])
+    for _ in range(5):
+        run.step()
+    centre, highest, _ = _seen(run, MAGENTA)
+    assert "push" in run.info["achievements"] and run.body[2] == pytest.approx(0.0, abs=1e-3)
+    assert centre[2] - start[2] < -0.3 and abs(centre[0] - start[0]) < 0.1, (start, centre)
+    assert highest > top - 0.06, (top, highest)
+    for _ in range(12):  # walk 3 m, the hand held out ahead
+        run.step(head_position=[0, 0, -0.5], right_hand_position=[0, 0, -1])
+        centre, highest, nearest = _seen(run, MAGENTA)
+        assert nearest < run.body[2] - M.BODY_RADIUS_M - 0.2, (run.body, nearest)  # only the hand touches it
+        assert highest > top - 0.06, (top, highest)
+    assert run.body[2] == pytest.approx(-3.0, abs=0.01)
+    assert centre[2] - start[2] < -2.5 and abs(centre[0] - start[0]) < 0.3, (start, centre)
+
+
+def test_an_unheld_apple_is_shoved_by_a_hand(camera_env, worlds):
+    apple = Entity(kind="apple", name="apple", position=(0.3, FOOD_RADIUS_M["apple"], -0.9),
+                   params={"radius": FOOD_RADIUS_M["apple"]})
+    run = Run(camera_env, worlds("hand-apple", [apple]))
+    _crouch_and_look_down(run, (0.3, 0.2, -0.5))
+    start, _, _ = _seen(run, RED)
+    assert "push" not in run.info["achievements"]
+    for _ in range(3):  # the hand sweeps forward through where it lies
+        run.step(right_hand_position=[0, 0, -1])
+    for _ in range(3):
+        run.step()
+    centre, _, _ = _seen(run, RED)
+    assert "push" in run.info["achievements"] and not run.grasping(1)
+    assert centre[2] - start[2] < -0.5 and abs(centre[0] - start[0]) < 0.15, (start, centre)
+
+
+def test_a_hand_pressed_down_on_a_stone_stops_on_it(camera_env, worlds):
+    # Regression: hands moved with infinite inertia and sank through loose items, driving a 10 kg
+    # stone half into the ground; pressing down is no push.
+    stone = tool_entity("stone", "stone", (0.3, 0.0, -0.8), base_color=(0.9, 0.1, 0.9))
+    run = Run(camera_env, worlds("hand-stone", [stone]))
+    _crouch_and_look_down(run, (0.3, 0.6, -0.8))
+    _, top, _ = _seen(run, MAGENTA)
+    stone_top = TOOL_SIZE_M["stone"][1]
+    assert top == pytest.approx(stone_top, abs=0.05)
+    for _ in range(8):
+        run.step(head_position=[0, -1, 0], right_hand_position=[0, -1, 0])
+        assert run.hand(1)[1] > stone_top + M.HAND_RADIUS_M - 0.03, run.hand(1)  # resting on its top
+    for _ in range(5):
+        run.step(head_position=[0, -1, 0])
+    _, highest, _ = _seen(run, MAGENTA)
+    assert highest == pytest.approx(stone_top, abs=0.05) and "push" not in run.info["achievements"]
+
+
+# ---- Sticks and logs stay where they lie -------------------------------------------------------------
+
+
+def test_sticks_and_logs_lying_on_the_ground_or_a_table_stay_there(camera_env, worlds):
+    # Regression: they collided as cylinders, which Bullet at 10 steps/s let roll and sink through
+    # the ground (a stick fell through within a few steps, a log rolled off and sank).
+    items = {  # colour: the item of that colour; the sticks lie across the view
+        MAGENTA: tool_entity("stick", "stick", (-0.6, 0.0, -2.0), yaw_rad=np.pi / 2, base_color=(0.9, 0.1, 0.9)),
+        YELLOW: tool_entity("log", "log", (1.4, 0.0, -3.5), base_color=(0.9, 0.8, 0.1)),
+        CYAN: tool_entity("stick", "stick_on_table", (-2.0, 0.8, -3.0), yaw_rad=np.pi / 2, base_color=(0.1, 0.8, 0.9)),
+    }
+    table = _box("table", (-2.0, 0.4, -3.0), (1.0, 0.8, 2.0), color=(0.3, 0.3, 0.3))
+    run = Run(camera_env, worlds("lying-tools", [*items.values(), table]))
+    for k in range(8):  # look 27 degrees down; both hands up over the head, out of view
+        run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
+                 right_hand_position=_rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
+    before = {colour: world_points(run.observation, run.info, colour_mask(run.observation["rgbd"], colour)) for colour in items}
+    assert all(len(points) >= 20 for points in before.values()), [len(points) for points in before.values()]
+    for _ in range(60):
+        run.step()
+    for colour, points in before.items():
+        now = world_points(run.observation, run.info, colour_mask(run.observation["rgbd"], colour))
+        assert len(now) > 0.9 * len(points), items[colour].name
+        assert np.linalg.norm(now.mean(axis=0) - points.mean(axis=0)) < 0.05, items[colour].name
