@@ -8,6 +8,8 @@ points, ``tests/env/camera.py``); where the body is, from ``info["world_body_pos
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 
@@ -73,10 +75,16 @@ def _trench_world(scale, width, with_log):
     return entities
 
 
-def _bridge_the_trench(run, scale):
+class Crossing(NamedTuple):
+    carried: bool  # the hand held the log from the lift until it was laid down
+    laid: bool  # ...and then let go of it
+    positions: np.ndarray  # the body after each step of the walk over, (n, 3)
+
+
+def _bridge_the_trench(run, scale) -> Crossing:
     """Picks the log up by its near end, carries it to the trench, lays it across, steps onto it
     with a jump and walks on. Open loop (the same actions whether or not there is a log), but for
-    where the body stops. Returns the body positions after each step of the walk over."""
+    where the body stops."""
     thickness = TOOL_SIZE_M["log"][1] * scale
     grip = np.array([LOG_X, thickness + M.HAND_RADIUS_M, LOG_NEAR_END_Z - GRIP_FROM_END_M])
     for _ in range(10):  # crouch (a thin log lies below a standing reach) and put the hand on it...
@@ -85,16 +93,16 @@ def _bridge_the_trench(run, scale):
                  right_grasp=int(np.linalg.norm(before - grip) < 0.02))  # ...closing it there
     for _ in range(8):  # stand up, lifting it to hand height
         run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), (LOG_X, 1.2, grip[2])), right_grasp=1)
-    run.carried = run.grasping(1)
+    carried = run.grasping(1)
     stop_z = TRENCH_EDGE_Z + SET_DOWN_SHORT_OF_EDGE_M - LOG_NEAR_END_Z
     while run.body[2] > stop_z + 1e-3:  # carry it to the trench, slowing down to stop where it goes down
         run.step(head_position=[0, 0, -min(1.0, (run.body[2] - stop_z) / 0.5)], right_grasp=1)
-        run.carried = run.carried and run.grasping(1)
+        carried = carried and run.grasping(1)
     for _ in range(12):  # lower it until it rests on both edges (a held item stops at what it touches)
         run.step(head_position=[0, -1 if thickness < 0.5 else 0, 0],
                  right_hand_position=_rate_toward(run.hand(1), grip - (0, 0.05, 0)), right_grasp=1)
     run.step()  # let go
-    run.laid = run.carried and not run.grasping(1)
+    laid = carried and not run.grasping(1)
     for _ in range(8):  # stand up, hand back to rest
         run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M))
     run.step(head_position=[LOG_X / (M.MAX_WALK_SPEED_M_PER_S * M.STEP_SECONDS), 0, 0])  # step right, over the log's axis
@@ -107,7 +115,7 @@ def _bridge_the_trench(run, scale):
     for _ in range(40):  # walk on
         run.step(head_position=[0, 0, -0.5])
         positions.append(run.body.copy())
-    return np.array(positions)
+    return Crossing(carried, laid, np.array(positions))
 
 
 @pytest.mark.parametrize("scale, width", BRIDGES)
@@ -117,17 +125,18 @@ def test_a_log_carried_to_a_trench_and_laid_across_it_carries_the_agent_over(env
     run = Run(env, worlds(f"trench-{scale}-{width}-{with_log}", _trench_world(scale, width, with_log),
                           spawn=(0.0, PLATFORM_TOP_M, 0.0)))
     crossing = _bridge_the_trench(run, scale)
+    walk = crossing.positions
     far_edge = TRENCH_EDGE_Z - width
-    over_trench = crossing[(crossing[:, 2] < TRENCH_EDGE_Z - M.BODY_RADIUS_M) & (crossing[:, 2] > far_edge + M.BODY_RADIUS_M)]
+    over_trench = walk[(walk[:, 2] < TRENCH_EDGE_Z - M.BODY_RADIUS_M) & (walk[:, 2] > far_edge + M.BODY_RADIUS_M)]
     if with_log:
-        assert run.carried and run.laid and "grasp" in run.info["achievements"]
+        assert crossing.carried and crossing.laid and "grasp" in run.info["achievements"]
         thickness = TOOL_SIZE_M["log"][1] * scale
         assert len(over_trench) >= (width - 2 * M.BODY_RADIUS_M) / 0.25 - 1  # walked (0.25 m a step) the whole way over
         assert np.all(np.abs(over_trench[:, 1] - (PLATFORM_TOP_M + thickness)) < 0.05), over_trench  # on the log
         assert run.body[2] < far_edge - 1.0 and run.body[1] == pytest.approx(PLATFORM_TOP_M, abs=0.02)  # on the far side
         assert run.info["energy_lost_to_falls"] == 0.0 and float(run.observation["energy"][0]) == pytest.approx(1.0)
     else:
-        assert not run.laid and "grasp" not in run.info["achievements"]
+        assert not crossing.laid and "grasp" not in run.info["achievements"]
         assert run.body[1] == pytest.approx(0.0, abs=0.02) and far_edge < run.body[2] < TRENCH_EDGE_Z  # in the trench
         for _ in range(20):  # running jumps at the far wall do not get it out
             run.step(head_position=[0, 0, -1], jump=1)
