@@ -6,15 +6,12 @@ extends Reference
 
 const P = preload("res://generated/protocol.gd")
 const Grasp = preload("res://agent/grasp.gd")
-const Layers = preload("res://physics_layers.gd")
 
 const HIT_VELOCITY_CHANGE_FRACTION = 0.5  # a thrown item whose velocity changes this much (beyond gravity) hit something
 const REST_SPEED_M_PER_S = 0.05  # a released item slower than this has come to rest
 const SETTLE_FRAMES = 3  # ...after this many frames (Bullet applies no gravity for a step or two after a release)
 const WATCH_FRAMES = 100  # released items are watched this long for hits and stacking
-const PUSH_SPEED_M_PER_S = 0.05  # an unheld item touching the agent and moving this fast is being pushed
-const PUSH_MARGIN_M = 0.1
-const PUSH_DEFAULT_EXTENT_M = 0.5
+const PUSH_SPEED_M_PER_S = 0.05  # the body or a hand moving into an unheld item this fast pushes it
 const PUSH_MAX_NORMAL_Y = 0.7  # contacts steeper than this (about 45 degrees) are the body resting on the item
 const RELEASE_GRACE_FRAMES = 5  # an item the agent let go of is not "pushed" by it this soon after
 const MK_CLIMB_PULL_TO_Y_M = -0.2  # mouse and keyboard: a climbing pull brings the hold this far below the feet
@@ -36,17 +33,12 @@ var watched = []  # released items: [{"item", "velocity", "frames"}]
 var work = 0.0  # equations 3-5 this step, before C_move
 var work_positions = []
 var work_velocities = []
-var push_query = PhysicsShapeQueryParameters.new()
-var push_shape = SphereShape.new()
 var grasp_query = PhysicsShapeQueryParameters.new()  # reused: a new shape per query costs Bullet an allocation
 var grasp_shape = SphereShape.new()
 
 
 func _init(owner):
 	player = owner
-	push_shape.radius = P.BODY_HEIGHT_M + P.ARM_REACH_M
-	push_query.set_shape(push_shape)
-	push_query.collision_mask = Layers.MOVABLE_ITEM_MASK  # only items can be pushed: skips the terrain
 	grasp_shape.radius = P.HAND_RADIUS_M + P.GRASP_REACH_M
 	grasp_query.set_shape(grasp_shape)
 
@@ -60,7 +52,6 @@ func on_spawn():
 		previous_hand_origin[i] = player.hands[i].global_transform.origin
 	work_positions = _work_positions()
 	work_velocities = [Vector3.ZERO, Vector3.ZERO, Vector3.ZERO, Vector3.ZERO]
-	push_query.exclude = player.own_rids()
 
 
 func unlock(name):
@@ -111,22 +102,29 @@ func after_body_motion(on_floor):
 
 # ---- Pushing ----------------------------------------------------------------------------------
 
-# The body walked into loose items (the slide collisions of its last move): each is shoved
-# horizontally so that it moves away at least as fast as the body was walking into it, whatever
-# its mass (the body pushes as if of infinite inertia, but only sideways: from above, items
-# bear the body's weight).
+# The body walked into loose items (the slide collisions of its last move): each is shoved.
 func push_items(walk_velocity):
 	var body = player.body
 	for i in range(body.get_slide_count()):
 		var collision = body.get_slide_collision(i)
-		var item = collision.collider
-		if not item is RigidBody or item.mode != RigidBody.MODE_RIGID or abs(collision.normal.y) > PUSH_MAX_NORMAL_Y:
-			continue
-		var direction = Vector3(-collision.normal.x, 0.0, -collision.normal.z).normalized()
-		var shortfall = walk_velocity.dot(direction) - item.linear_velocity.dot(direction)
-		if shortfall > 0.0:
-			item.sleeping = false
-			item.apply_central_impulse(direction * shortfall * item.mass)
+		shove(collision.collider, collision.normal, walk_velocity)
+
+
+# The body or a hand moving at `velocity` (world frame) ran into `item` (contact `normal`, pointing
+# out of the item): a loose item is shoved horizontally so that it moves away at least as fast as
+# the part was moving into it, whatever its mass (the agent pushes as if of infinite inertia, but
+# only sideways: from above, items bear the agent's weight, and a hand pressing down on an item
+# does not drive it into the ground).
+func shove(item, normal, velocity):
+	if not item is RigidBody or item.mode != RigidBody.MODE_RIGID or abs(normal.y) > PUSH_MAX_NORMAL_Y:
+		return
+	var direction = Vector3(-normal.x, 0.0, -normal.z).normalized()
+	var shortfall = velocity.dot(direction) - item.linear_velocity.dot(direction)
+	if shortfall > 0.0:
+		item.sleeping = false
+		item.apply_central_impulse(direction * shortfall * item.mass)
+	if velocity.dot(direction) >= PUSH_SPEED_M_PER_S and not _just_released(item):
+		unlock("push")  # (not the hand that just let it go, drawing back from it)
 
 
 # ---- Climbing ---------------------------------------------------------------------------------
@@ -309,7 +307,7 @@ func _eat():
 		unlock("eat_" + kind)
 
 
-# ---- After the physics step: hits, stacking, pushing -----------------------------------------
+# ---- After the physics step: hits, stacking ----------------------------------------------------
 
 func after_physics(dt):
 	var gravity_step = Vector3(0.0, -P.GRAVITY_M_PER_S2 * dt, 0.0)
@@ -333,8 +331,6 @@ func after_physics(dt):
 	watched = still_watched
 	if not achievements.has("hit"):
 		_detect_held_hit()
-	if not achievements.has("push") and player.get_tree().has_group("graspable"):
-		_detect_push()
 	if not achievements.has("open_food") and player.get_tree().has_group("opened_food"):
 		unlock("open_food")  # a food that must be opened was (entities/food.gd)
 
@@ -361,18 +357,6 @@ func _detect_held_hit():
 					return
 
 
-# Bounding radius of an item: food has `radius`; tools have `size` (a box) and `safe_scale`.
-static func _extent(item):
-	var radius = item.get("radius")
-	if radius != null:
-		return float(radius)
-	var size = item.get("size")
-	if size is Vector3:
-		var scale = item.get("safe_scale")
-		return size.length() / 2.0 * (1.0 if scale == null else float(scale))
-	return PUSH_DEFAULT_EXTENT_M
-
-
 func _just_released(item):
 	for w in watched:
 		if w.item == item:
@@ -385,31 +369,6 @@ func _rests_on_stone(item):
 	var space = item.get_world().direct_space_state
 	var hit = space.intersect_ray(origin, origin + Vector3(0.0, -2.0, 0.0), [item.get_rid()])
 	return not hit.empty() and hit.collider != null and hit.collider.is_in_group("stone")
-
-
-# An unheld item moving while it touches the body or a hand is being pushed. Touching is judged
-# by distance (the item's bounding radius, see _extent): Bullet resolves a kinematic
-# push against the body's previous position, so exact contact queries miss it.
-func _detect_push():
-	var body = player.body
-	var space = player.space_state
-	var feet = body.global_transform.origin
-	push_query.transform = Transform(Basis(), feet + Vector3(0.0, P.BODY_HEIGHT_M / 2.0, 0.0))
-	for hit in space.intersect_shape(push_query, 16):
-		var item = hit.collider
-		if not item is RigidBody or item.mode != RigidBody.MODE_RIGID or item.linear_velocity.length() <= PUSH_SPEED_M_PER_S:
-			continue
-		if _just_released(item):
-			continue  # leaving the hand that let it go: not a push
-		var extent = _extent(item)
-		var position = item.global_transform.origin
-		var axis_point = Vector3(feet.x, clamp(position.y, feet.y + P.BODY_RADIUS_M, feet.y + P.BODY_HEIGHT_M - P.BODY_RADIUS_M), feet.z)
-		var touching = position.distance_to(axis_point) <= P.BODY_RADIUS_M + extent + PUSH_MARGIN_M
-		for hand in player.hands:
-			touching = touching or position.distance_to(hand.global_transform.origin) <= P.HAND_RADIUS_M + extent + PUSH_MARGIN_M
-		if touching:
-			unlock("push")
-			return
 
 
 # ---- Movement work (equations 3-5 of Appendix B) ---------------------------------------------

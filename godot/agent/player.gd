@@ -170,9 +170,14 @@ func _walk(direction, jump, dt):
 	mechanics.after_body_motion(body.is_on_floor())
 
 
-# On the floor after the last slide, or (e.g. on the first step after spawning) just above something.
+# On the floor after the last slide, or (e.g. on the first step after spawning) just above a
+# floor. Only a floor counts: a body in the air touching a wall also "collides" when moved down,
+# and once could jump again from there.
 func _is_standing():
-	return body.is_on_floor() or body.test_move(body.global_transform, Vector3(0.0, -STANDING_PROBE_M, 0.0))
+	if body.is_on_floor():
+		return true
+	var below = body.move_and_collide(Vector3(0.0, -STANDING_PROBE_M, 0.0), false, true, true)  # test only
+	return below != null and below.normal.angle_to(Vector3.UP) <= FLOOR_MAX_ANGLE_RAD
 
 
 func _hand_target(i):
@@ -210,7 +215,11 @@ func _move_hand(i, translation_rate, rotation_rate, dt):
 	hand.global_transform.basis = target.basis
 	var motion = target.origin - hand.global_transform.origin
 	motion *= mechanics.held_item_free_fraction(i, motion)  # a held item does not pass through things
-	var collision = hand.move_and_collide(motion)
+	# Finite inertia: loose items stop the hand (it does not sink into them or drive them into the
+	# ground), and mechanics.shove pushes what it ran into, as for the body.
+	var collision = hand.move_and_collide(motion, false)
+	if collision != null:
+		mechanics.shove(collision.collider, collision.normal, motion / dt)
 	hand_positions[i] = body.global_transform.xform_inv(hand.global_transform.origin)
 	if reach_clamped(i, hand_positions[i]).distance_to(hand_positions[i]) > mechanics.SLIP_MARGIN_M:
 		# Caught behind something while the body moved on: the hand lets go and the arm brings it back.

@@ -732,3 +732,80 @@ def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows
         assert info["score"] > 1.0 and info["success"]
     finally:
         env.close()
+
+
+# ---- The body rises only by jumping, climbing or falling ---------------------------------------
+
+GROUND_LEVEL_TOLERANCE_M = 0.01  # the body stands 1-2 mm above the ground (Bullet's safe margin)
+# A jump's highest point in 10 Hz steps (the speed is set before each move): 0.5 + 0.4 + ... + 0.1
+# = 1.5 m, above the continuous v^2 / 2g = 1.25 m.
+JUMP_APEX_STEPPED_M = sum(max(0.0, M.JUMP_SPEED_M_PER_S - k * M.GRAVITY_M_PER_S2 * M.STEP_SECONDS) * M.STEP_SECONDS
+                          for k in range(100))
+
+
+def _each_non_jump_action(action_space):
+    """(label, action parts) for every non-jump action value at its extremes, one at a time:
+    each continuous component at -1 and +1 (or 1 when it has no negative range), each binary at 1."""
+    from avalon.env.protocol import ACTION_SPACES
+
+    for field in ACTION_SPACES[action_space]:
+        if field.name == "jump":
+            continue
+        if field.kind == "binary":
+            yield field.name, {field.name: 1}
+            continue
+        for k in range(field.size):
+            for sign in (1.0, -1.0) if field.low < 0 else (1.0,):
+                value = np.zeros(field.size, np.float32)
+                value[k] = sign
+                yield f"{field.name}[{k}]={sign:+.0f}", {field.name: value}
+
+
+def _press_world():
+    """A table in front of the agent at hand height with a stone on it, to press, push and grasp."""
+    from avalon.datagen.world import tool_entity
+
+    return [_box("table", (0.0, 0.5, -1.2), (2.0, 1.0, 0.9)), tool_entity("stone", "stone", (0.3, 1.0, -1.0))]
+
+
+@pytest.mark.parametrize("action_space", ["vr", "mouse_keyboard"])
+def test_the_body_rises_only_by_jumping_not_by_head_or_hand_motions(env, mk_env, worlds, action_space):
+    # Every non-jump action (the head raised and lowered, hands pushed up, down and into the
+    # table and the stone, grasps, throws, walking into the table) for 8 steps each, then the
+    # head up and both hands down on the table at once: the feet stay on the ground.
+    # Then a jump lifts the body.
+    run = Run(env if action_space == "vr" else mk_env, worlds("press", _press_world()))
+    steps = 0
+    for label, parts in _each_non_jump_action(action_space):
+        for _ in range(8):
+            run.step(**parts)
+            steps += 1
+            assert abs(run.body[1]) < GROUND_LEVEL_TOLERANCE_M, (label, run.body)
+    if action_space == "vr":  # a push-up: head up, both hands down onto the table, closed
+        for _ in range(10):
+            run.step(head_position=[0, 1, 0], left_hand_position=[0, -1, -0.3], right_hand_position=[0, -1, -0.3],
+                     left_grasp=1, right_grasp=1)
+            assert abs(run.body[1]) < GROUND_LEVEL_TOLERANCE_M, run.body
+    assert steps == 8 * (38 if action_space == "vr" else 11)  # every value of every non-jump action was tried
+    assert "jump" not in run.info["achievements"] and "climb_2m" not in run.info["achievements"]
+    heights = []
+    run.step(jump=1 if action_space == "vr" else [1.0])
+    for _ in range(10):
+        heights.append(run.body[1])
+        run.step()
+    assert max(heights) > 1.0 and "jump" in run.info["achievements"]
+    assert abs(run.body[1]) < GROUND_LEVEL_TOLERANCE_M  # and it came down again
+
+
+def test_jumping_again_and_again_against_a_wall_does_not_climb_it(env, worlds):
+    # Regression: a body in the air touching a wall counted as standing (a downward test move
+    # "collides" with the wall), so it could jump again from mid-air and scale a 3 m wall.
+    run = Run(env, worlds("wall", [_box("wall", (0.0, 1.5, -8.0), (4.0, 3.0, 12.0))]))
+    for _ in range(10):  # walk up to the wall (its face at z = -2)
+        run.step(head_position=[0, 0, -0.5])
+    heights = []
+    for _ in range(40):  # keep running into it, jumping
+        run.step(head_position=[0, 0, -1], jump=1)
+        heights.append(run.body[1])
+    assert max(heights) == pytest.approx(JUMP_APEX_STEPPED_M, abs=0.01)
+    assert run.body[2] > -2.0 + M.BODY_RADIUS_M - 0.01 and run.body[1] < 3.0

@@ -16,7 +16,7 @@ var radius = 0.25  # bounding radius, read by the agent's push detection
 func _ready():
 	add_to_group("graspable")
 	add_to_group("animal_bodies")
-	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)  # pushable: the agent's push query sees it
+	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)  # a movable item, like food and tools
 	if is_food:
 		add_to_group("food")
 	radius = size.length() / 2.0

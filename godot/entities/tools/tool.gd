@@ -51,15 +51,17 @@ func _ready():
 			box.extents = dimensions / 2.0
 			shape_node.shape = box
 			mesh_instance.mesh = _prism_mesh(4, dimensions, 0.0, [1.0, 1.0, 1.0])
-		"stick", "log":  # a cylinder lying along z
+		"stick", "log":  # a prism lying along z on one of its faces; a box to collide (see below)
 			var segments = 5 if kind == "stick" else 7
-			var cylinder = CylinderShape.new()
-			cylinder.radius = dimensions.x / 2.0
-			cylinder.height = dimensions.z
-			shape_node.shape = cylinder
-			shape_node.rotation = Vector3(PI / 2.0, 0, 0)
-			mesh_instance.mesh = _prism_mesh(segments, Vector3(dimensions.x, dimensions.z, dimensions.x), 0.0, [1.0, 1.0, 1.0])
+			mesh_instance.mesh = _prism_mesh(segments, Vector3(dimensions.x, dimensions.z, dimensions.x), 0.0, [1.0, 1.0, 1.0], true)
 			mesh_instance.rotation = Vector3(PI / 2.0, 0, 0)
+			# Bullet at 10 steps/s lets a cylinder (or a thin convex hull) lying on the ground roll
+			# and sink through it; box-box contacts hold. Bullet shrinks a box by its margin, so a
+			# thin one needs a margin below its half thickness.
+			var beam = BoxShape.new()
+			beam.extents = dimensions / 2.0
+			beam.margin = min(beam.margin, dimensions.x / 4.0)
+			shape_node.shape = beam
 		_:  # rock and boulder: an irregular low-poly lump with a flat base
 			var segments = 5 if kind == "rock" else 7
 			var mesh = _prism_mesh(segments, dimensions, 0.5, [0.8, 1.0, 0.55])
@@ -67,6 +69,8 @@ func _ready():
 			var hull = ConvexPolygonShape.new()
 			hull.points = mesh.surface_get_arrays(0)[Mesh.ARRAY_VERTEX]
 			shape_node.shape = hull
+			if kind == "boulder":
+				add_child(_base_box(dimensions, hull.margin))
 	var material = SpatialMaterial.new()
 	material.vertex_color_use_as_albedo = true
 	material.params_cull_mode = SpatialMaterial.CULL_DISABLED
@@ -129,10 +133,26 @@ func _swing_hits(swing):
 					struck.on_hit(swing.length())  # each checks the speed against its own threshold
 
 
+# A box in the lower half of a boulder, inside its hull, to stand on: Bullet gives a convex hull
+# one new contact point per step, so at 10 steps/s a boulder pushed over flat ground rocks and
+# sinks up to a quarter of its height into it; box-box contacts hold it up. The hull's margin
+# (Bullet adds it outside the hull's points) is added below the box, so both touch the ground.
+func _base_box(dimensions, hull_margin):
+	var box = BoxShape.new()
+	# Within the bottom ring of the boulder's mesh (scale 0.8, wobble down to 0.875, a heptagon).
+	box.extents = Vector3(0.44 * dimensions.x / 2.0, dimensions.y / 4.0 + hull_margin / 2.0, 0.44 * dimensions.z / 2.0)
+	var node = CollisionShape.new()
+	node.name = "Base"
+	node.shape = box
+	node.translation = Vector3(0.0, -dimensions.y / 4.0 - hull_margin / 2.0, 0.0)
+	return node
+
+
 # A closed prism-like solid along y fitting `dimensions` (x, y, z): three rings of `segments`
 # points (bottom, middle, top) scaled by `ring_scales`, the middle ring turned half a step and the
-# rings wobbled by `wobble` for an irregular look. Flat-shaded, one vertex colour per face.
-func _prism_mesh(segments, dimensions, wobble, ring_scales):
+# rings wobbled by `wobble` for an irregular look. Flat-shaded, one vertex colour per face. With
+# `face_on_z` (no wobble) one face looks along +z: the face it lies on once turned to lie along z.
+func _prism_mesh(segments, dimensions, wobble, ring_scales, face_on_z = false):
 	var heights = [-0.5, 0.0 if wobble > 0.0 else -0.5, 0.5]
 	if wobble <= 0.0:
 		ring_scales = [1.0, 1.0, 1.0]
@@ -142,7 +162,7 @@ func _prism_mesh(segments, dimensions, wobble, ring_scales):
 		for k in range(segments):
 			var angle = 2.0 * PI * (k + (0.5 if r == 1 and wobble > 0.0 else 0.0)) / segments
 			if wobble <= 0.0:
-				angle += PI / segments
+				angle += PI / segments + (PI / 2.0 if face_on_z else 0.0)
 			var jitter = 1.0 + wobble * 0.25 * sin(k * 2.7 + r * 1.3)
 			var radius = ring_scales[r] * jitter / (cos(PI / segments) if wobble <= 0.0 else 1.0)
 			ring.append(Vector3(cos(angle) * radius * dimensions.x / 2.0, heights[r] * dimensions.y,
