@@ -82,7 +82,8 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
         name: value
         for name, value in (
             ("unroll_steps", args.unroll), ("learning_rate", args.lr), ("clip_range", args.clip_range),
-            ("entropy_cost", args.entropy_cost), ("epochs", args.epochs),
+            ("entropy_cost", args.entropy_cost), ("epochs", args.epochs), ("minibatches", args.minibatches),
+            ("initial_std", args.initial_std),
         )
         if value is not None
     }
@@ -244,6 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument("--clip-range", type=float, help="PPO clip range (Table 7: 0.03)")
     ppo.add_argument("--entropy-cost", type=float, help="entropy cost (Table 7: 1.5e-4)")
     ppo.add_argument("--epochs", type=int, help="passes over each batch (default 2)")
+    ppo.add_argument("--minibatches", type=int, help="Adam steps per pass over each batch (default 1)")
+    ppo.add_argument("--initial-std", type=float, help="std of the policy's continuous actions at the start (default 1.0)")
     ppo.add_argument("--checkpoint-every", type=int, default=100_000, help="env steps between checkpoints")
     ppo.add_argument("--keep-checkpoints", type=int, default=3, help="newest checkpoints kept (default 3)")
     ppo.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")

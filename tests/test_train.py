@@ -38,7 +38,8 @@ def our_godot_pids() -> list[int]:
 def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(tmp_path, capsys):
     out = tmp_path / "run"
     code = main(["train", "ppo", *SMALL, "--steps", "300", "--out", str(out), "--eval-episodes", "1",
-                 "--eval-time-limits", "training", "--difficulty-step", "0.01"])
+                 "--eval-time-limits", "training", "--difficulty-step", "0.01", "--minibatches", "2",
+                 "--initial-std", "0.8"])
     assert code == 0
     printed = capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
@@ -48,6 +49,7 @@ def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(
     checkpoint = torch.load(summary["checkpoint"], weights_only=True)
     assert set(checkpoint["curriculum"]["max_difficulty"]) == {"eat", "move"}
     assert checkpoint["action_space"] == "vr" and checkpoint["resolution"] == 32
+    assert (checkpoint["ppo_config"]["minibatches"], checkpoint["ppo_config"]["initial_std"]) == (2, 0.8)
     evaluation = summary["evaluation"]
     assert set(evaluation["per_task"]) == {"eat", "move"} and Path(evaluation["video"]).is_file()
 
@@ -99,3 +101,5 @@ def test_bad_training_settings_are_named(tmp_path, capsys):
     assert "step_size=-1" in capsys.readouterr().err
     assert main(["train", "ppo", "--steps", "0", "--out", str(tmp_path / "d")]) == 2
     assert "total_steps=0" in capsys.readouterr().err
+    assert main(["train", "ppo", *SMALL, "--minibatches", "3", "--out", str(tmp_path / "e")]) == 2
+    assert "minibatches=3 does not divide the batch of 100" in capsys.readouterr().err
