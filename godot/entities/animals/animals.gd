@@ -36,6 +36,13 @@ func setup(world_root, terrain, player):
 					part.add_collision_exception_with(node)
 				if terrain_body != null:
 					node.add_collision_exception_with(terrain_body)
+	# Nor do animals collide with each other, for the same reason (each moves in turn, against
+	# the others' positions before theirs). It also spares Bullet's costly recovery from the
+	# overlaps of a crowd around the agent.
+	for i in range(animals.size()):
+		for j in range(i + 1, animals.size()):
+			animals[i].add_collision_exception_with(animals[j])
+			animals[j].add_collision_exception_with(animals[i])
 	if terrain != null and not animals.empty():
 		var grid = _obstacle_grid(terrain, entities)
 		for animal in animals:
