@@ -13,7 +13,8 @@ extends KinematicBody
 
 const P = preload("res://generated/protocol.gd")
 const Corpse = preload("res://entities/animals/corpse.gd")
-const AnimalMaterial = preload("res://entities/animals/animal_material.tres")
+const AnimalMaterial = preload("res://entities/animals/animal_material.tres")  # back faces culled
+const TwoSidedMaterial = preload("res://entities/animals/animal_material_two_sided.tres")
 
 const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
 const ARRIVED_M = 0.5
@@ -22,6 +23,7 @@ const FACE_MIN_TURN_RAD = 0.02
 const WATER_LOOKAHEAD_S = 0.3
 const WATER_MARGIN_M = 0.02
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
+const SEE_THROUGH_MARGIN_M = 0.1  # see update_sides
 
 export var species = ""
 export var is_predator = true
@@ -77,6 +79,10 @@ var _respite_frames = 0
 var _hit_cooldown = 0
 var _pending_hits = 0
 var _mesh = null
+var _mesh_instance = null
+var _two_sided = false  # drawn with TwoSidedMaterial (see update_sides)
+var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
+var _near_eye_m = 0.3  # see update_sides
 var _cell = 1.0  # the terrain's grid (see set_terrain)
 var _half_size = 0.0
 var _cols = 0
@@ -145,6 +151,10 @@ func _ready():
 	mesh_instance.material_override = AnimalMaterial
 	mesh_instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
 	add_child(mesh_instance)
+	_mesh_instance = mesh_instance
+	_mesh_box = _mesh.get_aabb()
+	# The near plane's corners (a square view) are this far from the eye.
+	_near_eye_m = P.DEPTH_NEAR_M * sqrt(1.0 + 2.0 * _tan_half_view * _tan_half_view) + SEE_THROUGH_MARGIN_M
 
 
 static func _has(names, name):
@@ -550,6 +560,23 @@ func _wall_is_climbable():
 	return false
 
 
+# The manager calls this after the animal has moved, with the camera's position. Back faces are
+# culled (see _build_mesh), which draws the same image as long as the camera sees the animal from
+# outside its parts; a camera inside one, or whose near plane cuts one, would see through it. So
+# while the eye is within reach of that (the near plane's corners, + SEE_THROUGH_MARGIN_M, from
+# the mesh's bounds) the animal is drawn two-sided.
+func update_sides(eye):
+	var local = Basis(Vector3.UP, _yaw).xform_inv(eye - _origin)
+	var outside = Vector3(
+			max(0.0, max(_mesh_box.position.x - local.x, local.x - _mesh_box.end.x)),
+			max(0.0, max(_mesh_box.position.y - local.y, local.y - _mesh_box.end.y)),
+			max(0.0, max(_mesh_box.position.z - local.z, local.z - _mesh_box.end.z)))
+	var near = outside.length_squared() < _near_eye_m * _near_eye_m
+	if near != _two_sided:
+		_two_sided = near
+		_mesh_instance.material_override = TwoSidedMaterial if near else AnimalMaterial
+
+
 # ---- Knocked out ------------------------------------------------------------------------------
 
 # The animal stops for good and leaves a body that falls and can be carried; a prey's body is
@@ -573,7 +600,11 @@ func knock_out():
 
 # ---- Looks ------------------------------------------------------------------------------------
 
-# One flat-shaded mesh with vertex colours from the body plan: one draw call per animal.
+# One flat-shaded mesh with vertex colours from the body plan: one draw call per animal. Indexed
+# (a face's two triangles share its corners) and without normals (drawn unshaded). The outside
+# faces wind clockwise, Godot's front faces, and AnimalMaterial culls the back faces: each part is
+# a closed solid, so seen from outside a back face is always behind a front face of the same part
+# (for a camera inside or next to the animal see update_sides).
 func _build_mesh():
 	var surface = SurfaceTool.new()
 	surface.begin(Mesh.PRIMITIVE_TRIANGLES)
@@ -593,6 +624,7 @@ func _build_mesh():
 			c.append(centre + Vector3(x, sy * extent.y, sz * extent.z))
 		for face in [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]]:
 			_quad(surface, c[face[0]], c[face[1]], c[face[2]], c[face[3]], color, centre)
+	surface.index()
 	return surface.commit()
 
 
@@ -608,8 +640,7 @@ func _quad(surface, a, b, c, d, color, centre):
 		normal = -normal
 	var shade = 0.72 + 0.28 * normal.y  # drawn unshaded (one draw call): a fixed light from above
 	var face_color = Color(color.r * shade, color.g * shade, color.b * shade)
-	var order = [a, c, b, a, d, c] if flip else [a, b, c, a, c, d]
+	var order = [a, b, c, a, c, d] if flip else [a, c, b, a, d, c]  # clockwise seen from outside
 	for vertex in order:
 		surface.add_color(face_color)
-		surface.add_normal(normal)
 		surface.add_vertex(vertex)

@@ -119,8 +119,11 @@ func step(player, dt):
 	_agent.speed = Vector2(feet.x - _previous_feet.x, feet.z - _previous_feet.z).length() / dt
 	_agent.exclude = player.mechanics.agent_and_held_rids()
 	_previous_feet = feet
+	var eye = _agent.camera.global_transform.origin
 	for animal in animals:
 		animal.think(_agent, dt)
+		if not animal.is_down():
+			animal.update_sides(eye)
 		attack_damage += animal.damage_dealt
 		if animal.escaped:
 			player.mechanics.unlock("escaped_" + animal.species)
