@@ -9,7 +9,9 @@ takes the same pre-drawn random actions in both worlds. One simulator runs both 
 alternation, and the medians are printed. The machine is shared, so besides wall-clock steps per
 second the script reports steps per CPU-second (the CPU time of the Godot process plus this
 Python process, from /proc and ``time.process_time``), which other load disturbs far less.
-Usage: ``bin/bench_animals.py [--repeats 5] [--steps 1000] [--resolution 96] [--renderer GLES2]``.
+Usage: ``bin/bench_animals.py [--repeats 5] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
+``--save-worlds DIR`` only writes the two worlds (``DIR/plain``, ``DIR/animals``) and exits, e.g.
+for ``bin/bench_callgrind.py --world-dir``.
 """
 
 from __future__ import annotations
@@ -94,7 +96,13 @@ def main() -> None:
     parser.add_argument("--resolution", type=int, default=96)
     parser.add_argument("--renderer", default="GLES2")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save-worlds", metavar="DIR", help="write the two worlds into DIR/plain and DIR/animals, and exit")
     args = parser.parse_args()
+    if args.save_worlds:
+        plain, with_animals = worlds(args.seed)
+        print(export_world(plain, Path(args.save_worlds) / "plain"))
+        print(export_world(with_animals, Path(args.save_worlds) / "animals"))
+        return
     work = Path(tempfile.mkdtemp(prefix="avalon-bench-animals-"))
     sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator_settings())
     try:

@@ -66,6 +66,7 @@ def main() -> int:
     parser.add_argument("--renderer", default="GLES2")
     parser.add_argument("--action-space", default="vr")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep-dump", metavar="FILE", help="copy callgrind's dump of the measured steps here (for callgrind_annotate)")
     args = parser.parse_args()
     if args.steps <= 0 or args.warmup < 0:
         parser.error(f"--steps ({args.steps}) must be positive and --warmup ({args.warmup}) not negative")
@@ -102,6 +103,8 @@ def main() -> int:
         if not dumps:
             sys.exit("callgrind wrote no dump for the measured steps")
         dump = dumps[0]
+        if args.keep_dump:
+            shutil.copyfile(dump, args.keep_dump)
         print(f"{args.renderer}, {args.action_space} actions, {args.steps} steps after {args.warmup}, world {world_dir}")
         print(f"Godot instructions per step: {_totals(dump) / args.steps:,.0f}")
         for library, count in _by_library(dump):

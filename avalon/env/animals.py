@@ -45,7 +45,8 @@ HIT_COOLDOWN_S = 0.5  # one swing or one bouncing rock counts as one hit
 CLIMB_SPEED_FACTOR = 0.5  # climbers go up at this fraction of their active speed
 DEFAULT_FLY_HEIGHT_M = 4.0  # air animals idle this high above the ground
 OBSTACLE_GRID_CELL_M = 1.0  # on terrain, animals look static obstacles up in a grid of these cells...
-OBSTACLE_MARGIN_M = 3.0  # ...and move with physics queries only this near one (more than the largest reach + a step)
+OBSTACLE_MARGIN_M = 3.0  # ...that lists those within this of each cell (more than the largest footprint + a step)...
+OBSTACLE_CONTACT_MARGIN_M = 0.1  # ...and move with physics queries only when this step could bring them this near one
 MAX_REPORTED_ANIMALS = 24  # the ground-truth `animals` feature covers this many (scene order)
 
 # Ground-truth state codes in the `animals` feature.

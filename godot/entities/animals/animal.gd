@@ -13,7 +13,8 @@ extends KinematicBody
 
 const P = preload("res://generated/protocol.gd")
 const Corpse = preload("res://entities/animals/corpse.gd")
-const AnimalMaterial = preload("res://entities/animals/animal_material.tres")
+const AnimalMaterial = preload("res://entities/animals/animal_material.tres")  # back faces culled
+const TwoSidedMaterial = preload("res://entities/animals/animal_material_two_sided.tres")
 
 const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
 const ARRIVED_M = 0.5
@@ -22,6 +23,7 @@ const FACE_MIN_TURN_RAD = 0.02
 const WATER_LOOKAHEAD_S = 0.3
 const WATER_MARGIN_M = 0.02
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
+const SEE_THROUGH_MARGIN_M = 0.1  # see update_sides
 
 export var species = ""
 export var is_predator = true
@@ -77,12 +79,18 @@ var _respite_frames = 0
 var _hit_cooldown = 0
 var _pending_hits = 0
 var _mesh = null
+var _mesh_instance = null
+var _two_sided = false  # drawn with TwoSidedMaterial (see update_sides)
+var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
+var _near_eye_m = 0.3  # see update_sides
 var _cell = 1.0  # the terrain's grid (see set_terrain)
 var _half_size = 0.0
 var _cols = 0
 var _rows = 0
 var _heights = PoolRealArray()
-var _grid = PoolByteArray()  # static obstacles near (see set_obstacles): 1 = move with physics queries
+var _grid = PoolByteArray()  # static obstacles near (see set_obstacles): 1 = some within OBSTACLE_MARGIN_M
+var _near_obstacles = {}  # marked cell -> [x, z, radius] of those obstacles, after one another
+var _footprint_radius = 0.25  # half the diagonal of its box's horizontal sides: the box at any yaw
 var _grid_cols = 0
 var _grid_cell = 1.0
 var _grid_half = 0.0
@@ -122,6 +130,7 @@ func _ready():
 	_random = idle.ends_with("random")
 	half_height = size.y / 2.0
 	reach_radius = max(size.x, size.z) / 2.0
+	_footprint_radius = Vector2(size.x, size.z).length() / 2.0
 	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
 	rng.seed = int(rng_seed)
 	home = transform.origin
@@ -142,6 +151,10 @@ func _ready():
 	mesh_instance.material_override = AnimalMaterial
 	mesh_instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
 	add_child(mesh_instance)
+	_mesh_instance = mesh_instance
+	_mesh_box = _mesh.get_aabb()
+	# The near plane's corners (a square view) are this far from the eye.
+	_near_eye_m = P.DEPTH_NEAR_M * sqrt(1.0 + 2.0 * _tan_half_view * _tan_half_view) + SEE_THROUGH_MARGIN_M
 
 
 static func _has(names, name):
@@ -413,10 +426,10 @@ func _ground_height(x, z):
 
 # Moves by `desired` (m/s) for one step. On terrain the animal does not collide with the height
 # field (Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step): the terrain's
-# surface, computed exactly, is its floor. Away from static obstacles (see _is_clear) it moves
-# without any physics query, and its transform is written once; near them it moves with
-# move_and_slide. Ground animals keep out of water and, unless climbing, off slopes steeper than
-# MAX_WALK_SLOPE.
+# surface, computed exactly, is its floor. Unless this step could bring it into contact with a
+# static obstacle (see _is_clear) it moves without any physics query, and its transform is
+# written once; otherwise it moves with move_and_slide. Ground animals keep out of water and,
+# unless climbing, off slopes steeper than MAX_WALK_SLOPE.
 func _move(desired, dt):
 	var origin = _origin
 	var next = origin  # where it ends up, when it moves without physics queries
@@ -426,7 +439,7 @@ func _move(desired, dt):
 		if state != P.STATE_ACTIVE:  # cruise at the flying height
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
 		velocity = desired
-		if terrain != null and _is_clear():
+		if terrain != null and _is_clear(Vector2(desired.x, desired.z).length() * dt):
 			next = origin + desired * dt
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 		else:
@@ -445,13 +458,19 @@ func _move(desired, dt):
 		else:
 			_vertical_speed -= P.GRAVITY_M_PER_S2 * dt
 		velocity = horizontal
-		if terrain != null and not _climbing and _is_clear():
+		if terrain != null and not _climbing and _is_clear(horizontal.length() * dt):
 			next = origin + horizontal * dt
 			if horizontal == Vector3.ZERO or next_ground == INF:
 				next_ground = _ground_height(next.x, next.z)
-			next.y = max(next_ground + half_height, origin.y + _vertical_speed * dt)  # walks the surface, or falls to it
-			if next.y <= next_ground + half_height:
+			# It walks the surface, or falls to it. (Compared before storing: Vector3 holds 32-bit
+			# floats, so a stored surface height may round above the 64-bit one.)
+			var surface_y = next_ground + half_height
+			var fall_y = origin.y + _vertical_speed * dt
+			if fall_y <= surface_y:
+				next.y = surface_y
 				_vertical_speed = 0.0
+			else:
+				next.y = fall_y
 		else:
 			velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
 			_vertical_speed = 0.0 if is_on_floor() else velocity.y
@@ -476,21 +495,43 @@ func _move(desired, dt):
 		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
 
 
-# Whether nothing the animal could bump into is near: a look-up in the manager's grid of static
-# obstacles (tree trunks, boxes), each grown by OBSTACLE_MARGIN_M. Items and other animals are not
-# in it: away from obstacles animals pass through each other, and thrown items collide with them
-# by themselves.
-func _is_clear():
-	var c = int((_origin.x + _grid_half) / _grid_cell)
-	var r = int((_origin.z + _grid_half) / _grid_cell)
-	if c < 0 or r < 0 or c >= _grid_cols or r >= _grid_cols:
+# Whether nothing the animal could bump into is near enough to touch it this step, moving
+# `step_m` horizontally: a look-up in the manager's grid of static obstacles (tree trunks, boxes),
+# then, in a cell near one, the exact horizontal distances to those listed for the cell against
+# the animal's footprint (the circle around its box, whatever its yaw) + the step +
+# OBSTACLE_CONTACT_MARGIN_M. Items and other animals are not in it: away from obstacles animals
+# pass through each other, and thrown items collide with them by themselves.
+func _is_clear(step_m):
+	var x = _origin.x
+	var z = _origin.z
+	var gx = (x + _grid_half) / _grid_cell
+	var gz = (z + _grid_half) / _grid_cell
+	if gx < 0.0 or gz < 0.0 or gx >= _grid_cols or gz >= _grid_cols:
 		return false
-	return _grid[r * _grid_cols + c] == 0
+	var cell = int(gz) * _grid_cols + int(gx)
+	if _grid[cell] == 0:
+		return true
+	var reach = _footprint_radius + step_m + P.OBSTACLE_CONTACT_MARGIN_M
+	if reach > P.OBSTACLE_MARGIN_M:
+		return false  # the grid lists only obstacles within OBSTACLE_MARGIN_M
+	var near = _near_obstacles[cell]
+	var i = 0
+	var count = near.size()
+	while i < count:
+		var dx = near[i] - x
+		var dz = near[i + 1] - z
+		var touch = reach + near[i + 2]
+		if dx * dx + dz * dz <= touch * touch:
+			return false
+		i += 3
+	return true
 
 
-# The manager's obstacle grid (see animals.gd): square, `cols` cells of `cell` m, centred on the origin.
-func set_obstacles(grid, cols, cell):
+# The manager's obstacle grid (see animals.gd): square, `cols` cells of `cell` m, centred on the
+# origin, and the obstacles near each marked cell.
+func set_obstacles(grid, near_obstacles, cols, cell):
 	_grid = grid
+	_near_obstacles = near_obstacles
 	_grid_cols = cols
 	_grid_cell = cell
 	_grid_half = cols * cell / 2.0
@@ -519,6 +560,23 @@ func _wall_is_climbable():
 	return false
 
 
+# The manager calls this after the animal has moved, with the camera's position. Back faces are
+# culled (see _build_mesh), which draws the same image as long as the camera sees the animal from
+# outside its parts; a camera inside one, or whose near plane cuts one, would see through it. So
+# while the eye is within reach of that (the near plane's corners, + SEE_THROUGH_MARGIN_M, from
+# the mesh's bounds) the animal is drawn two-sided.
+func update_sides(eye):
+	var local = Basis(Vector3.UP, _yaw).xform_inv(eye - _origin)
+	var outside = Vector3(
+			max(0.0, max(_mesh_box.position.x - local.x, local.x - _mesh_box.end.x)),
+			max(0.0, max(_mesh_box.position.y - local.y, local.y - _mesh_box.end.y)),
+			max(0.0, max(_mesh_box.position.z - local.z, local.z - _mesh_box.end.z)))
+	var near = outside.length_squared() < _near_eye_m * _near_eye_m
+	if near != _two_sided:
+		_two_sided = near
+		_mesh_instance.material_override = TwoSidedMaterial if near else AnimalMaterial
+
+
 # ---- Knocked out ------------------------------------------------------------------------------
 
 # The animal stops for good and leaves a body that falls and can be carried; a prey's body is
@@ -542,7 +600,11 @@ func knock_out():
 
 # ---- Looks ------------------------------------------------------------------------------------
 
-# One flat-shaded mesh with vertex colours from the body plan: one draw call per animal.
+# One flat-shaded mesh with vertex colours from the body plan: one draw call per animal. Indexed
+# (a face's two triangles share its corners) and without normals (drawn unshaded). The outside
+# faces wind clockwise, Godot's front faces, and AnimalMaterial culls the back faces: each part is
+# a closed solid, so seen from outside a back face is always behind a front face of the same part
+# (for a camera inside or next to the animal see update_sides).
 func _build_mesh():
 	var surface = SurfaceTool.new()
 	surface.begin(Mesh.PRIMITIVE_TRIANGLES)
@@ -562,6 +624,7 @@ func _build_mesh():
 			c.append(centre + Vector3(x, sy * extent.y, sz * extent.z))
 		for face in [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]]:
 			_quad(surface, c[face[0]], c[face[1]], c[face[2]], c[face[3]], color, centre)
+	surface.index()
 	return surface.commit()
 
 
@@ -577,8 +640,7 @@ func _quad(surface, a, b, c, d, color, centre):
 		normal = -normal
 	var shade = 0.72 + 0.28 * normal.y  # drawn unshaded (one draw call): a fixed light from above
 	var face_color = Color(color.r * shade, color.g * shade, color.b * shade)
-	var order = [a, c, b, a, d, c] if flip else [a, b, c, a, c, d]
+	var order = [a, b, c, a, c, d] if flip else [a, c, b, a, d, c]  # clockwise seen from outside
 	for vertex in order:
 		surface.add_color(face_color)
-		surface.add_normal(normal)
 		surface.add_vertex(vertex)

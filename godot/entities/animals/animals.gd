@@ -36,18 +36,30 @@ func setup(world_root, terrain, player):
 					part.add_collision_exception_with(node)
 				if terrain_body != null:
 					node.add_collision_exception_with(terrain_body)
+	# Nor do animals collide with each other, for the same reason (each moves in turn, against
+	# the others' positions before theirs). It also spares Bullet's costly recovery from the
+	# overlaps of a crowd around the agent.
+	for i in range(animals.size()):
+		for j in range(i + 1, animals.size()):
+			animals[i].add_collision_exception_with(animals[j])
+			animals[j].add_collision_exception_with(animals[i])
 	if terrain != null and not animals.empty():
 		var grid = _obstacle_grid(terrain, entities)
 		for animal in animals:
-			animal.set_obstacles(grid, _grid_cols, P.OBSTACLE_GRID_CELL_M)
+			animal.set_obstacles(grid, _near_obstacles, _grid_cols, P.OBSTACLE_GRID_CELL_M)
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
 
 
 
 # Cells (OBSTACLE_GRID_CELL_M square) within OBSTACLE_MARGIN_M of a static obstacle: a tree trunk
-# of the terrain or a static body among the entities (boxes). Animals move with physics queries
-# only in these (animal.gd: _is_clear).
+# of the terrain or a static body among the entities (boxes), each a vertical cylinder (a box: its
+# bounding sphere's). Marked 1 in the returned grid; `_near_obstacles` maps each marked cell to
+# the obstacles it is near, [x, z, radius] after one another. Animals move with physics queries
+# only when a step could bring them near one of these (animal.gd: _is_clear).
+var _near_obstacles = {}
+
+
 func _obstacle_grid(terrain, entities):
 	var cell = P.OBSTACLE_GRID_CELL_M
 	_grid_cols = int(ceil(terrain.size_m / cell))
@@ -55,18 +67,20 @@ func _obstacle_grid(terrain, entities):
 	grid.resize(_grid_cols * _grid_cols)
 	for i in range(grid.size()):
 		grid[i] = 0
+	_near_obstacles = {}
 	var obstacles = []  # [x, z, radius]
 	var trees = terrain.get_node_or_null("Trees")
 	if trees != null:
 		for shape in trees.get_children():
 			if shape is CollisionShape and shape.shape is CylinderShape:
 				var at = shape.global_transform.origin
-				obstacles.append([at.x, at.z, shape.shape.radius])
+				var scale = shape.global_transform.basis.get_scale()
+				obstacles.append([at.x, at.z, shape.shape.radius * max(scale.x, scale.z)])
 	if entities != null:
 		for node in entities.get_children():
 			if node is StaticBody:
 				var size = node.get("size")
-				var extent = Vector2(size.x, size.z).length() / 2.0 if size is Vector3 else 1.0
+				var extent = size.length() / 2.0 if size is Vector3 else 1.0  # whatever its rotation
 				obstacles.append([node.global_transform.origin.x, node.global_transform.origin.z, extent])
 	var half = _grid_cols * cell / 2.0
 	for obstacle in obstacles:
@@ -77,7 +91,13 @@ func _obstacle_grid(terrain, entities):
 		var r1 = int(min(_grid_cols - 1, floor((obstacle[1] + reach + half) / cell)))
 		for r in range(r0, r1 + 1):
 			for c in range(c0, c1 + 1):
-				grid[r * _grid_cols + c] = 1
+				var index = r * _grid_cols + c
+				grid[index] = 1
+				var near = _near_obstacles.get(index, PoolRealArray())
+				near.append(obstacle[0])
+				near.append(obstacle[1])
+				near.append(obstacle[2])
+				_near_obstacles[index] = near  # (a PoolRealArray is copied on write)
 	return grid
 
 
@@ -99,8 +119,11 @@ func step(player, dt):
 	_agent.speed = Vector2(feet.x - _previous_feet.x, feet.z - _previous_feet.z).length() / dt
 	_agent.exclude = player.mechanics.agent_and_held_rids()
 	_previous_feet = feet
+	var eye = _agent.camera.global_transform.origin
 	for animal in animals:
 		animal.think(_agent, dt)
+		if not animal.is_down():
+			animal.update_sides(eye)
 		attack_damage += animal.damage_dealt
 		if animal.escaped:
 			player.mechanics.unlock("escaped_" + animal.species)

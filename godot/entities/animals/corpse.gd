@@ -29,6 +29,6 @@ func _ready():
 	var instance = MeshInstance.new()
 	instance.name = "Mesh"
 	instance.mesh = mesh
-	instance.material_override = preload("res://entities/animals/animal_material.tres")
+	instance.material_override = preload("res://entities/animals/animal_material_two_sided.tres")  # it may be held to the face
 	instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
 	add_child(instance)
