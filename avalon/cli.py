@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument("--entropy-cost", type=float, help="entropy cost (Table 7: 1.5e-4)")
     ppo.add_argument("--epochs", type=int, help="passes over each batch (default 2)")
     ppo.add_argument("--minibatches", type=int, help="Adam steps per pass over each batch (default 1)")
-    ppo.add_argument("--initial-std", type=float, help="std of the policy's continuous actions at the start (default 1.0)")
+    ppo.add_argument("--initial-std", type=float, help="std of the policy's continuous actions at the start (default 0.3; original Avalon: 1)")
     ppo.add_argument("--checkpoint-every", type=int, default=100_000, help="env steps between checkpoints")
     ppo.add_argument("--keep-checkpoints", type=int, default=3, help="newest checkpoints kept (default 3)")
     ppo.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")

@@ -29,7 +29,8 @@ def test_shapes_on_both_action_spaces(name, parameters, resolution):
     actions = ActionLayout.from_space(action_space(name))
     assert actions.parameter_size == parameters
     assert observations.proprio_size == sum(feature.size for feature in OBSERVED_FEATURES) == 51
-    model = ActorCritic(observations, actions, PPOConfig())
+    config = PPOConfig()
+    model = ActorCritic(observations, actions, config)
     distribution, values = model(observations.to_tensors(random_observations(resolution, 3)))
     assert values.shape == (3,)
     assert distribution.mean.shape == (3, actions.normal_size)
@@ -37,7 +38,7 @@ def test_shapes_on_both_action_spaces(name, parameters, resolution):
     assert sample.shape == (3, actions.action_size)
     assert distribution.log_prob(sample).shape == (3,) and distribution.entropy().shape == (3,)
     # A fresh network starts near the initial std and near-uniform choices.
-    assert torch.allclose(distribution.std, torch.ones_like(distribution.std), atol=0.1)
+    assert torch.allclose(distribution.std, torch.full_like(distribution.std, config.initial_std), atol=0.03)
 
 
 def test_network_is_small():
@@ -77,12 +78,12 @@ def test_bad_observations_are_named():
         layout.to_tensors(observations)
 
 
-def test_config_defaults_are_table_7():
+def test_config_defaults_are_table_7_and_the_original_ppo_except_the_initial_std():
     config = PPOConfig()
     assert (config.learning_rate, config.adam_epsilon, config.max_grad_norm) == (2.5e-4, 1e-5, 0.5)
     assert (config.value_cost, config.entropy_cost, config.discount, config.gae_lambda) == (1.0, 1.5e-4, 0.99, 0.83)
     assert (config.clip_range, config.unroll_steps, config.epochs, config.minibatches) == (0.03, 200, 2, 1)
-    assert (config.initial_std, config.min_std) == (1.0, 0.01)
+    assert (config.initial_std, config.min_std) == (0.3, 0.01)  # original: (1.0, 0.01); see docs/agent.md
     assert config.batch_size(16) == 3200
     assert PPOConfig.from_dict(config.to_dict()) == config
 
@@ -95,7 +96,7 @@ def test_config_defaults_are_table_7():
         ({"unroll_steps": 0}, "unroll_steps=0 must be an int >= 1"),
         ({"epochs": 2.0}, "epochs=2.0 must be an int >= 1"),
         ({"clip_range": 1.0}, "clip_range=1.0 must be below 1"),
-        ({"min_std": 2.0}, "min_std=2.0 must be below initial_std=1.0"),
+        ({"min_std": 0.5}, "min_std=0.5 must be below initial_std=0.3"),
         ({"entropy_cost": float("nan")}, "entropy_cost=nan"),
         ({"network": NetworkConfig(conv_layers=[[16, 5, 2], [32, 3, 2]])}, None),
     ],
