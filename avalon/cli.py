@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -299,13 +302,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _terminate_cleanly():
+    """SIGTERM (``kill PID``, a job scheduler's stop) raises ``SystemExit(143)`` in the main thread.
+
+    Python's default for SIGTERM ends the process at once, without ``finally`` blocks or
+    ``atexit``: the simulators die with their sockets, but their temporary folders, the world
+    supply's folders and a half-written run would be left behind. As an exception, everything
+    unwinds as on Ctrl-C. Only installed over the default handler, from the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return args.handler(args)
-    except (AvalonError, ValueError, FileExistsError) as error:
-        print(f"avalon {args.command}: error: {error}", file=sys.stderr)
-        return 2
+    with _terminate_cleanly():
+        try:
+            return args.handler(args)
+        except (AvalonError, ValueError, FileExistsError) as error:
+            print(f"avalon {args.command}: error: {error}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

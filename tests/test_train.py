@@ -4,6 +4,8 @@ curriculum, world supply, parallel simulators, PPO, checkpoints, resume, crash r
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -16,6 +18,31 @@ from avalon.cli import main
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 SMALL = ["--resolution", "32", "--unroll", "50", "--envs", "2", "--tasks", "eat,move"]
+
+
+def descendants(root: int) -> dict[int, str]:
+    """Living descendants of process ``root``: pid -> command name."""
+    parents, names = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z":
+            continue
+        names[int(entry.name)] = stat[stat.index("(") + 1 : stat.rindex(")")]
+        parents[int(entry.name)] = int(fields[1])
+    found, frontier = {}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in found:
+                found[pid] = names[pid]
+                frontier.append(pid)
+    return found
 
 
 def our_godot_pids() -> list[int]:
@@ -103,3 +130,41 @@ def test_bad_training_settings_are_named(tmp_path, capsys):
     assert "total_steps=0" in capsys.readouterr().err
     assert main(["train", "ppo", *SMALL, "--minibatches", "3", "--out", str(tmp_path / "e")]) == 2
     assert "minibatches=3 does not divide the batch of 100" in capsys.readouterr().err
+
+
+def test_sigterm_stops_a_training_run_cleanly(tmp_path):
+    """``kill PID`` of a training run ends it with 143 and leaves no process and no temporary folder."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    environment = {**os.environ, "TMPDIR": str(scratch)}
+    command = [sys.executable, "-m", "avalon.cli", "train", "ppo", *SMALL, "--steps", "100000",
+               "--out", str(tmp_path / "run"), "--eval-episodes", "0"]
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        started: dict[int, str] = {}
+        while time.monotonic() < deadline and process.poll() is None:
+            started = descendants(process.pid)
+            if sum(name.startswith("godot") for name in started.values()) == 2:
+                break
+            time.sleep(0.2)
+        assert sum(name.startswith("godot") for name in started.values()) == 2, "the run did not start its simulators"
+        assert any(scratch.iterdir()), "the run made no temporary folder (is TMPDIR honoured?)"
+        time.sleep(2.0)  # into the training loop
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 128 + signal.SIGTERM, errors.decode()[-2000:]
+    assert [pid for pid in started if is_alive(pid)] == []
+    # (torch may leave its own compile cache there; ours all start with "avalon-")
+    assert sorted(path.name for path in scratch.iterdir() if path.name.startswith("avalon")) == []
+
+
+def is_alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
