@@ -10,8 +10,8 @@ the worlds still follow the curriculum closely (each is drawn when its request i
 
 The generator process exits when its pipe closes: on :meth:`close`, at interpreter exit, or when
 the Python process dies outright. Folders are written under the supply's own temporary directory,
-which :meth:`close` removes; callers delete each folder once its episode is over
-(:meth:`discard`).
+which :meth:`close` removes (and the generator as it exits, should the trainer have died
+outright); callers delete each folder once its episode is over (:meth:`discard`).
 """
 
 from __future__ import annotations
@@ -76,8 +76,21 @@ class SuppliedWorld:
     error: str | None = None
 
 
-def _serve(requests: TextIO, replies: TextIO, directory: Path) -> None:
-    """The generator process: answers each request line, in order, until its input closes."""
+def _serve(requests: TextIO, replies: TextIO, directory: Path, remove_at_end: bool = False) -> None:
+    """The generator process: answers each request line, in order, until its input closes.
+
+    With ``remove_at_end`` (the supply's own temporary directory) it then deletes ``directory``:
+    when the trainer was killed outright (SIGKILL runs no clean-up) the generator is the last
+    one left who knows the folder.
+    """
+    try:
+        _answer(requests, replies, directory)
+    finally:
+        if remove_at_end:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _answer(requests: TextIO, replies: TextIO, directory: Path) -> None:
     try:
         os.nice(GENERATOR_NICENESS)
     except OSError:
@@ -103,6 +116,10 @@ def _serve(requests: TextIO, replies: TextIO, directory: Path) -> None:
             return
 
 
+#: Tells the generator process that the directory is the supply's own, to delete when it ends.
+REMOVE_AT_END_FLAG = "--remove-at-end"
+
+
 class WorldSupply:
     """Generates requested worlds in a background process, in request order."""
 
@@ -119,7 +136,8 @@ class WorldSupply:
         with open(self._log_path, "wb") as log:
             # A module run by path, not multiprocessing: the caller's script is never re-imported.
             self._process: subprocess.Popen | None = subprocess.Popen(
-                [sys.executable, "-m", "avalon.env.world_supply", str(self.directory)],
+                [sys.executable, "-m", "avalon.env.world_supply", str(self.directory)]
+                + ([REMOVE_AT_END_FLAG] if self._owns_directory else []),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
             )
         self._received = b""  # reply bytes read but not yet consumed (replies are JSON lines)
@@ -238,4 +256,4 @@ def _close_all_at_exit() -> None:
 
 
 if __name__ == "__main__":
-    _serve(sys.stdin, sys.stdout, Path(sys.argv[1]))
+    _serve(sys.stdin, sys.stdout, Path(sys.argv[1]), remove_at_end=REMOVE_AT_END_FLAG in sys.argv[2:])

@@ -48,6 +48,7 @@ def test_worlds_come_back_in_request_order_with_the_same_bytes_as_direct_generat
             assert (info.task, info.difficulty, info.seed) == (request.task, request.difficulty, request.seed)
     finally:
         supply.close()
+    assert (tmp_path / "again").is_dir()  # a folder the caller gave is the caller's: emptied of ours, kept
 
 
 def test_a_world_requested_ahead_is_ready_when_taken():
@@ -125,11 +126,17 @@ def test_the_generator_exits_when_its_python_process_is_killed(tmp_path):
         time.sleep(600)
         """
     )
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(scratch)})
     try:
         generator = int(process.stdout.readline())
         assert alive(generator)
+        assert [path.name for path in scratch.iterdir() if path.name.startswith("avalon-worlds-")]
     finally:
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
     assert wait_gone(generator)
+    # ... and takes the supply's temporary folder with it.
+    assert [path.name for path in scratch.iterdir() if path.name.startswith("avalon-worlds-")] == []
