@@ -20,7 +20,6 @@ extends RigidBody
 
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
-const Layers = preload("res://physics_layers.gd")
 
 const OPENED_KINDS = ["coconut", "orange", "avocado"]
 
@@ -52,7 +51,6 @@ var _stalk = null  # the hanging stalk: it stays with the tree, so it goes when 
 func _ready():
 	add_to_group("food")
 	add_to_group("graspable")
-	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)
 	contact_monitor = true
 	contacts_reported = 4
 	continuous_cd = true

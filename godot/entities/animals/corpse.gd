@@ -3,23 +3,18 @@ extends RigidBody
 # pushed and, when light enough, carried. A prey's body is food: grasp it and bring it to the
 # head to eat it (+`energy`, as for fruit; agent/mechanics.gd does the eating).
 
-const Layers = preload("res://physics_layers.gd")
-
 export var kind = ""  # the species
 export var is_food = false
 export var energy = 1.0
 export var size = Vector3(0.5, 0.5, 0.5)
 var mesh = null
-var radius = 0.25  # bounding radius, read by the agent's push detection
 
 
 func _ready():
 	add_to_group("graspable")
 	add_to_group("animal_bodies")
-	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)  # a movable item, like food and tools
 	if is_food:
 		add_to_group("food")
-	radius = size.length() / 2.0
 	var shape = BoxShape.new()
 	shape.extents = size / 2.0
 	var shape_node = CollisionShape.new()

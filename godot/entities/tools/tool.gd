@@ -17,7 +17,6 @@ extends RigidBody
 
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
-const Layers = preload("res://physics_layers.gd")
 const SWING_MARGIN_M = 0.1
 
 export(String, "rock", "stick", "stone", "boulder", "log") var kind = "rock"
@@ -36,7 +35,6 @@ func _ready():
 	add_to_group("tool")
 	add_to_group("graspable")
 	add_to_group(kind)
-	set_collision_layer_bit(Layers.MOVABLE_ITEM_BIT, true)
 	contact_monitor = true
 	contacts_reported = 4
 	continuous_cd = kind == "rock" or kind == "stick"
