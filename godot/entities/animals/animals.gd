@@ -11,6 +11,7 @@ var attack_damage = 0.0  # energy lost to attacks this step
 var _previous_feet = Vector3.ZERO
 var _absent_written = false
 var _grid_cols = 0  # of the obstacle grid (see _obstacle_grid)
+var _near_obstacles = {}  # marked cell of that grid -> its obstacles, [x, z, radius] after one another
 var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": []}
 
 
@@ -57,9 +58,6 @@ func setup(world_root, terrain, player):
 # bounding sphere's). Marked 1 in the returned grid; `_near_obstacles` maps each marked cell to
 # the obstacles it is near, [x, z, radius] after one another. Animals move with physics queries
 # only when a step could bring them near one of these (animal.gd: _is_clear).
-var _near_obstacles = {}
-
-
 func _obstacle_grid(terrain, entities):
 	var cell = P.OBSTACLE_GRID_CELL_M
 	_grid_cols = int(ceil(terrain.size_m / cell))
