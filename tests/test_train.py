@@ -20,46 +20,48 @@ pytestmark = [pytest.mark.godot, pytest.mark.slow]
 SMALL = ["--resolution", "32", "--unroll", "50", "--envs", "2", "--tasks", "eat,move"]
 
 
+def processes() -> dict[int, tuple[str, str, int]]:
+    """Every process now: pid -> (command name, state letter, parent pid), from /proc/PID/stat."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = process_stat(int(entry.name))
+            if stat is not None:
+                table[int(entry.name)] = stat
+    return table
+
+
+def process_stat(pid: int) -> tuple[str, str, int] | None:
+    """(command name, state letter, parent pid) of a process, None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return stat[stat.index("(") + 1 : stat.rindex(")")], fields[0], int(fields[1])
+
+
+def is_alive(pid: int) -> bool:
+    stat = process_stat(pid)
+    return stat is not None and stat[1] != "Z"
+
+
 def descendants(root: int) -> dict[int, str]:
     """Living descendants of process ``root``: pid -> command name."""
-    parents, names = {}, {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] == "Z":
-            continue
-        names[int(entry.name)] = stat[stat.index("(") + 1 : stat.rindex(")")]
-        parents[int(entry.name)] = int(fields[1])
+    table = {pid: stat for pid, stat in processes().items() if stat[1] != "Z"}
     found, frontier = {}, [root]
     while frontier:
         parent = frontier.pop()
-        for pid, ppid in parents.items():
+        for pid, (name, _, ppid) in table.items():
             if ppid == parent and pid not in found:
-                found[pid] = names[pid]
+                found[pid] = name
                 frontier.append(pid)
     return found
 
 
 def our_godot_pids() -> list[int]:
     """Godot processes started by this Python process."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and name.startswith("godot"):
-            pids.append(int(entry.name))
-    return pids
+    return [pid for pid, (name, _, parent) in processes().items() if parent == os.getpid() and name.startswith("godot")]
 
 
 def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(tmp_path, capsys):
@@ -161,10 +163,3 @@ def test_sigterm_stops_a_training_run_cleanly(tmp_path):
     assert [pid for pid in started if is_alive(pid)] == []
     # (torch may leave its own compile cache there; ours all start with "avalon-")
     assert sorted(path.name for path in scratch.iterdir() if path.name.startswith("avalon")) == []
-
-
-def is_alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

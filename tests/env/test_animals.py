@@ -24,6 +24,7 @@ from avalon.env import protocol
 from avalon.env.simulator import Simulator
 from avalon.env.spaces import ActionCodec
 from tests.conftest import zero_action
+from tests.env.world_cache import world_cache
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -38,15 +39,7 @@ def _world(entities, spawn=(0.0, 0.0, 0.0), seed=0, yaw=0.0):
 
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
-    root = tmp_path_factory.mktemp("animals")
-    made = {}
-
-    def world(name, entities, **kwargs):
-        if name not in made:
-            made[name] = str(export_world(_world(entities, **kwargs), root / name))
-        return made[name]
-
-    return world
+    return world_cache(tmp_path_factory.mktemp("animals"), _world)
 
 
 @pytest.fixture(scope="module")

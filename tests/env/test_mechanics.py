@@ -18,6 +18,7 @@ from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World
 from avalon.env import mechanics as M
 from tests.conftest import zero_action
+from tests.env.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
@@ -48,15 +49,7 @@ def _food_on_table(kind="apple", **params):
 
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mechanics")
-    made = {}
-
-    def world(name, entities, **kwargs):
-        if name not in made:
-            made[name] = str(export_world(_world(entities, **kwargs), root / name))
-        return made[name]
-
-    return world
+    return world_cache(tmp_path_factory.mktemp("mechanics"), _world)
 
 
 @pytest.fixture(scope="module")

@@ -14,26 +14,18 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.datagen.export import export_world
 from avalon.datagen.world import TOOL_SIZE_M, Entity, FOOD_RADIUS_M, tool_entity
 from avalon.env import mechanics as M
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import JUMP_APEX_STEPPED_M, Run, _box, _rate_toward, _world
+from tests.env.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
 
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tools")
-    made = {}
-
-    def world(name, entities, **kwargs):
-        if name not in made:
-            made[name] = str(export_world(_world(entities, **kwargs), root / name))
-        return made[name]
-
-    return world
+    return world_cache(tmp_path_factory.mktemp("tools"), _world)
 
 
 @pytest.fixture(scope="module")
