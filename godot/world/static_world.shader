@@ -1,4 +1,4 @@
-// The static world (terrain, water, plants): baked vertex colours, drawn unshaded, with the
+// The static world (terrain, water, plants) and the animals: baked vertex colours, drawn unshaded, with the
 // world's distance fog computed per vertex (Godot's own fog skips unshaded materials).
 shader_type spatial;
 render_mode unshaded, shadows_disabled;

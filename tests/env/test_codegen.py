@@ -1,5 +1,7 @@
 """The GDScript constants and docs/spaces.md are generated from the protocol: never stale."""
 
+import pytest
+
 from avalon.env import codegen, mechanics, protocol
 
 
@@ -18,3 +20,16 @@ def test_generated_gdscript_carries_every_id_offset_and_constant():
     assert f"const VR_JUMP = 20" in text
     assert f"const MAX_WALK_SPEED_M_PER_S = {mechanics.MAX_WALK_SPEED_M_PER_S!r}\n" in text
     assert "const LEFT_HAND_REST_M = Vector3(-0.3, 1.2, -0.6)\n" in text
+
+
+def test_two_sided_shader_differs_from_the_static_world_shader_only_in_its_cull_mode():
+    one_sided = (codegen.godot_project_dir() / codegen.STATIC_WORLD_SHADER_RELATIVE_PATH).read_text()
+    two_sided = codegen.two_sided_shader(one_sided)
+    assert "cull_disabled" not in one_sided
+    assert two_sided.count("render_mode unshaded, cull_disabled,") == 1
+    assert two_sided.split("\n", 1)[1] == one_sided.replace("render_mode unshaded,", "render_mode unshaded, cull_disabled,")
+
+
+def test_two_sided_shader_refuses_a_shader_without_the_expected_render_mode():
+    with pytest.raises(ValueError, match="render_mode unshaded,"):
+        codegen.two_sided_shader("shader_type spatial;\nrender_mode cull_back;\n")

@@ -15,6 +15,28 @@ const P = preload("res://generated/protocol.gd")
 const Corpse = preload("res://entities/animals/corpse.gd")
 const AnimalMaterial = preload("res://entities/animals/animal_material.tres")  # back faces culled
 const TwoSidedMaterial = preload("res://entities/animals/animal_material_two_sided.tres")
+# The protocol's constants read every step, copied here: these are folded into the code when the
+# script compiles, while `P.NAME` is a look-up by name at run time (several times slower).
+const STATE_ACTIVE = P.STATE_ACTIVE
+const STATE_KNOCKED_OUT = P.STATE_KNOCKED_OUT
+const STATE_IDLE = P.STATE_IDLE
+const STATE_RESPITE = P.STATE_RESPITE
+const STATE_AVOIDING = P.STATE_AVOIDING
+const STATE_EATEN = P.STATE_EATEN
+const STEPS_PER_SECOND = P.STEPS_PER_SECOND
+const BODY_RADIUS_M = P.BODY_RADIUS_M
+const BODY_HEIGHT_M = P.BODY_HEIGHT_M
+const ATTACK_REACH_M = P.ATTACK_REACH_M
+const PATH_RADIUS_M = P.PATH_RADIUS_M
+const WANDER_RADIUS_M = P.WANDER_RADIUS_M
+const STILL_SPEED_M_PER_S = P.STILL_SPEED_M_PER_S
+const OUT_OF_REACH_HEIGHT_M = P.OUT_OF_REACH_HEIGHT_M
+const OBSTACLE_MARGIN_M = P.OBSTACLE_MARGIN_M
+const OBSTACLE_CONTACT_MARGIN_M = P.OBSTACLE_CONTACT_MARGIN_M
+const GRAVITY_M_PER_S2 = P.GRAVITY_M_PER_S2
+const CLIMB_SPEED_FACTOR = P.CLIMB_SPEED_FACTOR
+const AVOID_MARGIN_M = P.AVOID_MARGIN_M
+const DEPTH_NEAR_M = P.DEPTH_NEAR_M
 
 const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
 const ARRIVED_M = 0.5
@@ -49,7 +71,7 @@ export var parts = PoolRealArray()  # 10 per part: shape (0 box, 1 wedge), centr
 export var rng_seed = 0
 export var water_height_m = -1000000.0  # ground animals keep out of cells below this
 
-var state = P.STATE_IDLE
+var state = STATE_IDLE
 var hits = 0
 var home = Vector3.ZERO
 var terrain = null  # set by the manager: the world's terrain node (height lookups), or null
@@ -59,6 +81,7 @@ var velocity = Vector3.ZERO
 var half_height = 0.25
 var reach_radius = 0.25  # half the longest horizontal side: attacks land from this far + the agent's radius
 var cos_half_fov = 0.5
+var _flies = false  # domain == "air", compared once
 var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
 
 # Events of the current step, read by the manager.
@@ -83,6 +106,7 @@ var _mesh_instance = null
 var _two_sided = false  # drawn with TwoSidedMaterial (see update_sides)
 var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
 var _near_eye_m = 0.3  # see update_sides
+var _far_eye_sq = 0.0  # see update_sides: squared, from the origin
 var _cell = 1.0  # the terrain's grid (see set_terrain)
 var _half_size = 0.0
 var _cols = 0
@@ -105,6 +129,7 @@ var _de_domain = false
 var _de_seen = false
 var _de_still = false
 var _de_cant_see = false
+var _deactivates = false  # any of the above (else only a knock-out ends activity)
 var _avoidant = false
 var _random = false
 var _periodic = false
@@ -125,6 +150,8 @@ func _ready():
 	_de_seen = _has(deactivation, "you_see_it")
 	_de_still = _has(deactivation, "you_stop_moving")
 	_de_cant_see = _has(deactivation, "cant_see_you")
+	_deactivates = _de_radius or _de_territory or _de_domain or _de_still or _de_seen or _de_cant_see
+	_flies = domain == "air"
 	_avoidant = idle == "static_avoidant"
 	_periodic = idle.ends_with("periodic_fixed")
 	_random = idle.ends_with("random")
@@ -154,7 +181,11 @@ func _ready():
 	_mesh_instance = mesh_instance
 	_mesh_box = _mesh.get_aabb()
 	# The near plane's corners (a square view) are this far from the eye.
-	_near_eye_m = P.DEPTH_NEAR_M * sqrt(1.0 + 2.0 * _tan_half_view * _tan_half_view) + SEE_THROUGH_MARGIN_M
+	_near_eye_m = DEPTH_NEAR_M * sqrt(1.0 + 2.0 * _tan_half_view * _tan_half_view) + SEE_THROUGH_MARGIN_M
+	var corner_m = 0.0  # the mesh's farthest corner from the origin
+	for i in range(8):
+		corner_m = max(corner_m, _mesh_box.get_endpoint(i).length())
+	_far_eye_sq = (corner_m + _near_eye_m) * (corner_m + _near_eye_m)
 
 
 static func _has(names, name):
@@ -165,27 +196,31 @@ static func _has(names, name):
 
 
 func is_down():
-	return state >= P.STATE_KNOCKED_OUT
+	return state >= STATE_KNOCKED_OUT
 
 
-# Where the animal (or the body it left) is now.
-func reported_position():
-	if corpse != null and is_instance_valid(corpse):
-		return corpse.global_transform.origin
-	return _origin
-
-
-func reported_state():
-	if state == P.STATE_KNOCKED_OUT and corpse != null and (not is_instance_valid(corpse) or corpse.is_queued_for_deletion()):
-		return P.STATE_EATEN if not is_predator else P.STATE_KNOCKED_OUT
-	return state
+# Its slot of the `animals` feature from `offset`: where it (or the body it left) is, its state
+# (eaten once its body is gone), its hits.
+func write_feature(features, offset):
+	var position = _origin
+	var reported = state
+	if corpse != null:
+		if is_instance_valid(corpse):
+			position = corpse.global_transform.origin
+		if state == STATE_KNOCKED_OUT and not is_predator and (not is_instance_valid(corpse) or corpse.is_queued_for_deletion()):
+			reported = STATE_EATEN
+	features[offset] = position.x
+	features[offset + 1] = position.y
+	features[offset + 2] = position.z
+	features[offset + 3] = float(reported)
+	features[offset + 4] = float(hits)
 
 
 # Thrown rocks and swung sticks call this (entities/tools/tool.gd) with their impact speed.
 func on_hit(speed):
 	if is_down() or _hit_cooldown > 0 or speed < P.HIT_MIN_SPEED_M_PER_S:
 		return
-	_hit_cooldown = int(ceil(P.HIT_COOLDOWN_S * P.STEPS_PER_SECOND))
+	_hit_cooldown = int(ceil(P.HIT_COOLDOWN_S * STEPS_PER_SECOND))
 	_pending_hits += 1
 
 
@@ -215,7 +250,7 @@ func after_physics():
 func think(agent, dt):
 	damage_dealt = 0.0
 	escaped = false
-	if state >= P.STATE_KNOCKED_OUT:  # (is_down(), inlined: think runs for every animal every step)
+	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined: think runs for every animal every step)
 		return
 	if _attack_cooldown > 0:
 		_attack_cooldown -= 1
@@ -224,26 +259,28 @@ func think(agent, dt):
 	# (_origin is kept up to date by _move)
 	var origin = _origin
 	var feet = agent.feet  # (read once: each Dictionary look-up hashes the key)
-	var distance = Vector2(feet.x - origin.x, feet.z - origin.z).length()
-	if state == P.STATE_ACTIVE:
-		if _deactivated(agent, distance):
-			state = P.STATE_IDLE
+	var dx = feet.x - origin.x
+	var dz = feet.z - origin.z
+	var distance = sqrt(dx * dx + dz * dz)
+	if state == STATE_ACTIVE:
+		if _deactivates and _deactivated(agent, distance):
+			state = STATE_IDLE
 			escaped = is_predator
-	elif state == P.STATE_RESPITE:
+	elif state == STATE_RESPITE:
 		_respite_frames -= 1
 		if _respite_frames <= 0:
-			state = P.STATE_IDLE
+			state = STATE_IDLE
 	elif _activates(agent, distance):
-		state = P.STATE_ACTIVE
+		state = STATE_ACTIVE
 	var desired = Vector3.ZERO
-	if state == P.STATE_ACTIVE:
+	if state == STATE_ACTIVE:
 		desired = _chase(feet, dt) if is_predator else _away_from(feet, active_speed_m_per_s)
-	elif state == P.STATE_RESPITE:
+	elif state == STATE_RESPITE:
 		desired = _away_from(feet, idle_speed_m_per_s)  # it leaves, unhurried
 	else:
 		desired = _idle(feet, distance, dt)
 	_move(desired, dt)
-	if state == P.STATE_ACTIVE and is_predator:
+	if state == STATE_ACTIVE and is_predator:
 		_try_attack(feet)
 
 
@@ -268,7 +305,7 @@ func _deactivated(agent, distance):
 		return true
 	if _de_domain and _outside_domain(agent):
 		return true
-	if _de_still and agent.speed < P.STILL_SPEED_M_PER_S:
+	if _de_still and agent.speed < STILL_SPEED_M_PER_S:
 		return true
 	if _de_seen and _agent_sees_me(agent):
 		return true
@@ -285,9 +322,9 @@ func _in_territory(point):
 # Out of this animal's domain: up a tree (or on anything high) for a ground animal that cannot
 # climb. ("No inside" needs buildings, which do not exist yet.)
 func _outside_domain(agent):
-	if domain == "air" or can_climb:
+	if _flies or can_climb:
 		return false
-	return agent.feet.y - (_origin.y - half_height) > P.OUT_OF_REACH_HEIGHT_M
+	return agent.feet.y - (_origin.y - half_height) > OUT_OF_REACH_HEIGHT_M
 
 
 # The agent sees the animal: its centre is in the camera's view (the square image's field of
@@ -297,7 +334,7 @@ func _agent_sees_me(agent):
 	var origin = _origin
 	var local = eye.xform_inv(origin)
 	var depth = -local.z
-	if depth <= P.DEPTH_NEAR_M or abs(local.x) > depth * _tan_half_view or abs(local.y) > depth * _tan_half_view:
+	if depth <= DEPTH_NEAR_M or abs(local.x) > depth * _tan_half_view or abs(local.y) > depth * _tan_half_view:
 		return false
 	return _clear_line(eye.origin, origin, agent.exclude)
 
@@ -323,35 +360,34 @@ func _clear_line(from, to, exclude):
 
 func _chase(feet, dt):
 	var origin = _origin
-	var target = feet + Vector3(0.0, P.BODY_HEIGHT_M * 0.6 if domain == "air" else 0.0, 0.0)
-	var to_target = target - origin
-	if domain != "air":
-		to_target.y = 0.0
+	var to_target = Vector3(feet.x - origin.x, 0.0, feet.z - origin.z)
+	if _flies:
+		to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
 	var gap = _gap(feet)
 	# Come to a stop within attack reach instead of shoving the agent.
-	var speed = clamp((gap - P.ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
+	var speed = clamp((gap - ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
 	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
 
 
 # Distance between the animal's reach and the agent's capsule.
 func _gap(feet):
 	var origin = _origin
-	var y = clamp(origin.y, feet.y + P.BODY_RADIUS_M, feet.y + P.BODY_HEIGHT_M - P.BODY_RADIUS_M)
-	return origin.distance_to(Vector3(feet.x, y, feet.z)) - P.BODY_RADIUS_M - reach_radius
+	var y = clamp(origin.y, feet.y + BODY_RADIUS_M, feet.y + BODY_HEIGHT_M - BODY_RADIUS_M)
+	return origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius
 
 
 func _try_attack(feet):
-	if _attack_cooldown > 0 or _gap(feet) > P.ATTACK_REACH_M:
+	if _attack_cooldown > 0 or _gap(feet) > ATTACK_REACH_M:
 		return
 	damage_dealt = attack_damage
 	match respite:
 		"temporary":
-			state = P.STATE_RESPITE
-			_respite_frames = int(ceil(respite_s * P.STEPS_PER_SECOND))
+			state = STATE_RESPITE
+			_respite_frames = int(ceil(respite_s * STEPS_PER_SECOND))
 		"permanent":
 			knock_out()  # a bee dies when it stings
 		_:
-			_attack_cooldown = int(ceil(P.ATTACK_INTERVAL_S * P.STEPS_PER_SECOND))
+			_attack_cooldown = int(ceil(P.ATTACK_INTERVAL_S * STEPS_PER_SECOND))
 
 
 func _away_from(point, speed):
@@ -365,19 +401,19 @@ func _away_from(point, speed):
 func _idle(feet, distance, dt):
 	var origin = _origin
 	if _avoidant:
-		if distance <= activation_radius_m + P.AVOID_MARGIN_M and not _never_activates:
-			state = P.STATE_AVOIDING
+		if distance <= activation_radius_m + AVOID_MARGIN_M and not _never_activates:
+			state = STATE_AVOIDING
 			return _away_from(feet, idle_speed_m_per_s)
-		state = P.STATE_IDLE
+		state = STATE_IDLE
 		return Vector3.ZERO
-	state = P.STATE_IDLE
+	state = STATE_IDLE
 	if _periodic:
-		_path_angle = wrapf(_path_angle + idle_speed_m_per_s / P.PATH_RADIUS_M * dt, 0.0, 2.0 * PI)
-		_target = home + Vector3(cos(_path_angle), 0.0, sin(_path_angle)) * P.PATH_RADIUS_M
+		_path_angle = wrapf(_path_angle + idle_speed_m_per_s / PATH_RADIUS_M * dt, 0.0, 2.0 * PI)
+		_target = home + Vector3(cos(_path_angle), 0.0, sin(_path_angle)) * PATH_RADIUS_M
 	elif _random:
 		_target_frames -= 1
 		if _target_frames <= 0 or Vector2(_target.x - origin.x, _target.z - origin.z).length() < ARRIVED_M:
-			var radius = territory_radius_m if territory_radius_m > 0.0 else P.WANDER_RADIUS_M
+			var radius = territory_radius_m if territory_radius_m > 0.0 else WANDER_RADIUS_M
 			var angle = rng.randf_range(0.0, 2.0 * PI)
 			var r = radius * sqrt(rng.randf())
 			_target = home + Vector3(cos(angle) * r, 0.0, sin(angle) * r)
@@ -434,12 +470,12 @@ func _move(desired, dt):
 	var origin = _origin
 	var next = origin  # where it ends up, when it moves without physics queries
 	var queried = false  # moved with move_and_slide (its transform is already updated)
-	if domain == "air":
+	if _flies:
 		var ground = _ground_height(origin.x, origin.z)
-		if state != P.STATE_ACTIVE:  # cruise at the flying height
+		if state != STATE_ACTIVE:  # cruise at the flying height
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
 		velocity = desired
-		if terrain != null and _is_clear(Vector2(desired.x, desired.z).length() * dt):
+		if terrain != null and _is_clear(sqrt(desired.x * desired.x + desired.z * desired.z) * dt):
 			next = origin + desired * dt
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 		else:
@@ -447,20 +483,22 @@ func _move(desired, dt):
 			queried = true
 	else:
 		var horizontal = Vector3(desired.x, 0.0, desired.z)
-		var next_ground = 0.0
-		if terrain != null and horizontal.length() > 0.0:
-			next_ground = _walkable_ground(origin, horizontal, dt)
+		var step_m = sqrt(desired.x * desired.x + desired.z * desired.z) * dt
+		var next_ground = INF  # the surface height where the step ends, once known
+		if terrain != null and step_m > 0.0:
+			next_ground = _walkable_ground(origin, horizontal, step_m, dt)
 			if next_ground == INF:
 				horizontal = Vector3.ZERO
+				step_m = 0.0
 				_target_frames = 0
 		if _climbing:
-			_vertical_speed = active_speed_m_per_s * P.CLIMB_SPEED_FACTOR
+			_vertical_speed = active_speed_m_per_s * CLIMB_SPEED_FACTOR
 		else:
-			_vertical_speed -= P.GRAVITY_M_PER_S2 * dt
+			_vertical_speed -= GRAVITY_M_PER_S2 * dt
 		velocity = horizontal
-		if terrain != null and not _climbing and _is_clear(horizontal.length() * dt):
+		if terrain != null and not _climbing and _is_clear(step_m):
 			next = origin + horizontal * dt
-			if horizontal == Vector3.ZERO or next_ground == INF:
+			if next_ground == INF:
 				next_ground = _ground_height(next.x, next.z)
 			# It walks the surface, or falls to it. (Compared before storing: Vector3 holds 32-bit
 			# floats, so a stored surface height may round above the 64-bit one.)
@@ -475,11 +513,10 @@ func _move(desired, dt):
 			velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
 			_vertical_speed = 0.0 if is_on_floor() else velocity.y
 			queried = true
-			_climbing = can_climb and state == P.STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+			_climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
 	var yaw = _yaw
-	var flat = Vector3(desired.x, 0.0, desired.z)
-	if flat.length() > FACE_MIN_SPEED_M_PER_S:
-		var heading = atan2(-flat.x, -flat.z)
+	if desired.x * desired.x + desired.z * desired.z > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S:
+		var heading = atan2(-desired.x, -desired.z)
 		if abs(wrapf(heading - _yaw, -PI, PI)) > FACE_MIN_TURN_RAD:  # (setting a transform is not free)
 			yaw = heading
 	if queried:
@@ -511,8 +548,8 @@ func _is_clear(step_m):
 	var cell = int(gz) * _grid_cols + int(gx)
 	if _grid[cell] == 0:
 		return true
-	var reach = _footprint_radius + step_m + P.OBSTACLE_CONTACT_MARGIN_M
-	if reach > P.OBSTACLE_MARGIN_M:
+	var reach = _footprint_radius + step_m + OBSTACLE_CONTACT_MARGIN_M
+	if reach > OBSTACLE_MARGIN_M:
 		return false  # the grid lists only obstacles within OBSTACLE_MARGIN_M
 	var near = _near_obstacles[cell]
 	var i = 0
@@ -540,14 +577,14 @@ func set_obstacles(grid, near_obstacles, cols, cell):
 # The ground height where a ground animal's step on the terrain would end, or INF when it may not
 # take it: water where it ends or a little further, a slope steeper than MAX_WALK_SLOPE
 # (climbers in pursuit climb anything).
-func _walkable_ground(origin, horizontal, dt):
+func _walkable_ground(origin, horizontal, step_m, dt):
 	var next = origin + horizontal * dt
 	var ahead = origin + horizontal * WATER_LOOKAHEAD_S
 	var shore = water_height_m + WATER_MARGIN_M
 	var next_ground = _ground_height(next.x, next.z)
 	if next_ground < shore or _ground_height(ahead.x, ahead.z) < shore:
 		return INF
-	if not (can_climb and state == P.STATE_ACTIVE) and next_ground - (origin.y - half_height) > horizontal.length() * dt * MAX_WALK_SLOPE:
+	if not (can_climb and state == STATE_ACTIVE) and next_ground - (origin.y - half_height) > step_m * MAX_WALK_SLOPE:
 		return INF
 	return next_ground
 
@@ -566,6 +603,13 @@ func _wall_is_climbable():
 # while the eye is within reach of that (the near plane's corners, + SEE_THROUGH_MARGIN_M, from
 # the mesh's bounds) the animal is drawn two-sided.
 func update_sides(eye):
+	if state >= STATE_KNOCKED_OUT:
+		return
+	var dx = eye.x - _origin.x
+	var dy = eye.y - _origin.y
+	var dz = eye.z - _origin.z
+	if not _two_sided and dx * dx + dy * dy + dz * dz > _far_eye_sq:
+		return  # (the common case, cheaply: the eye is beyond the sphere around the mesh's bounds)
 	var local = Basis(Vector3.UP, _yaw).xform_inv(eye - _origin)
 	var outside = Vector3(
 			max(0.0, max(_mesh_box.position.x - local.x, local.x - _mesh_box.end.x)),
@@ -582,7 +626,7 @@ func update_sides(eye):
 # The animal stops for good and leaves a body that falls and can be carried; a prey's body is
 # food (+1 energy when eaten).
 func knock_out():
-	state = P.STATE_KNOCKED_OUT
+	state = STATE_KNOCKED_OUT
 	var body = Corpse.new()
 	body.name = name + "Body"
 	body.kind = species

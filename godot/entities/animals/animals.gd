@@ -120,8 +120,7 @@ func step(player, dt):
 	var eye = _agent.camera.global_transform.origin
 	for animal in animals:
 		animal.think(_agent, dt)
-		if not animal.is_down():
-			animal.update_sides(eye)
+		animal.update_sides(eye)
 		attack_damage += animal.damage_dealt
 		if animal.escaped:
 			player.mechanics.unlock("escaped_" + animal.species)
@@ -145,12 +144,8 @@ func write_features(features):
 			for k in range(P.ANIMAL_STATE_FIELD_COUNT):
 				features[offset + k] = 0.0
 			features[offset + 3] = float(P.STATE_ABSENT)
+	var offset = P.F_ANIMALS
+	var stride = P.ANIMAL_STATE_FIELD_COUNT
 	for slot in range(count):
-		var offset = P.F_ANIMALS + slot * P.ANIMAL_STATE_FIELD_COUNT
-		var animal = animals[slot]
-		var position = animal.reported_position()
-		features[offset] = position.x
-		features[offset + 1] = position.y
-		features[offset + 2] = position.z
-		features[offset + 3] = float(animal.reported_state())
-		features[offset + 4] = float(animal.hits)
+		animals[slot].write_feature(features, offset)
+		offset += stride
