@@ -46,6 +46,7 @@ const WATER_LOOKAHEAD_S = 0.3
 const WATER_MARGIN_M = 0.02
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see update_sides
+const HIDDEN_FACE_TOLERANCE_M = 1e-4  # a face on another part's surface counts as inside it (see _build_mesh)
 
 export var species = ""
 export var is_predator = true
@@ -111,6 +112,8 @@ var _cell = 1.0  # the terrain's grid (see set_terrain)
 var _half_size = 0.0
 var _cols = 0
 var _rows = 0
+var _last_col = 0.0  # grid coordinates are clamped to these (a point on the far edge is in the last cell)
+var _last_row = 0.0
 var _heights = PoolRealArray()
 var _grid = PoolByteArray()  # static obstacles near (see set_obstacles): 1 = some within OBSTACLE_MARGIN_M
 var _near_obstacles = {}  # marked cell -> [x, z, radius] of those obstacles, after one another
@@ -366,7 +369,8 @@ func _chase(feet, dt):
 	var gap = _gap(feet)
 	# Come to a stop within attack reach instead of shoving the agent.
 	var speed = clamp((gap - ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
-	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
+	var length = to_target.length()
+	return to_target * (speed / length) if length > 1e-4 else Vector3.ZERO
 
 
 # Distance between the animal's reach and the agent's capsule.
@@ -435,6 +439,8 @@ func set_terrain(node):
 		_cols = node.cols
 		_rows = node.rows
 		_heights = node.heights
+		_last_col = _cols - 1.001
+		_last_row = _rows - 1.001
 
 
 # The terrain's surface height at (x, z): the plane of the height field triangle holding the point
@@ -443,20 +449,19 @@ func set_terrain(node):
 func _ground_height(x, z):
 	if terrain == null:
 		return 0.0
-	var cols = _cols
-	var gx = clamp((x + _half_size) / _cell, 0.0, cols - 1.001)
-	var gz = clamp((z + _half_size) / _cell, 0.0, _rows - 1.001)
+	var gx = clamp((x + _half_size) / _cell, 0.0, _last_col)
+	var gz = clamp((z + _half_size) / _cell, 0.0, _last_row)
 	var c = int(gx)
 	var r = int(gz)
 	var fx = gx - c
 	var fz = gz - r
-	var heights = _heights
-	var h01 = heights[r * cols + c + 1]
-	var h10 = heights[(r + 1) * cols + c]
+	var i = r * _cols + c  # (row, col)
+	var h01 = _heights[i + 1]
+	var h10 = _heights[i + _cols]
 	if fx + fz <= 1.0:
-		var h00 = heights[r * cols + c]
+		var h00 = _heights[i]
 		return h00 + fx * (h01 - h00) + fz * (h10 - h00)
-	var h11 = heights[(r + 1) * cols + c + 1]
+	var h11 = _heights[i + _cols + 1]
 	return h11 + (1.0 - fx) * (h10 - h11) + (1.0 - fz) * (h01 - h11)
 
 
@@ -648,11 +653,18 @@ func knock_out():
 # (a face's two triangles share its corners) and without normals (drawn unshaded). The outside
 # faces wind clockwise, Godot's front faces, and AnimalMaterial culls the back faces: each part is
 # a closed solid, so seen from outside a back face is always behind a front face of the same part
-# (for a camera inside or next to the animal see update_sides).
+# (for a camera inside or next to the animal see update_sides). A face inside another box part
+# (a leg's top in the body, say) can never be seen from outside and is left out: fewer triangles
+# for the rasterizer, the same picture.
 func _build_mesh():
 	var surface = SurfaceTool.new()
 	surface.begin(Mesh.PRIMITIVE_TRIANGLES)
 	var count = parts.size() / 10
+	var boxes = []  # AABB of each box part (wedges hide nothing: their bounds are not solid)
+	for k in range(count):
+		var o = k * 10
+		var extent = Vector3(parts[o + 4], parts[o + 5], parts[o + 6]) / 2.0
+		boxes.append(AABB(Vector3(parts[o + 1], parts[o + 2], parts[o + 3]) - extent, extent * 2.0) if parts[o] < 0.5 else null)
 	for k in range(count):
 		var o = k * 10
 		var centre = Vector3(parts[o + 1], parts[o + 2], parts[o + 3])
@@ -667,9 +679,28 @@ func _build_mesh():
 			var x = sx * extent.x * (top if sy > 0.0 else 1.0)
 			c.append(centre + Vector3(x, sy * extent.y, sz * extent.z))
 		for face in [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]]:
-			_quad(surface, c[face[0]], c[face[1]], c[face[2]], c[face[3]], color, centre)
+			var corners = [c[face[0]], c[face[1]], c[face[2]], c[face[3]]]
+			if not _inside_another(corners, k, boxes):
+				_quad(surface, corners[0], corners[1], corners[2], corners[3], color, centre)
 	surface.index()
 	return surface.commit()
+
+
+# Whether all `points` (a face's corners) are in one box part other than part `k`: being convex,
+# the box then holds the whole face.
+static func _inside_another(points, k, boxes):
+	for j in range(boxes.size()):
+		if j == k or boxes[j] == null:
+			continue
+		var box = boxes[j].grow(HIDDEN_FACE_TOLERANCE_M)
+		var inside = true
+		for point in points:
+			if not box.has_point(point):
+				inside = false
+				break
+		if inside:
+			return true
+	return false
 
 
 func _quad(surface, a, b, c, d, color, centre):
