@@ -42,6 +42,7 @@ const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
 const ARRIVED_M = 0.5
 const FACE_MIN_SPEED_M_PER_S = 0.05
 const FACE_MIN_TURN_RAD = 0.02
+const COS_FACE_MIN_TURN = cos(FACE_MIN_TURN_RAD)
 const WATER_LOOKAHEAD_S = 0.3
 const WATER_MARGIN_M = 0.02
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
@@ -115,7 +116,7 @@ var _rows = 0
 var _last_col = 0.0  # grid coordinates are clamped to these (a point on the far edge is in the last cell)
 var _last_row = 0.0
 var _heights = PoolRealArray()
-var _grid = PoolByteArray()  # static obstacles near (see set_obstacles): 1 = some within OBSTACLE_MARGIN_M
+var _grid = PoolRealArray()  # clearance of each cell from static obstacles, m (see set_obstacles)
 var _near_obstacles = {}  # marked cell -> [x, z, radius] of those obstacles, after one another
 var _footprint_radius = 0.25  # half the diagonal of its box's horizontal sides: the box at any yaw
 var _grid_cols = 0
@@ -480,7 +481,7 @@ func _move(desired, dt):
 		if state != STATE_ACTIVE:  # cruise at the flying height
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
 		velocity = desired
-		if terrain != null and _is_clear(sqrt(desired.x * desired.x + desired.z * desired.z) * dt):
+		if terrain != null and _is_clear(desired.x * dt, desired.z * dt):
 			next = origin + desired * dt
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 		else:
@@ -491,8 +492,15 @@ func _move(desired, dt):
 		var step_m = sqrt(desired.x * desired.x + desired.z * desired.z) * dt
 		var next_ground = INF  # the surface height where the step ends, once known
 		if terrain != null and step_m > 0.0:
-			next_ground = _walkable_ground(origin, horizontal, step_m, dt)
-			if next_ground == INF:
+			# It does not take a step ending in water or a little before it, or up a slope steeper
+			# than MAX_WALK_SLOPE (climbers in pursuit climb anything).
+			var end = origin + horizontal * dt
+			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
+			var shore = water_height_m + WATER_MARGIN_M
+			next_ground = _ground_height(end.x, end.z)
+			if next_ground < shore or _ground_height(ahead.x, ahead.z) < shore or (
+					next_ground - (origin.y - half_height) > step_m * MAX_WALK_SLOPE and not (can_climb and state == STATE_ACTIVE)):
+				next_ground = INF
 				horizontal = Vector3.ZERO
 				step_m = 0.0
 				_target_frames = 0
@@ -501,7 +509,7 @@ func _move(desired, dt):
 		else:
 			_vertical_speed -= GRAVITY_M_PER_S2 * dt
 		velocity = horizontal
-		if terrain != null and not _climbing and _is_clear(step_m):
+		if terrain != null and not _climbing and _is_clear(horizontal.x * dt, horizontal.z * dt):
 			next = origin + horizontal * dt
 			if next_ground == INF:
 				next_ground = _ground_height(next.x, next.z)
@@ -520,10 +528,12 @@ func _move(desired, dt):
 			queried = true
 			_climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
 	var yaw = _yaw
-	if desired.x * desired.x + desired.z * desired.z > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S:
-		var heading = atan2(-desired.x, -desired.z)
-		if abs(wrapf(heading - _yaw, -PI, PI)) > FACE_MIN_TURN_RAD:  # (setting a transform is not free)
-			yaw = heading
+	var speed_sq = desired.x * desired.x + desired.z * desired.z
+	# It turns to face where it goes when that is more than FACE_MIN_TURN_RAD off (setting a
+	# transform is not free), tested on the cosine: cheaper than the angle.
+	if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
+			-desired.x * sin(yaw) - desired.z * cos(yaw) < COS_FACE_MIN_TURN * sqrt(speed_sq):
+		yaw = atan2(-desired.x, -desired.z)
 	if queried:
 		_origin = global_transform.origin  # move_and_slide has moved it
 		next = _origin
@@ -537,13 +547,16 @@ func _move(desired, dt):
 		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
 
 
-# Whether nothing the animal could bump into is near enough to touch it this step, moving
-# `step_m` horizontally: a look-up in the manager's grid of static obstacles (tree trunks, boxes),
-# then, in a cell near one, the exact horizontal distances to those listed for the cell against
-# the animal's footprint (the circle around its box, whatever its yaw) + the step +
-# OBSTACLE_CONTACT_MARGIN_M. Items and other animals are not in it: away from obstacles animals
-# pass through each other, and thrown items collide with them by themselves.
-func _is_clear(step_m):
+# Whether this step, (`step_x`, `step_z`) m horizontally, cannot bring the animal into contact
+# with anything it could bump into: a look-up in the manager's grid of clearances from static
+# obstacles (tree trunks, boxes) against the animal's footprint (the circle around its box,
+# whatever its yaw) + the step + OBSTACLE_CONTACT_MARGIN_M, then, only if that is not enough, the
+# closest approach of the step to each obstacle listed for the cell, against the footprint + the
+# obstacle's radius + OBSTACLE_CONTACT_MARGIN_M. A step that does not take it nearer
+# an obstacle (away from it, or at rest) is clear of that one. Items and other animals are not in
+# it: away from obstacles animals pass through each other, and thrown items collide with them by
+# themselves.
+func _is_clear(step_x, step_z):
 	var x = _origin.x
 	var z = _origin.z
 	var gx = (x + _grid_half) / _grid_cell
@@ -551,20 +564,27 @@ func _is_clear(step_m):
 	if gx < 0.0 or gz < 0.0 or gx >= _grid_cols or gz >= _grid_cols:
 		return false
 	var cell = int(gz) * _grid_cols + int(gx)
-	if _grid[cell] == 0:
+	var step_sq = step_x * step_x + step_z * step_z
+	var reach = _footprint_radius + OBSTACLE_CONTACT_MARGIN_M
+	var span = reach + sqrt(step_sq)
+	if span < _grid[cell]:
 		return true
-	var reach = _footprint_radius + step_m + OBSTACLE_CONTACT_MARGIN_M
-	if reach > OBSTACLE_MARGIN_M:
+	if span > OBSTACLE_MARGIN_M:
 		return false  # the grid lists only obstacles within OBSTACLE_MARGIN_M
 	var near = _near_obstacles[cell]
 	var i = 0
 	var count = near.size()
 	while i < count:
-		var dx = near[i] - x
-		var dz = near[i + 1] - z
-		var touch = reach + near[i + 2]
-		if dx * dx + dz * dz <= touch * touch:
-			return false
+		var dx = x - near[i]  # from the obstacle to the animal
+		var dz = z - near[i + 1]
+		var along = dx * step_x + dz * step_z
+		if along < 0.0:  # nearer: test its closest approach along the step
+			var t = min(1.0, -along / step_sq)
+			dx += t * step_x
+			dz += t * step_z
+			var touch = reach + near[i + 2]
+			if dx * dx + dz * dz <= touch * touch:
+				return false
 		i += 3
 	return true
 
@@ -577,21 +597,6 @@ func set_obstacles(grid, near_obstacles, cols, cell):
 	_grid_cols = cols
 	_grid_cell = cell
 	_grid_half = cols * cell / 2.0
-
-
-# The ground height where a ground animal's step on the terrain would end, or INF when it may not
-# take it: water where it ends or a little further, a slope steeper than MAX_WALK_SLOPE
-# (climbers in pursuit climb anything).
-func _walkable_ground(origin, horizontal, step_m, dt):
-	var next = origin + horizontal * dt
-	var ahead = origin + horizontal * WATER_LOOKAHEAD_S
-	var shore = water_height_m + WATER_MARGIN_M
-	var next_ground = _ground_height(next.x, next.z)
-	if next_ground < shore or _ground_height(ahead.x, ahead.z) < shore:
-		return INF
-	if not (can_climb and state == STATE_ACTIVE) and next_ground - (origin.y - half_height) > step_m * MAX_WALK_SLOPE:
-		return INF
-	return next_ground
 
 
 func _wall_is_climbable():

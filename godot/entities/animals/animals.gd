@@ -11,7 +11,7 @@ var attack_damage = 0.0  # energy lost to attacks this step
 var _previous_feet = Vector3.ZERO
 var _absent_written = false
 var _grid_cols = 0  # of the obstacle grid (see _obstacle_grid)
-var _near_obstacles = {}  # marked cell of that grid -> its obstacles, [x, z, radius] after one another
+var _near_obstacles = {}  # cell of that grid with obstacles near -> those, [x, z, radius] after one another
 var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": []}
 
 
@@ -53,18 +53,20 @@ func setup(world_root, terrain, player):
 
 
 
-# Cells (OBSTACLE_GRID_CELL_M square) within OBSTACLE_MARGIN_M of a static obstacle: a tree trunk
-# of the terrain or a static body among the entities (boxes), each a vertical cylinder (a box: its
-# bounding sphere's). Marked 1 in the returned grid; `_near_obstacles` maps each marked cell to
-# the obstacles it is near, [x, z, radius] after one another. Animals move with physics queries
-# only when a step could bring them near one of these (animal.gd: _is_clear).
+# The clearance of each cell (OBSTACLE_GRID_CELL_M square) from the static obstacles: tree trunks
+# of the terrain and static bodies among the entities (boxes), each a vertical cylinder (a box:
+# its bounding sphere's). A cell's value is the least horizontal distance from any point of the
+# cell to an obstacle's surface, for obstacles within OBSTACLE_MARGIN_M of the cell (a cell with
+# none holds OBSTACLE_MARGIN_M); `_near_obstacles` maps each cell with some to them, [x, z,
+# radius] after one another. Animals move with physics queries only when a step could bring them
+# near one of these (animal.gd: _is_clear).
 func _obstacle_grid(terrain, entities):
 	var cell = P.OBSTACLE_GRID_CELL_M
 	_grid_cols = int(ceil(terrain.size_m / cell))
-	var grid = PoolByteArray()
+	var grid = PoolRealArray()
 	grid.resize(_grid_cols * _grid_cols)
 	for i in range(grid.size()):
-		grid[i] = 0
+		grid[i] = P.OBSTACLE_MARGIN_M
 	_near_obstacles = {}
 	var obstacles = []  # [x, z, radius]
 	var trees = terrain.get_node_or_null("Trees")
@@ -88,9 +90,12 @@ func _obstacle_grid(terrain, entities):
 		var r0 = int(max(0.0, floor((obstacle[1] - reach + half) / cell)))
 		var r1 = int(min(_grid_cols - 1, floor((obstacle[1] + reach + half) / cell)))
 		for r in range(r0, r1 + 1):
+			# (the nearest point of the cell to the obstacle's axis, per axis)
+			var dz = max(0.0, max(r * cell - half - obstacle[1], obstacle[1] - ((r + 1) * cell - half)))
 			for c in range(c0, c1 + 1):
 				var index = r * _grid_cols + c
-				grid[index] = 1
+				var dx = max(0.0, max(c * cell - half - obstacle[0], obstacle[0] - ((c + 1) * cell - half)))
+				grid[index] = max(0.0, min(grid[index], sqrt(dx * dx + dz * dz) - obstacle[2]))
 				var near = _near_obstacles.get(index, PoolRealArray())
 				near.append(obstacle[0])
 				near.append(obstacle[1])
