@@ -23,6 +23,7 @@ var chunk_centres = []  # Vector3 per chunk
 var chunk_levels = []  # per chunk: an Array of MeshInstance, finest first
 var chunk_shown = []  # per chunk: the index of the visible level
 var lod_viewer = Vector3(INF, INF, INF)
+var static_material = null  # the ShaderMaterial of terrain, water and plants (its fog: see _static_material)
 
 
 func _ready():
@@ -49,6 +50,7 @@ func load_data(world_dir):
 	if heights.size() != rows * cols or climbable.size() != rows * cols:
 		return "%s: grids do not match %d x %d" % [path, rows, cols]
 	var material = _static_material()
+	static_material = material
 	lod_distances_m = data.lod_distances_m
 	for chunk in data.chunks:
 		var levels = []

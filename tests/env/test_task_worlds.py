@@ -1,5 +1,7 @@
 """Generated task worlds in the real simulator: they load, the agent stands on the ground, it steps."""
 
+import math
+
 import gymnasium
 import numpy as np
 import pytest
@@ -99,3 +101,37 @@ def test_fog_fades_distant_terrain_to_the_fog_colour(env, tmp_path):
     assert far_after < far_before / 3  # distant terrain takes the fog's colour
     near_change = np.abs(frames[True][near][:, :3].astype(int) - frames[False][near][:, :3]).mean()
     assert near_change < 10  # nearby things barely change
+
+
+def test_fog_fades_a_distant_animal_like_the_terrain(env, tmp_path):
+    import attr
+
+    from avalon.datagen.animals import animal_entity
+
+    world = build_world("eat", 0.5, 2)
+    heightmap = world.ground.heightmap
+    sx, _, sz = world.spawn_position
+    for yaw in np.linspace(0.0, 2.0 * math.pi, 24, endpoint=False):  # dry ground 20 m away; the agent faces it
+        x, z = sx - 20.0 * math.sin(yaw), sz - 20.0 * math.cos(yaw)
+        if heightmap.contains(x, z) and float(heightmap.height_at(x, z)) > heightmap.water_height_m + 0.5:
+            break
+    else:
+        pytest.fail("no dry ground 20 m from the spawn")
+    world = attr.evolve(world, spawn_yaw_rad=float(yaw))
+    hippo = animal_entity("hippo", "distant_hippo", (x, float(heightmap.height_at(x, z)) + 0.8, z),
+                          idle_speed_m_per_s=0.0, activation=())
+    fog_color = np.array([0.9, 0.2, 0.9])
+    frames = {}
+    for fog in (False, True):
+        lighting = attr.evolve(world.lighting, fog_enabled=fog, fog_color=tuple(fog_color), fog_depth_begin_m=5.0, fog_depth_end_m=30.0)
+        for with_hippo in (False, True):
+            scene = attr.evolve(world, lighting=lighting)
+            scene = scene.add_animal(hippo) if with_hippo else scene
+            observation, _ = env.reset(seed=0, options={"world_dir": _export(scene, tmp_path / f"{fog}-{with_hippo}")})
+            frames[fog, with_hippo] = observation["rgbd"][..., :3].astype(float)
+    hippo_pixels = np.any(frames[False, True] != frames[False, False], axis=-1)
+    assert hippo_pixels.sum() >= 10, "the hippo is not in view"
+    target = fog_color * 255
+    before = np.abs(frames[False, True][hippo_pixels] - target).mean()
+    after = np.abs(frames[True, True][hippo_pixels] - target).mean()
+    assert after < 0.7 * before  # 20 m, in fog from 5 to 30 m: 60% of the way to its colour

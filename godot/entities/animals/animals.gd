@@ -5,6 +5,9 @@ extends Reference
 # achievements (hit_, kill_, escaped_) and the ground-truth `animals` feature.
 
 const P = preload("res://generated/protocol.gd")
+const AnimalMaterials = [preload("res://entities/animals/animal_material.tres"),
+		preload("res://entities/animals/animal_material_two_sided.tres")]
+const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # of static_world.shader
 
 var animals = []  # in scene order
 var attack_damage = 0.0  # energy lost to attacks this step
@@ -44,6 +47,12 @@ func setup(world_root, terrain, player):
 		for j in range(i + 1, animals.size()):
 			animals[i].add_collision_exception_with(animals[j])
 			animals[j].add_collision_exception_with(animals[i])
+	# The animals' materials share the static world's shader; they take this world's fog from the
+	# terrain's (none: the shader's defaults, no fog).
+	var world_material = terrain.static_material if terrain != null else null
+	for material in AnimalMaterials:
+		for parameter in FOG_PARAMETERS:
+			material.set_shader_param(parameter, world_material.get_shader_param(parameter) if world_material != null else null)
 	if terrain != null and not animals.empty():
 		var grid = _obstacle_grid(terrain, entities)
 		for animal in animals:
