@@ -351,6 +351,15 @@ def _terrain_sight(heightmap: HeightMap, spawn: XZ, food: XZ) -> bool:
     return terrain_clear(heightmap, eye, target, margin_m=0.05)
 
 
+def _assemble(streams, config, biome_map, difficulty: float, spawn, food, yaw_offset: float, **differences):
+    """The outdoor world of a move layout: an apple at ``food`` (its yaw drawn from the sites
+    stream), the agent at ``spawn`` facing it but for ``yaw_offset``; ``differences`` are the
+    remaining arguments of ``assemble_outdoor_world`` (tree site, corridor, ring)."""
+    foods = [FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+    return assemble_outdoor_world(streams, config, biome_map, task="move", difficulty=difficulty, spawn=spawn,
+                                  spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset, foods=foods, **differences)
+
+
 def _open_layout(streams, config, difficulty: float, distance: float, yaw_offset: float) -> MoveLayout:
     width = path_width_m(difficulty)
     heightmap = build_island(streams.terrain, config.world_size or "small", config.points_per_m or 1.0)
@@ -368,20 +377,9 @@ def _open_layout(streams, config, difficulty: float, distance: float, yaw_offset
         tree_site = tree_behind_food(streams.sites, food, spawn, fruit_tree)
         if not fruit_tree_site_ok(ground, *tree_site, fruit_tree) or not _terrain_sight(ground, spawn, food):
             continue
-        foods = [FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
         try:
-            outdoor = assemble_outdoor_world(
-                streams,
-                config,
-                biome_map,
-                task="move",
-                difficulty=difficulty,
-                spawn=spawn,
-                spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset,
-                foods=foods,
-                tree_site=tree_site,
-                keep_clear=corridor_discs(spawn, food, width / 2.0),
-            )
+            outdoor = _assemble(streams, config, biome_map, difficulty, spawn, food, yaw_offset, tree_site=tree_site,
+                                keep_clear=corridor_discs(spawn, food, width / 2.0))
         except ImpossibleWorldError as error:
             failures.append(str(error))
             if len(failures) >= ASSEMBLY_ATTEMPTS:
@@ -436,21 +434,11 @@ def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offse
         biome_map = make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
         ground = biome_map.heightmap
         near_causeway = crossing.causeway.distance_m(x, z) <= spec.causeway_width_m / 2.0 + 1.0
-        foods = [FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
         try:
-            outdoor = assemble_outdoor_world(
-                streams,
-                config,
-                biome_map,
-                task="move",
-                difficulty=difficulty,
-                spawn=spawn,
-                spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset,
-                foods=foods,
-                tree_site=centre,
+            outdoor = _assemble(
+                streams, config, biome_map, difficulty, spawn, food, yaw_offset, tree_site=centre,
                 keep_clear=corridor_discs(spawn, food, max(1.0, spec.causeway_width_m / 2.0)),
-                exclude_mask=shaped.wall | near_causeway,
-                ring_outlines=shaped.outlines,
+                exclude_mask=shaped.wall | near_causeway, ring_outlines=shaped.outlines,
             )
             if reachable_without(ground, crossing.crossing_triangles(ground), spawn, food):
                 raise ImpossibleWorldError("move: the food can be reached without the causeway")
