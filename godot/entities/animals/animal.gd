@@ -46,7 +46,10 @@ const COS_FACE_MIN_TURN = cos(FACE_MIN_TURN_RAD)
 const WATER_LOOKAHEAD_S = 0.3
 const WATER_MARGIN_M = 0.02
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
-const SEE_THROUGH_MARGIN_M = 0.1  # see update_sides
+const SEE_THROUGH_MARGIN_M = 0.1  # see _update_sides
+const NOT_HIT = 0  # what after_physics returns
+const HIT = 1
+const KNOCKED_OUT = 2
 const HIDDEN_FACE_TOLERANCE_M = 1e-4  # a face on another part's surface counts as inside it (see _build_mesh)
 
 export var species = ""
@@ -86,12 +89,6 @@ var cos_half_fov = 0.5
 var _flies = false  # domain == "air", compared once
 var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
 
-# Events of the current step, read by the manager.
-var damage_dealt = 0.0
-var escaped = false
-var hit_now = false
-var killed_now = false
-
 var _origin = Vector3.ZERO  # where it is (updated as it moves: cheaper than reading its transform)
 var _yaw = 0.0  # where it faces (about +y; it faces -z at 0)
 var _target = Vector3.ZERO
@@ -105,10 +102,10 @@ var _hit_cooldown = 0
 var _pending_hits = 0
 var _mesh = null
 var _mesh_instance = null
-var _two_sided = false  # drawn with TwoSidedMaterial (see update_sides)
+var _two_sided = false  # drawn with TwoSidedMaterial (see _update_sides)
 var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
-var _near_eye_m = 0.3  # see update_sides
-var _far_eye_sq = 0.0  # see update_sides: squared, from the origin
+var _near_eye_m = 0.3  # see _update_sides
+var _far_eye_sq = 0.0  # see _update_sides: squared, from the origin
 var _cell = 1.0  # the terrain's grid (see set_terrain)
 var _half_size = 0.0
 var _cols = 0
@@ -234,28 +231,30 @@ func velocity_before_step(_age = 0):
 
 
 # After the physics step: count the hits it brought; enough of them knock the animal out.
+# Returns what happened: NOT_HIT, HIT or KNOCKED_OUT (hit, and out).
 func after_physics():
-	hit_now = false
-	killed_now = false
-	if _pending_hits == 0 or is_down():
+	if _pending_hits == 0:
+		return NOT_HIT
+	if state >= STATE_KNOCKED_OUT:
 		_pending_hits = 0
-		return
+		return NOT_HIT
 	hits += _pending_hits
 	_pending_hits = 0
-	hit_now = true
 	if hits_to_ko > 0 and hits >= hits_to_ko:
 		knock_out()
-		killed_now = true
+		return KNOCKED_OUT
+	return HIT
 
 
 # ---- One step ---------------------------------------------------------------------------------
 
-# `agent`: {"feet", "head", "speed", "camera", "exclude"} (see animals.gd).
+# One step: decide, move, attack, and see whether the eye is near (_update_sides). Returns the
+# energy its attack took this step (0 without one); a predator that stops chasing appends its
+# species to `agent.escaped`. `agent`: {"feet", "head", "eye", "speed", "camera", "exclude",
+# "escaped"} (see animals.gd).
 func think(agent, dt):
-	damage_dealt = 0.0
-	escaped = false
 	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined: think runs for every animal every step)
-		return
+		return 0.0
 	if _attack_cooldown > 0:
 		_attack_cooldown -= 1
 	if _hit_cooldown > 0:
@@ -269,7 +268,8 @@ func think(agent, dt):
 	if state == STATE_ACTIVE:
 		if _deactivates and _deactivated(agent, distance):
 			state = STATE_IDLE
-			escaped = is_predator
+			if is_predator:
+				agent.escaped.append(species)
 	elif state == STATE_RESPITE:
 		_respite_frames -= 1
 		if _respite_frames <= 0:
@@ -284,8 +284,12 @@ func think(agent, dt):
 	else:
 		desired = _idle(feet, distance, dt)
 	_move(desired, dt)
+	var damage = 0.0
 	if state == STATE_ACTIVE and is_predator:
-		_try_attack(feet)
+		damage = _try_attack(feet)
+	if state < STATE_KNOCKED_OUT:  # (a bee's sting knocks itself out)
+		_update_sides(agent.eye)
+	return damage
 
 
 func _activates(agent, distance):
@@ -381,10 +385,10 @@ func _gap(feet):
 	return origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius
 
 
+# The energy its attack takes from the agent now: 0 while cooling down or out of reach.
 func _try_attack(feet):
 	if _attack_cooldown > 0 or _gap(feet) > ATTACK_REACH_M:
-		return
-	damage_dealt = attack_damage
+		return 0.0
 	match respite:
 		"temporary":
 			state = STATE_RESPITE
@@ -393,6 +397,7 @@ func _try_attack(feet):
 			knock_out()  # a bee dies when it stings
 		_:
 			_attack_cooldown = int(ceil(P.ATTACK_INTERVAL_S * STEPS_PER_SECOND))
+	return attack_damage
 
 
 func _away_from(point, speed):
@@ -607,14 +612,12 @@ func _wall_is_climbable():
 	return false
 
 
-# The manager calls this after the animal has moved, with the camera's position. Back faces are
+# After the animal has moved, with the camera's position (think). Back faces are
 # culled (see _build_mesh), which draws the same image as long as the camera sees the animal from
 # outside its parts; a camera inside one, or whose near plane cuts one, would see through it. So
 # while the eye is within reach of that (the near plane's corners, + SEE_THROUGH_MARGIN_M, from
 # the mesh's bounds) the animal is drawn two-sided.
-func update_sides(eye):
-	if state >= STATE_KNOCKED_OUT:
-		return
+func _update_sides(eye):
 	var dx = eye.x - _origin.x
 	var dy = eye.y - _origin.y
 	var dz = eye.z - _origin.z
@@ -658,7 +661,7 @@ func knock_out():
 # (a face's two triangles share its corners) and without normals (drawn unshaded). The outside
 # faces wind clockwise, Godot's front faces, and AnimalMaterial culls the back faces: each part is
 # a closed solid, so seen from outside a back face is always behind a front face of the same part
-# (for a camera inside or next to the animal see update_sides). A face inside another box part
+# (for a camera inside or next to the animal see _update_sides). A face inside another box part
 # (a leg's top in the body, say) can never be seen from outside and is left out: fewer triangles
 # for the rasterizer, the same picture.
 func _build_mesh():

@@ -5,6 +5,7 @@ extends Reference
 # achievements (hit_, kill_, escaped_) and the ground-truth `animals` feature.
 
 const P = preload("res://generated/protocol.gd")
+const Animal = preload("res://entities/animals/animal.gd")
 const AnimalMaterials = [preload("res://entities/animals/animal_material.tres"),
 		preload("res://entities/animals/animal_material_two_sided.tres")]
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # of static_world.shader
@@ -15,7 +16,8 @@ var _previous_feet = Vector3.ZERO
 var _absent_written = false
 var _grid_cols = 0  # of the obstacle grid (see _obstacle_grid)
 var _near_obstacles = {}  # cell of that grid with obstacles near -> those, [x, z, radius] after one another
-var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": []}
+var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "eye": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": [],
+		"escaped": []}  # what the animals see of the agent this step (animal.gd: think)
 
 
 func setup(world_root, terrain, player):
@@ -131,22 +133,23 @@ func step(player, dt):
 	_agent.speed = Vector2(feet.x - _previous_feet.x, feet.z - _previous_feet.z).length() / dt
 	_agent.exclude = player.mechanics.agent_and_held_rids()
 	_previous_feet = feet
-	var eye = _agent.camera.global_transform.origin
+	_agent.eye = _agent.camera.global_transform.origin
+	var escaped = _agent.escaped
 	for animal in animals:
-		animal.think(_agent, dt)
-		animal.update_sides(eye)
-		attack_damage += animal.damage_dealt
-		if animal.escaped:
-			player.mechanics.unlock("escaped_" + animal.species)
+		attack_damage += animal.think(_agent, dt)
+	if not escaped.empty():
+		for species in escaped:
+			player.mechanics.unlock("escaped_" + species)
+		escaped.clear()
 
 
 func after_physics(mechanics):
 	for animal in animals:
-		animal.after_physics()
-		if animal.hit_now:
+		var outcome = animal.after_physics()
+		if outcome != Animal.NOT_HIT:
 			mechanics.unlock("hit_" + animal.species)
-		if animal.killed_now:
-			mechanics.unlock("kill_" + animal.species)
+			if outcome == Animal.KNOCKED_OUT:
+				mechanics.unlock("kill_" + animal.species)
 
 
 func write_features(features):
