@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import attr
 import numpy as np
 import pytest
 
@@ -610,3 +611,48 @@ def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_p
                     row, col = heightmap.nearest_index(x, z)
                     nearest_water = min(nearest_water, float(to_water[row, col]))
     assert nearest_water <= 1.0  # they did walk up to the water's edge
+
+
+def test_a_chaser_on_the_island_goes_around_a_wall_not_through_it(sim, tmp_path):
+    """On terrain, animals move without physics queries unless a step brings them nearer a static
+    obstacle: a wolf chasing the agent from behind a wall must still be stopped by it."""
+    from avalon.tasks import build_world
+    from avalon.tasks.outdoor import OutdoorTaskConfig
+
+    world = build_world("eat", 0.5, 0, OutdoorTaskConfig(world_size="small"))
+    heightmap = world.ground.heightmap
+    sx, _, sz = world.spawn_position
+
+    def dry(x, z):
+        return bool(heightmap.contains(x, z)) and float(heightmap.height_at(x, z)) > heightmap.water_height_m + 0.3
+
+    for yaw in np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False):  # a direction with dry ground 8 m out
+        forward = np.array([-math.sin(yaw), -math.cos(yaw)])
+        if all(dry(*(np.array([sx, sz]) + d * forward)) for d in np.arange(0.0, 8.5, 0.5)):
+            break
+    else:
+        pytest.fail("no dry ground 8 m from the spawn")
+    wall_centre = np.array([sx, sz]) + 2.5 * forward
+    wall_size = (4.0, 2.5, 0.6)  # wide across the line from the wolf to the agent, thin along it
+    ground = float(heightmap.height_at(*wall_centre))
+    wall = Entity(kind="box", name="wall", position=(wall_centre[0], ground + 0.5, wall_centre[1]), yaw_rad=float(yaw),
+                  params={"size": wall_size, "color": (0.5, 0.5, 0.5)})
+    wx, wz = np.array([sx, sz]) + 7.0 * forward
+    wolf = animal_entity("wolf", "wolf", (wx, float(heightmap.height_at(wx, wz)), wz), yaw_rad=float(yaw) + math.pi,
+                         attack_damage=0.0, deactivation=("ko",))
+    world = attr.evolve(world, entities=world.entities + (wall,)).add_animal(wolf)
+    run = Run(sim, export_world(world, tmp_path / "wall").as_posix())
+    slot = [animal.name for animal in world.animals].index("wolf")
+    across, along = np.array([math.cos(yaw), -math.sin(yaw)]), forward  # the wall's axes on the ground
+    half_width = A.ANIMALS["wolf"].size_m[0] / 2
+    sides = []
+    for _ in range(60):
+        run.step()
+        position, state, _ = run.animal(slot)
+        offset = np.array([position[0], position[2]]) - wall_centre
+        a, b = float(offset @ across), float(offset @ along)
+        assert not (abs(a) < wall_size[0] / 2 and abs(b) < wall_size[2] / 2 + half_width - 0.05), \
+            f"the wolf is inside the wall at {position}"
+        sides.append(b)
+    assert run.state(slot) == ACTIVE
+    assert min(abs(b) for b in sides) < wall_size[2] / 2 + half_width + 1.0  # it did come up against the wall
