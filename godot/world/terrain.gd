@@ -10,6 +10,7 @@ export var data_file = "terrain.bin"
 
 const StaticWorldShader = preload("res://world/static_world.shader")
 
+const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
 
 var rows = 0
@@ -80,6 +81,13 @@ func _static_material():
 		material.set_shader_param("fog_begin_m", environment.fog_depth_begin)
 		material.set_shader_param("fog_end_m", environment.fog_depth_end)
 	return material
+
+
+# Gives `material` (of the static world's shader or its two-sided variant) the fog of `source`, a
+# material of that shader (null: no fog, the shader's defaults).
+static func copy_fog(source, material):
+	for parameter in FOG_PARAMETERS:
+		material.set_shader_param(parameter, source.get_shader_param(parameter) if source != null else null)
 
 
 func _mesh_instance(arrays_by_name, material):

@@ -8,7 +8,7 @@ const P = preload("res://generated/protocol.gd")
 const Animal = preload("res://entities/animals/animal.gd")
 const AnimalMaterials = [preload("res://entities/animals/animal_material.tres"),
 		preload("res://entities/animals/animal_material_two_sided.tres")]
-const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # of static_world.shader
+const Terrain = preload("res://world/terrain.gd")
 
 var animals = []  # in scene order
 var attack_damage = 0.0  # energy lost to attacks this step
@@ -51,10 +51,8 @@ func setup(world_root, terrain, player):
 			animals[j].add_collision_exception_with(animals[i])
 	# The animals' materials share the static world's shader; they take this world's fog from the
 	# terrain's (none: the shader's defaults, no fog).
-	var world_material = terrain.static_material if terrain != null else null
 	for material in AnimalMaterials:
-		for parameter in FOG_PARAMETERS:
-			material.set_shader_param(parameter, world_material.get_shader_param(parameter) if world_material != null else null)
+		Terrain.copy_fog(terrain.static_material if terrain != null else null, material)
 	if terrain != null and not animals.empty():
 		var grid = _obstacle_grid(terrain, entities)
 		for animal in animals:
