@@ -74,7 +74,7 @@ func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 	terrain = world_root.get_node_or_null("Terrain")
 	if terrain != null:
 		terrain.update_lod(player.body.global_transform.origin, true)
-	animals.setup(world_root, terrain, player)
+	animals.setup(world_root, terrain, player, features)
 	frame = 0
 	written_achievements_version = -1
 	time_limit_frames = time_limit
@@ -143,7 +143,7 @@ func collect_features():
 	player.mechanics.after_physics(P.STEP_SECONDS)
 	animals.after_physics(player.mechanics)
 	player.write_features(features)
-	animals.write_features(features)
+	animals.write_features()
 	features[P.F_ENERGY_SPENT_ON_MOVEMENT] = movement_coefficient * movement_work
 	features[P.F_ENERGY_LOST_TO_ATTACKS] = energy_lost_to_attacks
 	features[P.F_ENERGY_GAINED_FROM_EATING] = energy_gained_from_eating

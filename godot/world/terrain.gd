@@ -12,6 +12,10 @@ const StaticWorldShader = preload("res://world/static_world.shader")
 
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
+# Opaque materials are drawn in order of render priority: the static world after everything else
+# (animals, items, the hands), so that llvmpipe rejects its fragments behind those by the depth
+# test before shading them. The same picture (opaque, depth-tested), fewer fragments shaded.
+const DRAWN_AFTER_OTHER_OPAQUES = 1
 
 var rows = 0
 var cols = 0
@@ -73,6 +77,7 @@ func load_data(world_dir):
 func _static_material():
 	var material = ShaderMaterial.new()
 	material.shader = StaticWorldShader
+	material.render_priority = DRAWN_AFTER_OTHER_OPAQUES
 	var holder = get_parent().get_node_or_null("Environment") if get_parent() != null else null
 	if holder != null and holder.environment != null and holder.environment.fog_enabled:
 		var environment = holder.environment

@@ -91,6 +91,13 @@ var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
 
 var _origin = Vector3.ZERO  # where it is (updated as it moves: cheaper than reading its transform)
 var _yaw = 0.0  # where it faces (about +y; it faces -z at 0)
+var _forward_x = 0.0  # -sin(_yaw), -cos(_yaw): the horizontal direction it faces
+var _forward_z = -1.0
+var _features = []  # holds its slot of the `animals` feature from _slot (see join); kept up to date as it changes
+var _slot = 0
+var _reported_state = -1  # the state in its slot
+var _struck = []  # the manager's list of the animals hit this step (see on_hit)
+var _down = []  # the manager's list of the knocked-out animals (see knock_out)
 var _target = Vector3.ZERO
 var _target_frames = 0
 var _path_angle = 0.0
@@ -163,7 +170,7 @@ func _ready():
 	rng.seed = int(rng_seed)
 	home = transform.origin
 	_origin = home
-	_yaw = transform.basis.get_euler().y
+	_set_yaw(transform.basis.get_euler().y)
 	_target = home
 	_path_angle = rng.randf_range(0.0, 2.0 * PI)
 	var shape = BoxShape.new()
@@ -200,9 +207,25 @@ func is_down():
 	return state >= STATE_KNOCKED_OUT
 
 
-# Its slot of the `animals` feature from `offset`: where it (or the body it left) is, its state
-# (eaten once its body is gone), its hits.
-func write_feature(features, offset):
+# The manager hands over the simulation's features with this animal's slot of the `animals` feature
+# (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), and its lists of the
+# animals hit this step and of those knocked out. The animal writes its slot now and then keeps it
+# up to date itself: its position as it moves (_move), its state at the end of think, its hits
+# as they land (after_physics); the manager rewrites the slots of knocked-out animals every step
+# (their bodies move and are eaten).
+func join(features, offset, struck, down):
+	_features = features
+	_slot = offset
+	_struck = struck
+	_down = down
+	write_feature()
+
+
+# Writes its slot: where it (or the body it left) is, its state (eaten once its body is gone), its
+# hits.
+func write_feature():
+	var features = _features
+	var offset = _slot
 	var position = _origin
 	var reported = state
 	if corpse != null:
@@ -215,6 +238,7 @@ func write_feature(features, offset):
 	features[offset + 2] = position.z
 	features[offset + 3] = float(reported)
 	features[offset + 4] = float(hits)
+	_reported_state = reported
 
 
 # Thrown rocks and swung sticks call this (entities/tools/tool.gd) with their impact speed.
@@ -222,6 +246,8 @@ func on_hit(speed):
 	if is_down() or _hit_cooldown > 0 or speed < P.HIT_MIN_SPEED_M_PER_S:
 		return
 	_hit_cooldown = int(ceil(P.HIT_COOLDOWN_S * STEPS_PER_SECOND))
+	if _pending_hits == 0:
+		_struck.append(self)
 	_pending_hits += 1
 
 
@@ -230,8 +256,9 @@ func velocity_before_step(_age = 0):
 	return velocity
 
 
-# After the physics step: count the hits it brought; enough of them knock the animal out.
-# Returns what happened: NOT_HIT, HIT or KNOCKED_OUT (hit, and out).
+# After the physics step, for an animal hit in it (the manager's `struck`): count the hits it
+# brought; enough of them knock the animal out. Returns what happened: NOT_HIT, HIT or KNOCKED_OUT
+# (hit, and out).
 func after_physics():
 	if _pending_hits == 0:
 		return NOT_HIT
@@ -240,6 +267,7 @@ func after_physics():
 		return NOT_HIT
 	hits += _pending_hits
 	_pending_hits = 0
+	_features[_slot + 4] = float(hits)
 	if hits_to_ko > 0 and hits >= hits_to_ko:
 		knock_out()
 		return KNOCKED_OUT
@@ -248,12 +276,15 @@ func after_physics():
 
 # ---- One step ---------------------------------------------------------------------------------
 
-# One step: decide, move, attack, and see whether the eye is near (_update_sides). Returns the
-# energy its attack took this step (0 without one); a predator that stops chasing appends its
-# species to `agent.escaped`. `agent`: {"feet", "head", "eye", "speed", "camera", "exclude",
-# "escaped"} (see animals.gd).
-func think(agent, dt):
-	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined: think runs for every animal every step)
+# One step: decide, move, attack, and see whether the eye is near (_update_sides). `feet` and
+# `eye`: where the agent's feet and camera are; `agent`: what else the sight and domain
+# conditions need, {"feet", "head", "eye", "speed", "camera", "exclude", "escaped"} (see
+# animals.gd). Returns the energy its attack took this step (0 without one); a predator that
+# stops chasing appends its species to `agent.escaped`. Runs for every animal every step, so the
+# common work is written out here rather than in small functions (a GDScript call costs as much
+# as a few statements).
+func think(feet, eye, agent, dt):
+	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)
 		return 0.0
 	if _attack_cooldown > 0:
 		_attack_cooldown -= 1
@@ -261,7 +292,6 @@ func think(agent, dt):
 		_hit_cooldown -= 1
 	# (_origin is kept up to date by _move)
 	var origin = _origin
-	var feet = agent.feet  # (read once: each Dictionary look-up hashes the key)
 	var dx = feet.x - origin.x
 	var dz = feet.z - origin.z
 	var distance = sqrt(dx * dx + dz * dz)
@@ -274,21 +304,40 @@ func think(agent, dt):
 		_respite_frames -= 1
 		if _respite_frames <= 0:
 			state = STATE_IDLE
-	elif _activates(agent, distance):
+	elif not _never_activates and distance <= activation_radius_m and _activates(agent, distance):
 		state = STATE_ACTIVE
 	var desired = Vector3.ZERO
-	if state == STATE_ACTIVE:
-		desired = _chase(feet, dt) if is_predator else _away_from(feet, active_speed_m_per_s)
+	var chasing = state == STATE_ACTIVE and is_predator
+	if chasing:
+		# Toward the agent, coming to a stop within attack reach instead of shoving it.
+		var to_target = Vector3(dx, 0.0, dz)
+		if _flies:
+			to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
+		var speed = clamp((_gap(feet) - ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
+		var length = to_target.length()
+		if length > 1e-4:
+			desired = to_target * (speed / length)
+	elif state == STATE_ACTIVE:
+		desired = _away_from(feet, active_speed_m_per_s)
 	elif state == STATE_RESPITE:
 		desired = _away_from(feet, idle_speed_m_per_s)  # it leaves, unhurried
 	else:
 		desired = _idle(feet, distance, dt)
 	_move(desired, dt)
 	var damage = 0.0
-	if state == STATE_ACTIVE and is_predator:
-		damage = _try_attack(feet)
+	if chasing and _attack_cooldown == 0 and _gap(feet) <= ATTACK_REACH_M:
+		damage = _attack()
 	if state < STATE_KNOCKED_OUT:  # (a bee's sting knocks itself out)
-		_update_sides(agent.eye)
+		if state != _reported_state:
+			_features[_slot + 3] = float(state)
+			_reported_state = state
+		# Drawn two-sided while the eye is near (see _update_sides); the common case first: the
+		# eye beyond the sphere around the mesh.
+		var ex = eye.x - _origin.x
+		var ey = eye.y - _origin.y
+		var ez = eye.z - _origin.z
+		if _two_sided or ex * ex + ey * ey + ez * ez <= _far_eye_sq:
+			_update_sides(eye)
 	return damage
 
 
@@ -350,7 +399,7 @@ func _agent_sees_me(agent):
 # The animal sees the agent: its head is within the animal's field of view and in line of sight.
 func _i_see_agent(agent):
 	var origin = _origin
-	var forward = Vector3(-sin(_yaw), 0.0, -cos(_yaw))
+	var forward = Vector3(_forward_x, 0.0, _forward_z)
 	var to_head = agent.head - origin
 	var flat = Vector3(to_head.x, 0.0, to_head.z)
 	if flat.length() > 1e-3 and Vector3(forward.x, 0.0, forward.z).normalized().dot(flat.normalized()) < cos_half_fov:
@@ -366,18 +415,6 @@ func _clear_line(from, to, exclude):
 
 # ---- Moving -----------------------------------------------------------------------------------
 
-func _chase(feet, dt):
-	var origin = _origin
-	var to_target = Vector3(feet.x - origin.x, 0.0, feet.z - origin.z)
-	if _flies:
-		to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
-	var gap = _gap(feet)
-	# Come to a stop within attack reach instead of shoving the agent.
-	var speed = clamp((gap - ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
-	var length = to_target.length()
-	return to_target * (speed / length) if length > 1e-4 else Vector3.ZERO
-
-
 # Distance between the animal's reach and the agent's capsule.
 func _gap(feet):
 	var origin = _origin
@@ -385,10 +422,8 @@ func _gap(feet):
 	return origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius
 
 
-# The energy its attack takes from the agent now: 0 while cooling down or out of reach.
-func _try_attack(feet):
-	if _attack_cooldown > 0 or _gap(feet) > ATTACK_REACH_M:
-		return 0.0
+# It attacks (within reach, its cooldown over: see think); returns the energy the attack takes.
+func _attack():
 	match respite:
 		"temporary":
 			state = STATE_RESPITE
@@ -404,7 +439,7 @@ func _away_from(point, speed):
 	var away = _origin - point
 	away.y = 0.0
 	if away.length() < 1e-4:
-		away = Vector3(-sin(_yaw), 0.0, -cos(_yaw))
+		away = Vector3(_forward_x, 0.0, _forward_z)
 	return away.normalized() * speed
 
 
@@ -537,8 +572,9 @@ func _move(desired, dt):
 	# It turns to face where it goes when that is more than FACE_MIN_TURN_RAD off (setting a
 	# transform is not free), tested on the cosine: cheaper than the angle.
 	if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
-			-desired.x * sin(yaw) - desired.z * cos(yaw) < COS_FACE_MIN_TURN * sqrt(speed_sq):
+			desired.x * _forward_x + desired.z * _forward_z < COS_FACE_MIN_TURN * sqrt(speed_sq):
 		yaw = atan2(-desired.x, -desired.z)
+	var moved = queried
 	if queried:
 		_origin = global_transform.origin  # move_and_slide has moved it
 		next = _origin
@@ -548,8 +584,19 @@ func _move(desired, dt):
 				_vertical_speed = 0.0
 	if next != _origin or yaw != _yaw:
 		_origin = next
-		_yaw = yaw
+		_set_yaw(yaw)
 		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
+		moved = true
+	if moved:  # (its slot of the `animals` feature: see join)
+		_features[_slot] = _origin.x
+		_features[_slot + 1] = _origin.y
+		_features[_slot + 2] = _origin.z
+
+
+func _set_yaw(yaw):
+	_yaw = yaw
+	_forward_x = -sin(yaw)
+	_forward_z = -cos(yaw)
 
 
 # Whether this step, (`step_x`, `step_z`) m horizontally, cannot bring the animal into contact
@@ -612,17 +659,13 @@ func _wall_is_climbable():
 	return false
 
 
-# After the animal has moved, with the camera's position (think). Back faces are
+# After the animal has moved, with the camera's position, when the camera is within the sphere
+# around the mesh's bounds + _near_eye_m or the animal is drawn two-sided (think). Back faces are
 # culled (see _build_mesh), which draws the same image as long as the camera sees the animal from
 # outside its parts; a camera inside one, or whose near plane cuts one, would see through it. So
 # while the eye is within reach of that (the near plane's corners, + SEE_THROUGH_MARGIN_M, from
 # the mesh's bounds) the animal is drawn two-sided.
 func _update_sides(eye):
-	var dx = eye.x - _origin.x
-	var dy = eye.y - _origin.y
-	var dz = eye.z - _origin.z
-	if not _two_sided and dx * dx + dy * dy + dz * dz > _far_eye_sq:
-		return  # (the common case, cheaply: the eye is beyond the sphere around the mesh's bounds)
 	var local = Basis(Vector3.UP, _yaw).xform_inv(eye - _origin)
 	var outside = Vector3(
 			max(0.0, max(_mesh_box.position.x - local.x, local.x - _mesh_box.end.x)),
@@ -651,6 +694,7 @@ func knock_out():
 	body.transform = Transform(Basis(Vector3.UP, _yaw) * Basis(Vector3(0.0, 0.0, 1.0), PI), _origin)
 	get_parent().add_child(body)
 	corpse = body
+	_down.append(self)
 	$Shape.disabled = true
 	visible = false
 

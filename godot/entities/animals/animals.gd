@@ -2,7 +2,8 @@ extends Reference
 # The animals of one episode (entities/animals/animal.gd), driven by the simulation: each step,
 # after the agent has moved, every animal thinks and moves in scene order; after the physics
 # step their hits are counted. Collects what the simulation needs: the energy lost to attacks,
-# achievements (hit_, kill_, escaped_) and the ground-truth `animals` feature.
+# achievements (hit_, kill_, escaped_) and the ground-truth `animals` feature (each animal keeps
+# its slot up to date: animal.gd, join).
 
 const P = preload("res://generated/protocol.gd")
 const Animal = preload("res://entities/animals/animal.gd")
@@ -13,14 +14,17 @@ const Terrain = preload("res://world/terrain.gd")
 var animals = []  # in scene order
 var attack_damage = 0.0  # energy lost to attacks this step
 var _previous_feet = Vector3.ZERO
-var _absent_written = false
+var _struck = []  # the animals hit in this step's physics (animal.gd: on_hit)
+var _down = []  # the knocked-out animals (animal.gd: knock_out)
 var _grid_cols = 0  # of the obstacle grid (see _obstacle_grid)
 var _near_obstacles = {}  # cell of that grid with obstacles near -> those, [x, z, radius] after one another
 var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "eye": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": [],
 		"escaped": []}  # what the animals see of the agent this step (animal.gd: think)
 
 
-func setup(world_root, terrain, player):
+# Finds the animals of the world and readies them for the episode; their slots of the `animals`
+# feature are in `features` (the simulation's, kept from step to step).
+func setup(world_root, terrain, player, features):
 	animals = []
 	attack_damage = 0.0
 	var terrain_body = null  # the height field collider: animals use the surface height instead (animal.gd)
@@ -59,6 +63,25 @@ func setup(world_root, terrain, player):
 			animal.set_obstacles(grid, _near_obstacles, _grid_cols, P.OBSTACLE_GRID_CELL_M)
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
+	_join(features)
+
+
+# Hands each animal its slot of the `animals` feature; the slots past the last animal are marked
+# absent (they never change).
+func _join(features):
+	var stride = P.ANIMAL_STATE_FIELD_COUNT
+	for slot in range(P.MAX_REPORTED_ANIMALS):
+		var offset = P.F_ANIMALS + slot * stride
+		if slot < animals.size():
+			animals[slot].join(features, offset, _struck, _down)
+		else:
+			for k in range(stride):
+				features[offset + k] = 0.0
+			features[offset + 3] = float(P.STATE_ABSENT)
+	var scratch = []  # for the animals past MAX_REPORTED_ANIMALS, whose state is not reported
+	scratch.resize(stride)
+	for i in range(P.MAX_REPORTED_ANIMALS, animals.size()):
+		animals[i].join(scratch, 0, _struck, _down)
 
 
 
@@ -131,36 +154,32 @@ func step(player, dt):
 	_agent.speed = Vector2(feet.x - _previous_feet.x, feet.z - _previous_feet.z).length() / dt
 	_agent.exclude = player.mechanics.agent_and_held_rids()
 	_previous_feet = feet
-	_agent.eye = _agent.camera.global_transform.origin
+	var eye = _agent.camera.global_transform.origin
+	_agent.eye = eye
 	var escaped = _agent.escaped
 	for animal in animals:
-		attack_damage += animal.think(_agent, dt)
+		attack_damage += animal.think(feet, eye, _agent, dt)
 	if not escaped.empty():
 		for species in escaped:
 			player.mechanics.unlock("escaped_" + species)
 		escaped.clear()
 
 
+# After the physics step: the hits it brought (to the animals in `_struck`, in the order struck).
 func after_physics(mechanics):
-	for animal in animals:
+	if _struck.empty():
+		return
+	for animal in _struck:
 		var outcome = animal.after_physics()
 		if outcome != Animal.NOT_HIT:
 			mechanics.unlock("hit_" + animal.species)
 			if outcome == Animal.KNOCKED_OUT:
 				mechanics.unlock("kill_" + animal.species)
+	_struck.clear()
 
 
-func write_features(features):
-	var count = min(animals.size(), P.MAX_REPORTED_ANIMALS)
-	if not _absent_written:  # slots past the last animal never change: written once per episode
-		_absent_written = true
-		for slot in range(count, P.MAX_REPORTED_ANIMALS):
-			var offset = P.F_ANIMALS + slot * P.ANIMAL_STATE_FIELD_COUNT
-			for k in range(P.ANIMAL_STATE_FIELD_COUNT):
-				features[offset + k] = 0.0
-			features[offset + 3] = float(P.STATE_ABSENT)
-	var offset = P.F_ANIMALS
-	var stride = P.ANIMAL_STATE_FIELD_COUNT
-	for slot in range(count):
-		animals[slot].write_feature(features, offset)
-		offset += stride
+# Brings the `animals` feature up to date: the animals write their own slots as they change
+# (animal.gd: join), but for the knocked out, whose bodies fall, are carried and eaten.
+func write_features():
+	for animal in _down:
+		animal.write_feature()
