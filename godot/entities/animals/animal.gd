@@ -43,8 +43,8 @@ const ARRIVED_M = 0.5
 const FACE_MIN_SPEED_M_PER_S = 0.05
 const FACE_MIN_TURN_RAD = 0.02
 const COS_FACE_MIN_TURN = cos(FACE_MIN_TURN_RAD)
-const WATER_LOOKAHEAD_S = 0.3
-const WATER_MARGIN_M = 0.02
+const WATER_LOOKAHEAD_S = P.WATER_LOOKAHEAD_S
+const WATER_MARGIN_M = P.WATER_MARGIN_M
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _update_sides
 const NOT_HIT = 0  # what after_physics returns
@@ -120,12 +120,13 @@ var _rows = 0
 var _last_col = 0.0  # grid coordinates are clamped to these (a point on the far edge is in the last cell)
 var _last_row = 0.0
 var _heights = PoolRealArray()
+var _cell_cols = 0  # the terrain's cells (_cols - 1 by _rows - 1), also those of the obstacle grid
+var _cell_rows = 0
 var _grid = PoolRealArray()  # clearance of each cell from static obstacles, m (see set_obstacles)
 var _near_obstacles = {}  # cell with obstacles near -> [x, z, radius] of those, after one another
+var _shore_m = 0.0  # it keeps to ground higher than this (water_height_m + WATER_MARGIN_M)
 var _footprint_radius = 0.25  # half the diagonal of its box's horizontal sides: the box at any yaw
-var _grid_cols = 0
-var _grid_cell = 1.0
-var _grid_half = 0.0
+var _reach = 0.25  # _footprint_radius + OBSTACLE_CONTACT_MARGIN_M: what must clear a static obstacle (see _move)
 # Activation (all must hold) and deactivation (any ends activity) conditions.
 var _never_activates = false
 var _act_territory = false
@@ -166,6 +167,7 @@ func _ready():
 	half_height = size.y / 2.0
 	reach_radius = max(size.x, size.z) / 2.0
 	_footprint_radius = Vector2(size.x, size.z).length() / 2.0
+	_reach = _footprint_radius + OBSTACLE_CONTACT_MARGIN_M
 	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
 	rng.seed = int(rng_seed)
 	home = transform.origin
@@ -278,7 +280,7 @@ func after_physics():
 
 # One step: decide, move, attack, and see whether the eye is near (_update_sides). `feet` and
 # `eye`: where the agent's feet and camera are; `agent`: what else the sight and domain
-# conditions need, {"feet", "head", "eye", "speed", "camera", "exclude", "escaped"} (see
+# conditions need, {"feet", "head", "eye", "speed", "camera", "mechanics", "exclude", "escaped"} (see
 # animals.gd). Returns the energy its attack took this step (0 without one); a predator that
 # stops chasing appends its species to `agent.escaped`. Runs for every animal every step, so the
 # common work is written out here rather than in small functions (a GDScript call costs as much
@@ -367,7 +369,7 @@ func _deactivated(agent, distance):
 	if _de_seen and _agent_sees_me(agent):
 		return true
 	# Once it has seen the agent it keeps track of it while in line of sight (fleeing, it faces away).
-	if _de_cant_see and not _clear_line(_origin, agent.head, agent.exclude):
+	if _de_cant_see and not _clear_line(_origin, agent.head, agent):
 		return true
 	return false
 
@@ -393,7 +395,7 @@ func _agent_sees_me(agent):
 	var depth = -local.z
 	if depth <= DEPTH_NEAR_M or abs(local.x) > depth * _tan_half_view or abs(local.y) > depth * _tan_half_view:
 		return false
-	return _clear_line(eye.origin, origin, agent.exclude)
+	return _clear_line(eye.origin, origin, agent)
 
 
 # The animal sees the agent: its head is within the animal's field of view and in line of sight.
@@ -404,11 +406,14 @@ func _i_see_agent(agent):
 	var flat = Vector3(to_head.x, 0.0, to_head.z)
 	if flat.length() > 1e-3 and Vector3(forward.x, 0.0, forward.z).normalized().dot(flat.normalized()) < cos_half_fov:
 		return false
-	return _clear_line(origin, agent.head, agent.exclude)
+	return _clear_line(origin, agent.head, agent)
 
 
-func _clear_line(from, to, exclude):
-	var excluded = exclude.duplicate()
+# Nothing but the agent and what it holds is between `from` and `to`.
+func _clear_line(from, to, agent):
+	if agent.exclude == null:  # (asked for once per step, the first time an animal needs it)
+		agent.exclude = agent.mechanics.agent_and_held_rids()
+	var excluded = agent.exclude.duplicate()
 	excluded.append(get_rid())
 	return get_world().direct_space_state.intersect_ray(from, to, excluded).empty()
 
@@ -482,6 +487,9 @@ func set_terrain(node):
 		_heights = node.heights
 		_last_col = _cols - 1.001
 		_last_row = _rows - 1.001
+		_cell_cols = _cols - 1
+		_cell_rows = _rows - 1
+	_shore_m = water_height_m + WATER_MARGIN_M
 
 
 # The terrain's surface height at (x, z): the plane of the height field triangle holding the point
@@ -509,48 +517,64 @@ func _ground_height(x, z):
 # Moves by `desired` (m/s) for one step. On terrain the animal does not collide with the height
 # field (Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step): the terrain's
 # surface, computed exactly, is its floor. Unless this step could bring it into contact with a
-# static obstacle (see _is_clear) it moves without any physics query, and its transform is
+# static obstacle it moves without any physics query, and its transform is
 # written once; otherwise it moves with move_and_slide. Ground animals keep out of water and,
 # unless climbing, off slopes steeper than MAX_WALK_SLOPE.
 func _move(desired, dt):
 	var origin = _origin
 	var next = origin  # where it ends up, when it moves without physics queries
 	var queried = false  # moved with move_and_slide (its transform is already updated)
+	var horizontal = desired  # m/s: a flying animal's velocity; a ground animal's horizontal one
+	var next_ground = INF  # the surface height where the step ends, once known
+	var cell = -1  # its cell of the terrain's grid, row-major (-1: off the terrain, or none)
+	if terrain != null:
+		var gx = (origin.x + _half_size) / _cell
+		var gz = (origin.z + _half_size) / _cell
+		if gx >= 0.0 and gz >= 0.0 and gx < _cell_cols and gz < _cell_rows:
+			cell = int(gz) * _cell_cols + int(gx)
 	if _flies:
 		var ground = _ground_height(origin.x, origin.z)
 		if state != STATE_ACTIVE:  # cruise at the flying height
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
 		velocity = desired
-		if terrain != null and _is_clear(desired.x * dt, desired.z * dt):
-			next = origin + desired * dt
-			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
-		else:
-			velocity = move_and_slide(desired, Vector3.UP)
-			queried = true
+		horizontal = desired
 	else:
-		var horizontal = Vector3(desired.x, 0.0, desired.z)
-		var step_m = sqrt(desired.x * desired.x + desired.z * desired.z) * dt
-		var next_ground = INF  # the surface height where the step ends, once known
-		if terrain != null and step_m > 0.0:
+		horizontal = Vector3(desired.x, 0.0, desired.z)
+		var speed = sqrt(desired.x * desired.x + desired.z * desired.z)
+		if terrain != null and speed > 0.0:
 			# It does not take a step ending in water or a little before it, or up a slope steeper
 			# than MAX_WALK_SLOPE (climbers in pursuit climb anything).
+			var step_m = speed * dt
 			var end = origin + horizontal * dt
 			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
-			var shore = water_height_m + WATER_MARGIN_M
 			next_ground = _ground_height(end.x, end.z)
-			if next_ground < shore or _ground_height(ahead.x, ahead.z) < shore or (
+			if next_ground < _shore_m or _ground_height(ahead.x, ahead.z) < _shore_m or (
 					next_ground - (origin.y - half_height) > step_m * MAX_WALK_SLOPE and not (can_climb and state == STATE_ACTIVE)):
 				next_ground = INF
 				horizontal = Vector3.ZERO
-				step_m = 0.0
 				_target_frames = 0
 		if _climbing:
 			_vertical_speed = active_speed_m_per_s * CLIMB_SPEED_FACTOR
 		else:
 			_vertical_speed -= GRAVITY_M_PER_S2 * dt
 		velocity = horizontal
-		if terrain != null and not _climbing and _is_clear(horizontal.x * dt, horizontal.z * dt):
-			next = origin + horizontal * dt
+	# On terrain and not climbing, it moves without physics queries unless the step could bring
+	# it into contact with a static obstacle: a look-up in the manager's grid of clearances (see
+	# set_obstacles) against its footprint (the circle around its box, whatever its yaw) +
+	# OBSTACLE_CONTACT_MARGIN_M + the step, then, only if that is not enough, _clear_of_near.
+	var clear = false
+	if cell >= 0 and not _climbing:
+		var step_x = horizontal.x * dt
+		var step_z = horizontal.z * dt
+		var step_sq = step_x * step_x + step_z * step_z
+		var span = _reach + sqrt(step_sq)
+		# (the grid lists only the obstacles within OBSTACLE_MARGIN_M of a cell)
+		clear = span < _grid[cell] or (span <= OBSTACLE_MARGIN_M and _clear_of_near(cell, step_x, step_z, step_sq))
+	if clear:
+		next = origin + horizontal * dt
+		if _flies:
+			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+		else:
 			if next_ground == INF:
 				next_ground = _ground_height(next.x, next.z)
 			# It walks the surface, or falls to it. (Compared before storing: Vector3 holds 32-bit
@@ -562,11 +586,14 @@ func _move(desired, dt):
 				_vertical_speed = 0.0
 			else:
 				next.y = fall_y
-		else:
-			velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
-			_vertical_speed = 0.0 if is_on_floor() else velocity.y
-			queried = true
-			_climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+	elif _flies:
+		velocity = move_and_slide(desired, Vector3.UP)
+		queried = true
+	else:
+		velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
+		_vertical_speed = 0.0 if is_on_floor() else velocity.y
+		queried = true
+		_climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
 	var yaw = _yaw
 	var speed_sq = desired.x * desired.x + desired.z * desired.z
 	# It turns to face where it goes when that is more than FACE_MIN_TURN_RAD off (setting a
@@ -599,31 +626,17 @@ func _set_yaw(yaw):
 	_forward_z = -cos(yaw)
 
 
-# Whether this step, (`step_x`, `step_z`) m horizontally, cannot bring the animal into contact
-# with anything it could bump into: a look-up in the manager's grid of clearances from static
-# obstacles (tree trunks, boxes) against the animal's footprint (the circle around its box,
-# whatever its yaw) + the step + OBSTACLE_CONTACT_MARGIN_M, then, only if that is not enough, the
-# closest approach of the step to each obstacle listed for the cell, against the footprint + the
-# obstacle's radius + OBSTACLE_CONTACT_MARGIN_M. A step that does not take it nearer
-# an obstacle (away from it, or at rest) is clear of that one. Items and other animals are not in
-# it: away from obstacles animals pass through each other, and thrown items collide with them by
-# themselves.
-func _is_clear(step_x, step_z):
+# Whether this step, (`step_x`, `step_z`) m horizontally with `step_sq` its length squared, keeps
+# the animal out of contact with the static obstacles (tree trunks, boxes) listed for its `cell`
+# of the manager's grid (see _move): the closest approach of the step to each, against the
+# footprint + the obstacle's radius + OBSTACLE_CONTACT_MARGIN_M. A step that does not take it
+# nearer an obstacle (away from it, or at rest) is clear of that one. Items and other animals are
+# not in it: away from obstacles animals pass through each other, and thrown items collide with
+# them by themselves.
+func _clear_of_near(cell, step_x, step_z, step_sq):
 	var x = _origin.x
 	var z = _origin.z
-	var gx = (x + _grid_half) / _grid_cell
-	var gz = (z + _grid_half) / _grid_cell
-	if gx < 0.0 or gz < 0.0 or gx >= _grid_cols or gz >= _grid_cols:
-		return false
-	var cell = int(gz) * _grid_cols + int(gx)
-	var step_sq = step_x * step_x + step_z * step_z
-	var reach = _footprint_radius + OBSTACLE_CONTACT_MARGIN_M
-	var span = reach + sqrt(step_sq)
-	if span < _grid[cell]:
-		return true
-	if span > OBSTACLE_MARGIN_M:
-		return false  # the grid lists only obstacles within OBSTACLE_MARGIN_M
-	var near = _near_obstacles[cell]
+	var near = _near_obstacles.get(cell, PoolRealArray())
 	var i = 0
 	var count = near.size()
 	while i < count:
@@ -634,21 +647,18 @@ func _is_clear(step_x, step_z):
 			var t = min(1.0, -along / step_sq)
 			dx += t * step_x
 			dz += t * step_z
-			var touch = reach + near[i + 2]
+			var touch = _reach + near[i + 2]
 			if dx * dx + dz * dz <= touch * touch:
 				return false
 		i += 3
 	return true
 
 
-# The manager's obstacle grid (see animals.gd): square, `cols` cells of `cell` m, centred on the
-# origin, and the obstacles near each marked cell.
-func set_obstacles(grid, near_obstacles, cols, cell):
+# The manager's obstacle grid (see animals.gd), over the terrain's cells, and the obstacles near
+# each marked cell.
+func set_obstacles(grid, near_obstacles):
 	_grid = grid
 	_near_obstacles = near_obstacles
-	_grid_cols = cols
-	_grid_cell = cell
-	_grid_half = cols * cell / 2.0
 
 
 func _wall_is_climbable():

@@ -16,9 +16,9 @@ var attack_damage = 0.0  # energy lost to attacks this step
 var _previous_feet = Vector3.ZERO
 var _struck = []  # the animals hit in this step's physics (animal.gd: on_hit)
 var _down = []  # the knocked-out animals (animal.gd: knock_out)
-var _grid_cols = 0  # of the obstacle grid (see _obstacle_grid)
 var _near_obstacles = {}  # cell of that grid with obstacles near -> those, [x, z, radius] after one another
-var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "eye": Vector3.ZERO, "speed": 0.0, "camera": null, "exclude": [],
+var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "eye": Vector3.ZERO, "speed": 0.0, "camera": null, "mechanics": null,
+		"exclude": null,
 		"escaped": []}  # what the animals see of the agent this step (animal.gd: think)
 
 
@@ -60,9 +60,10 @@ func setup(world_root, terrain, player, features):
 	if terrain != null and not animals.empty():
 		var grid = _obstacle_grid(terrain, entities)
 		for animal in animals:
-			animal.set_obstacles(grid, _near_obstacles, _grid_cols, P.OBSTACLE_GRID_CELL_M)
+			animal.set_obstacles(grid, _near_obstacles)
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
+	_agent.mechanics = player.mechanics
 	_join(features)
 
 
@@ -85,18 +86,19 @@ func _join(features):
 
 
 
-# The clearance of each cell (OBSTACLE_GRID_CELL_M square) from the static obstacles: tree trunks
+# The clearance of each cell of the terrain's grid from the static obstacles: tree trunks
 # of the terrain and static bodies among the entities (boxes), each a vertical cylinder (a box:
 # its bounding sphere's). A cell's value is the least horizontal distance from any point of the
 # cell to an obstacle's surface, for obstacles within OBSTACLE_MARGIN_M of the cell (a cell with
 # none holds OBSTACLE_MARGIN_M); `_near_obstacles` maps each cell with some to them, [x, z,
 # radius] after one another. Animals move with physics queries only when a step could bring them
-# near one of these (animal.gd: _is_clear).
+# near one of these (animal.gd: _move).
 func _obstacle_grid(terrain, entities):
-	var cell = P.OBSTACLE_GRID_CELL_M
-	_grid_cols = int(ceil(terrain.size_m / cell))
+	var cell = terrain.cell_size_m
+	var cols = terrain.cols - 1
+	var rows = terrain.rows - 1
 	var grid = PoolRealArray()
-	grid.resize(_grid_cols * _grid_cols)
+	grid.resize(rows * cols)
 	for i in range(grid.size()):
 		grid[i] = P.OBSTACLE_MARGIN_M
 	_near_obstacles = {}
@@ -114,18 +116,18 @@ func _obstacle_grid(terrain, entities):
 				var size = node.get("size")
 				var extent = size.length() / 2.0 if size is Vector3 else 1.0  # whatever its rotation
 				obstacles.append([node.global_transform.origin.x, node.global_transform.origin.z, extent])
-	var half = _grid_cols * cell / 2.0
+	var half = terrain.size_m / 2.0
 	for obstacle in obstacles:
 		var reach = obstacle[2] + P.OBSTACLE_MARGIN_M
 		var c0 = int(max(0.0, floor((obstacle[0] - reach + half) / cell)))
-		var c1 = int(min(_grid_cols - 1, floor((obstacle[0] + reach + half) / cell)))
+		var c1 = int(min(cols - 1, floor((obstacle[0] + reach + half) / cell)))
 		var r0 = int(max(0.0, floor((obstacle[1] - reach + half) / cell)))
-		var r1 = int(min(_grid_cols - 1, floor((obstacle[1] + reach + half) / cell)))
+		var r1 = int(min(rows - 1, floor((obstacle[1] + reach + half) / cell)))
 		for r in range(r0, r1 + 1):
 			# (the nearest point of the cell to the obstacle's axis, per axis)
 			var dz = max(0.0, max(r * cell - half - obstacle[1], obstacle[1] - ((r + 1) * cell - half)))
 			for c in range(c0, c1 + 1):
-				var index = r * _grid_cols + c
+				var index = r * cols + c
 				var dx = max(0.0, max(c * cell - half - obstacle[0], obstacle[0] - ((c + 1) * cell - half)))
 				grid[index] = max(0.0, min(grid[index], sqrt(dx * dx + dz * dz) - obstacle[2]))
 				var near = _near_obstacles.get(index, PoolRealArray())
@@ -152,7 +154,7 @@ func step(player, dt):
 	_agent.feet = feet
 	_agent.head = player.head.global_transform.origin
 	_agent.speed = Vector2(feet.x - _previous_feet.x, feet.z - _previous_feet.z).length() / dt
-	_agent.exclude = player.mechanics.agent_and_held_rids()
+	_agent.exclude = null  # the agent's and held items' RIDs, once an animal needs them (animal.gd: _clear_line)
 	_previous_feet = feet
 	var eye = _agent.camera.global_transform.origin
 	_agent.eye = eye
