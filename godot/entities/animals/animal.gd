@@ -103,6 +103,7 @@ var _target_frames = 0
 var _path_angle = 0.0
 var _vertical_speed = 0.0
 var _climbing = false
+var _settled = false  # a ground animal standing on the surface where its last step ended (see _move)
 var _attack_cooldown = 0
 var _respite_frames = 0
 var _hit_cooldown = 0
@@ -521,12 +522,18 @@ func _ground_height(x, z):
 # written once; otherwise it moves with move_and_slide. Ground animals keep out of water and,
 # unless climbing, off slopes steeper than MAX_WALK_SLOPE.
 func _move(desired, dt):
+	if _settled and desired.x == 0.0 and desired.z == 0.0:
+		# Standing on the surface, it stays: what the rest would work out (a chaser waiting by the
+		# agent does this most steps).
+		velocity = Vector3.ZERO
+		return
 	var origin = _origin
 	var next = origin  # where it ends up, when it moves without physics queries
 	var queried = false  # moved with move_and_slide (its transform is already updated)
 	var horizontal = desired  # m/s: a flying animal's velocity; a ground animal's horizontal one
 	var next_ground = INF  # the surface height where the step ends, once known
 	var cell = -1  # its cell of the terrain's grid, row-major (-1: off the terrain, or none)
+	var stays = false  # a settled ground animal whose step is refused stays where it stands (as above)
 	if terrain != null:
 		var gx = (origin.x + _half_size) / _cell
 		var gz = (origin.z + _half_size) / _cell
@@ -553,7 +560,10 @@ func _move(desired, dt):
 				next_ground = INF
 				horizontal = Vector3.ZERO
 				_target_frames = 0
-		if _climbing:
+				stays = _settled  # (at the shore, most often: it turns to face its way, no more)
+		if stays:
+			pass
+		elif _climbing:
 			_vertical_speed = active_speed_m_per_s * CLIMB_SPEED_FACTOR
 		else:
 			_vertical_speed -= GRAVITY_M_PER_S2 * dt
@@ -563,14 +573,16 @@ func _move(desired, dt):
 	# set_obstacles) against its footprint (the circle around its box, whatever its yaw) +
 	# OBSTACLE_CONTACT_MARGIN_M + the step, then, only if that is not enough, _clear_of_near.
 	var clear = false
-	if cell >= 0 and not _climbing:
+	if cell >= 0 and not _climbing and not stays:
 		var step_x = horizontal.x * dt
 		var step_z = horizontal.z * dt
 		var step_sq = step_x * step_x + step_z * step_z
 		var span = _reach + sqrt(step_sq)
 		# (the grid lists only the obstacles within OBSTACLE_MARGIN_M of a cell)
 		clear = span < _grid[cell] or (span <= OBSTACLE_MARGIN_M and _clear_of_near(cell, step_x, step_z, step_sq))
-	if clear:
+	if stays:
+		pass
+	elif clear:
 		next = origin + horizontal * dt
 		if _flies:
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
@@ -581,7 +593,8 @@ func _move(desired, dt):
 			# floats, so a stored surface height may round above the 64-bit one.)
 			var surface_y = next_ground + half_height
 			var fall_y = origin.y + _vertical_speed * dt
-			if fall_y <= surface_y:
+			_settled = fall_y <= surface_y
+			if _settled:
 				next.y = surface_y
 				_vertical_speed = 0.0
 			else:
@@ -593,6 +606,7 @@ func _move(desired, dt):
 		velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
 		_vertical_speed = 0.0 if is_on_floor() else velocity.y
 		queried = true
+		_settled = false
 		_climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
 	var yaw = _yaw
 	var speed_sq = desired.x * desired.x + desired.z * desired.z
