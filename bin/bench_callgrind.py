@@ -14,6 +14,12 @@ two runs of the same code give the same figure to within ~0.1%. Needs valgrind
 Without ``--world-dir`` it measures the trivial world of ``avalon benchmark``. Prints the
 instructions per step and the shares of the largest libraries (``???``: code that llvmpipe
 compiled at run time, i.e. the shaders).
+
+Instructions are not time: llvmpipe's vectorised shaders retire several per cycle, while the
+GDScript interpreter stalls on cache misses and mispredicted (indirect) branches. With
+``--cost-model`` callgrind also simulates the caches and branch predictors (about twice as slow)
+and the script prints KCachegrind's cycle estimate per step, Ir + 10 (L1 misses + mispredicted
+branches) + 100 (last-level misses), which weighs those stalls in.
 """
 
 from __future__ import annotations
@@ -39,11 +45,23 @@ def _require(tool: str) -> str:
     return path
 
 
-def _totals(dump: Path) -> int:
+def _totals(dump: Path) -> dict[str, int]:
+    """The dump's total of each event (Ir, and with the cost model D1mr, Bcm, ...)."""
+    names: list[str] = []
     for line in dump.read_text(errors="replace").splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return int(line.split()[1])
+        if line.startswith("events:"):
+            names = line.split()[1:]
+        elif line.startswith(("summary:", "totals:")):
+            return dict(zip(names, (int(value) for value in line.split()[1:])))
     raise RuntimeError(f"no totals in {dump}")
+
+
+def cycle_estimate(events: dict[str, int]) -> int:
+    """KCachegrind's estimate of CPU cycles from callgrind's simulated events."""
+    l1_misses = sum(events.get(name, 0) for name in ("I1mr", "D1mr", "D1mw"))
+    ll_misses = sum(events.get(name, 0) for name in ("ILmr", "DLmr", "DLmw"))
+    mispredicted = events.get("Bcm", 0) + events.get("Bim", 0)
+    return events["Ir"] + 10 * (l1_misses + mispredicted) + 100 * ll_misses
 
 
 def _by_library(dump: Path) -> list[tuple[str, int]]:
@@ -67,6 +85,8 @@ def main() -> int:
     parser.add_argument("--action-space", default="vr")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep-dump", metavar="FILE", help="copy callgrind's dump of the measured steps here (for callgrind_annotate)")
+    parser.add_argument("--cost-model", action="store_true",
+                        help="simulate caches and branch prediction too, and print a cycle estimate per step")
     args = parser.parse_args()
     if args.steps <= 0 or args.warmup < 0:
         parser.error(f"--steps ({args.steps}) must be positive and --warmup ({args.warmup}) not negative")
@@ -77,7 +97,7 @@ def main() -> int:
         wrapper = scratch_dir / "godot-under-callgrind"
         wrapper.write_text(
             "#!/bin/sh\n"
-            f"exec {valgrind} --tool=callgrind --instr-atstart=no "
+            f"exec {valgrind} --tool=callgrind --instr-atstart=no {'--cache-sim=yes --branch-sim=yes ' if args.cost_model else ''}"
             f"--callgrind-out-file={scratch_dir}/callgrind.%p.out {godot} \"$@\"\n"
         )
         wrapper.chmod(0o755)
@@ -106,7 +126,12 @@ def main() -> int:
         if args.keep_dump:
             shutil.copyfile(dump, args.keep_dump)
         print(f"{args.renderer}, {args.action_space} actions, {args.steps} steps after {args.warmup}, world {world_dir}")
-        print(f"Godot instructions per step: {_totals(dump) / args.steps:,.0f}")
+        events = _totals(dump)
+        print(f"Godot instructions per step: {events['Ir'] / args.steps:,.0f}")
+        if args.cost_model:
+            print("  per step: " + ", ".join(f"{name} {value / args.steps:,.0f}" for name, value in events.items() if name != "Ir"))
+            print(f"Estimated cycles per step (Ir + 10 L1 misses and mispredictions + 100 LL misses): "
+                  f"{cycle_estimate(events) / args.steps:,.0f}")
         for library, count in _by_library(dump):
             print(f"  {count / args.steps:12,.0f}  {library}")
     return 0

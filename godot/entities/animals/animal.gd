@@ -103,7 +103,7 @@ var _target_frames = 0
 var _path_angle = 0.0
 var _vertical_speed = 0.0
 var _climbing = false
-var _settled = false  # a ground animal standing on the surface where its last step ended (see _move)
+var _settled = false  # it is where its last step ended without physics queries, standing on the surface or flying (see _move)
 var _attack_cooldown = 0
 var _respite_frames = 0
 var _hit_cooldown = 0
@@ -316,7 +316,9 @@ func think(feet, eye, agent, dt):
 		var to_target = Vector3(dx, 0.0, dz)
 		if _flies:
 			to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
-		var speed = clamp((_gap(feet) - ATTACK_REACH_M * 0.5) / dt, 0.0, active_speed_m_per_s)
+		var y = clamp(origin.y, feet.y + BODY_RADIUS_M, feet.y + BODY_HEIGHT_M - BODY_RADIUS_M)  # (_gap, written out)
+		var speed = clamp((origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius - ATTACK_REACH_M * 0.5) / dt,
+				0.0, active_speed_m_per_s)
 		var length = to_target.length()
 		if length > 1e-4:
 			desired = to_target * (speed / length)
@@ -336,10 +338,7 @@ func think(feet, eye, agent, dt):
 			_reported_state = state
 		# Drawn two-sided while the eye is near (see _update_sides); the common case first: the
 		# eye beyond the sphere around the mesh.
-		var ex = eye.x - _origin.x
-		var ey = eye.y - _origin.y
-		var ez = eye.z - _origin.z
-		if _two_sided or ex * ex + ey * ey + ez * ez <= _far_eye_sq:
+		if _two_sided or _origin.distance_squared_to(eye) <= _far_eye_sq:
 			_update_sides(eye)
 	return damage
 
@@ -522,9 +521,9 @@ func _ground_height(x, z):
 # written once; otherwise it moves with move_and_slide. Ground animals keep out of water and,
 # unless climbing, off slopes steeper than MAX_WALK_SLOPE.
 func _move(desired, dt):
-	if _settled and desired.x == 0.0 and desired.z == 0.0:
-		# Standing on the surface, it stays: what the rest would work out (a chaser waiting by the
-		# agent does this most steps).
+	if _settled and desired.x == 0.0 and desired.z == 0.0 and (not _flies or state == STATE_ACTIVE and desired.y == 0.0):
+		# Given no step where its last one ended, it stays: what the rest would work out (a chaser
+		# waiting by the agent does this most steps; a flying one cruises unless active).
 		velocity = Vector3.ZERO
 		return
 	var origin = _origin
@@ -532,16 +531,10 @@ func _move(desired, dt):
 	var queried = false  # moved with move_and_slide (its transform is already updated)
 	var horizontal = desired  # m/s: a flying animal's velocity; a ground animal's horizontal one
 	var next_ground = INF  # the surface height where the step ends, once known
-	var cell = -1  # its cell of the terrain's grid, row-major (-1: off the terrain, or none)
 	var stays = false  # a settled ground animal whose step is refused stays where it stands (as above)
-	if terrain != null:
-		var gx = (origin.x + _half_size) / _cell
-		var gz = (origin.z + _half_size) / _cell
-		if gx >= 0.0 and gz >= 0.0 and gx < _cell_cols and gz < _cell_rows:
-			cell = int(gz) * _cell_cols + int(gx)
 	if _flies:
-		var ground = _ground_height(origin.x, origin.z)
 		if state != STATE_ACTIVE:  # cruise at the flying height
+			var ground = _ground_height(origin.x, origin.z)
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
 		velocity = desired
 		horizontal = desired
@@ -573,19 +566,24 @@ func _move(desired, dt):
 	# set_obstacles) against its footprint (the circle around its box, whatever its yaw) +
 	# OBSTACLE_CONTACT_MARGIN_M + the step, then, only if that is not enough, _clear_of_near.
 	var clear = false
-	if cell >= 0 and not _climbing and not stays:
-		var step_x = horizontal.x * dt
-		var step_z = horizontal.z * dt
-		var step_sq = step_x * step_x + step_z * step_z
-		var span = _reach + sqrt(step_sq)
-		# (the grid lists only the obstacles within OBSTACLE_MARGIN_M of a cell)
-		clear = span < _grid[cell] or (span <= OBSTACLE_MARGIN_M and _clear_of_near(cell, step_x, step_z, step_sq))
+	if not stays and terrain != null and not _climbing:
+		var gx = (origin.x + _half_size) / _cell  # its cell of the terrain's grid
+		var gz = (origin.z + _half_size) / _cell
+		if gx >= 0.0 and gz >= 0.0 and gx < _cell_cols and gz < _cell_rows:
+			var cell = int(gz) * _cell_cols + int(gx)  # (row-major)
+			var step_x = horizontal.x * dt
+			var step_z = horizontal.z * dt
+			var step_sq = step_x * step_x + step_z * step_z
+			var span = _reach + sqrt(step_sq)
+			# (the grid lists only the obstacles within OBSTACLE_MARGIN_M of a cell)
+			clear = span < _grid[cell] or (span <= OBSTACLE_MARGIN_M and _clear_of_near(cell, step_x, step_z, step_sq))
 	if stays:
 		pass
 	elif clear:
 		next = origin + horizontal * dt
 		if _flies:
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+			_settled = true
 		else:
 			if next_ground == INF:
 				next_ground = _ground_height(next.x, next.z)
@@ -602,6 +600,7 @@ func _move(desired, dt):
 	elif _flies:
 		velocity = move_and_slide(desired, Vector3.UP)
 		queried = true
+		_settled = false
 	else:
 		velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
 		_vertical_speed = 0.0 if is_on_floor() else velocity.y
