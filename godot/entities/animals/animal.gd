@@ -24,6 +24,7 @@ const STATE_RESPITE = P.STATE_RESPITE
 const STATE_AVOIDING = P.STATE_AVOIDING
 const STATE_EATEN = P.STATE_EATEN
 const STEPS_PER_SECOND = P.STEPS_PER_SECOND
+const DT = P.STEP_SECONDS  # one step, s
 const BODY_RADIUS_M = P.BODY_RADIUS_M
 const BODY_HEIGHT_M = P.BODY_HEIGHT_M
 const ATTACK_REACH_M = P.ATTACK_REACH_M
@@ -104,9 +105,10 @@ var _path_angle = 0.0
 var _vertical_speed = 0.0
 var _climbing = false
 var _settled = false  # it is where its last step ended without physics queries, standing on the surface or flying (see _move)
-var _attack_cooldown = 0
+var _attack_ready_step = 0  # it attacks again from this step of the episode (the manager's clock)
 var _respite_frames = 0
-var _hit_cooldown = 0
+var _hit_ready_step = 0  # hits count again from this step
+var _clock = [0]  # the manager's: this step of the episode, counted from 1 (see join)
 var _pending_hits = 0
 var _mesh = null
 var _mesh_instance = null
@@ -211,16 +213,17 @@ func is_down():
 
 
 # The manager hands over the simulation's features with this animal's slot of the `animals` feature
-# (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), and its lists of the
-# animals hit this step and of those knocked out. The animal writes its slot now and then keeps it
+# (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), its lists of the
+# animals hit this step and of those knocked out, and its clock ([the step of the episode]). The animal writes its slot now and then keeps it
 # up to date itself: its position as it moves (_move), its state at the end of think, its hits
 # as they land (after_physics); the manager rewrites the slots of knocked-out animals every step
 # (their bodies move and are eaten).
-func join(features, offset, struck, down):
+func join(features, offset, struck, down, clock):
 	_features = features
 	_slot = offset
 	_struck = struck
 	_down = down
+	_clock = clock
 	write_feature()
 
 
@@ -246,9 +249,9 @@ func write_feature():
 
 # Thrown rocks and swung sticks call this (entities/tools/tool.gd) with their impact speed.
 func on_hit(speed):
-	if is_down() or _hit_cooldown > 0 or speed < P.HIT_MIN_SPEED_M_PER_S:
+	if is_down() or _clock[0] < _hit_ready_step or speed < P.HIT_MIN_SPEED_M_PER_S:
 		return
-	_hit_cooldown = int(ceil(P.HIT_COOLDOWN_S * STEPS_PER_SECOND))
+	_hit_ready_step = _clock[0] + int(ceil(P.HIT_COOLDOWN_S * STEPS_PER_SECOND))
 	if _pending_hits == 0:
 		_struck.append(self)
 	_pending_hits += 1
@@ -279,20 +282,16 @@ func after_physics():
 
 # ---- One step ---------------------------------------------------------------------------------
 
-# One step: decide, move, attack, and see whether the eye is near (_update_sides). `feet` and
-# `eye`: where the agent's feet and camera are; `agent`: what else the sight and domain
-# conditions need, {"feet", "head", "eye", "speed", "camera", "mechanics", "exclude", "escaped"} (see
-# animals.gd). Returns the energy its attack took this step (0 without one); a predator that
+# One step (of DT seconds), the `now`th of the episode: decide, move, attack, and see whether the
+# eye is near (_update_sides). `feet` and `eye`: where the agent's feet and camera are; `agent`:
+# what else the sight and domain conditions need, {"feet", "head", "eye", "speed", "camera",
+# "mechanics", "exclude", "escaped"} (see animals.gd). Returns the energy its attack took this step (0 without one); a predator that
 # stops chasing appends its species to `agent.escaped`. Runs for every animal every step, so the
 # common work is written out here rather than in small functions (a GDScript call costs as much
 # as a few statements).
-func think(feet, eye, agent, dt):
+func think(feet, eye, agent, now):
 	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)
 		return 0.0
-	if _attack_cooldown > 0:
-		_attack_cooldown -= 1
-	if _hit_cooldown > 0:
-		_hit_cooldown -= 1
 	# (_origin is kept up to date by _move)
 	var origin = _origin
 	var dx = feet.x - origin.x
@@ -317,7 +316,7 @@ func think(feet, eye, agent, dt):
 		if _flies:
 			to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
 		var y = clamp(origin.y, feet.y + BODY_RADIUS_M, feet.y + BODY_HEIGHT_M - BODY_RADIUS_M)  # (_gap, written out)
-		var speed = clamp((origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius - ATTACK_REACH_M * 0.5) / dt,
+		var speed = clamp((origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius - ATTACK_REACH_M * 0.5) / DT,
 				0.0, active_speed_m_per_s)
 		var length = to_target.length()
 		if length > 1e-4:
@@ -327,11 +326,11 @@ func think(feet, eye, agent, dt):
 	elif state == STATE_RESPITE:
 		desired = _away_from(feet, idle_speed_m_per_s)  # it leaves, unhurried
 	else:
-		desired = _idle(feet, distance, dt)
-	_move(desired, dt)
+		desired = _idle(feet, distance)
+	_move(desired)
 	var damage = 0.0
-	if chasing and _attack_cooldown == 0 and _gap(feet) <= ATTACK_REACH_M:
-		damage = _attack()
+	if chasing and now >= _attack_ready_step and _gap(feet) <= ATTACK_REACH_M:
+		damage = _attack(now)
 	if state < STATE_KNOCKED_OUT:  # (a bee's sting knocks itself out)
 		if state != _reported_state:
 			_features[_slot + 3] = float(state)
@@ -428,7 +427,7 @@ func _gap(feet):
 
 
 # It attacks (within reach, its cooldown over: see think); returns the energy the attack takes.
-func _attack():
+func _attack(now):
 	match respite:
 		"temporary":
 			state = STATE_RESPITE
@@ -436,7 +435,7 @@ func _attack():
 		"permanent":
 			knock_out()  # a bee dies when it stings
 		_:
-			_attack_cooldown = int(ceil(P.ATTACK_INTERVAL_S * STEPS_PER_SECOND))
+			_attack_ready_step = now + int(ceil(P.ATTACK_INTERVAL_S * STEPS_PER_SECOND))
 	return attack_damage
 
 
@@ -448,7 +447,7 @@ func _away_from(point, speed):
 	return away.normalized() * speed
 
 
-func _idle(feet, distance, dt):
+func _idle(feet, distance):
 	var origin = _origin
 	if _avoidant:
 		if distance <= activation_radius_m + AVOID_MARGIN_M and not _never_activates:
@@ -458,7 +457,7 @@ func _idle(feet, distance, dt):
 		return Vector3.ZERO
 	state = STATE_IDLE
 	if _periodic:
-		_path_angle = wrapf(_path_angle + idle_speed_m_per_s / PATH_RADIUS_M * dt, 0.0, 2.0 * PI)
+		_path_angle = wrapf(_path_angle + idle_speed_m_per_s / PATH_RADIUS_M * DT, 0.0, 2.0 * PI)
 		_target = home + Vector3(cos(_path_angle), 0.0, sin(_path_angle)) * PATH_RADIUS_M
 	elif _random:
 		_target_frames -= 1
@@ -472,7 +471,7 @@ func _idle(feet, distance, dt):
 		return Vector3.ZERO
 	var to_target = _target - origin
 	to_target.y = 0.0
-	var speed = min(idle_speed_m_per_s * (1.5 if _periodic else 1.0), to_target.length() / dt)
+	var speed = min(idle_speed_m_per_s * (1.5 if _periodic else 1.0), to_target.length() / DT)
 	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
 
 
@@ -494,10 +493,8 @@ func set_terrain(node):
 
 # The terrain's surface height at (x, z): the plane of the height field triangle holding the point
 # (cells split along the diagonal from (row, col + 1) to (row + 1, col), as the collider is);
-# 0 (the flat ground's top) without terrain.
+# Only with terrain (the flat ground's top is at 0).
 func _ground_height(x, z):
-	if terrain == null:
-		return 0.0
 	var gx = clamp((x + _half_size) / _cell, 0.0, _last_col)
 	var gz = clamp((z + _half_size) / _cell, 0.0, _last_row)
 	var c = int(gx)
@@ -520,7 +517,7 @@ func _ground_height(x, z):
 # static obstacle it moves without any physics query, and its transform is
 # written once; otherwise it moves with move_and_slide. Ground animals keep out of water and,
 # unless climbing, off slopes steeper than MAX_WALK_SLOPE.
-func _move(desired, dt):
+func _move(desired):
 	if _settled and desired.x == 0.0 and desired.z == 0.0 and (not _flies or state == STATE_ACTIVE and desired.y == 0.0):
 		# Given no step where its last one ended, it stays: what the rest would work out (a chaser
 		# waiting by the agent does this most steps; a flying one cruises unless active).
@@ -534,22 +531,26 @@ func _move(desired, dt):
 	var stays = false  # a settled ground animal whose step is refused stays where it stands (as above)
 	if _flies:
 		if state != STATE_ACTIVE:  # cruise at the flying height
-			var ground = _ground_height(origin.x, origin.z)
-			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / dt, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
+			var ground = _ground_height(origin.x, origin.z) if terrain != null else 0.0
+			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / DT, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
 		velocity = desired
 		horizontal = desired
 	else:
 		horizontal = Vector3(desired.x, 0.0, desired.z)
 		var speed = sqrt(desired.x * desired.x + desired.z * desired.z)
 		if terrain != null and speed > 0.0:
-			# It does not take a step ending in water or a little before it, or up a slope steeper
-			# than MAX_WALK_SLOPE (climbers in pursuit climb anything).
-			var step_m = speed * dt
-			var end = origin + horizontal * dt
+			# It does not take a step ending in water or a little before it (where it would be in
+			# WATER_LOOKAHEAD_S: looked at first, as that is in water whenever the step's end is,
+			# most often), or up a slope steeper than MAX_WALK_SLOPE (climbers in pursuit climb
+			# anything).
 			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
-			next_ground = _ground_height(end.x, end.z)
-			if next_ground < _shore_m or _ground_height(ahead.x, ahead.z) < _shore_m or (
-					next_ground - (origin.y - half_height) > step_m * MAX_WALK_SLOPE and not (can_climb and state == STATE_ACTIVE)):
+			var refused = _ground_height(ahead.x, ahead.z) < _shore_m
+			if not refused:
+				var end = origin + horizontal * DT
+				next_ground = _ground_height(end.x, end.z)
+				refused = next_ground < _shore_m or (next_ground - (origin.y - half_height) > speed * DT * MAX_WALK_SLOPE
+						and not (can_climb and state == STATE_ACTIVE))
+			if refused:
 				next_ground = INF
 				horizontal = Vector3.ZERO
 				_target_frames = 0
@@ -559,7 +560,7 @@ func _move(desired, dt):
 		elif _climbing:
 			_vertical_speed = active_speed_m_per_s * CLIMB_SPEED_FACTOR
 		else:
-			_vertical_speed -= GRAVITY_M_PER_S2 * dt
+			_vertical_speed -= GRAVITY_M_PER_S2 * DT
 		velocity = horizontal
 	# On terrain and not climbing, it moves without physics queries unless the step could bring
 	# it into contact with a static obstacle: a look-up in the manager's grid of clearances (see
@@ -571,8 +572,8 @@ func _move(desired, dt):
 		var gz = (origin.z + _half_size) / _cell
 		if gx >= 0.0 and gz >= 0.0 and gx < _cell_cols and gz < _cell_rows:
 			var cell = int(gz) * _cell_cols + int(gx)  # (row-major)
-			var step_x = horizontal.x * dt
-			var step_z = horizontal.z * dt
+			var step_x = horizontal.x * DT
+			var step_z = horizontal.z * DT
 			var step_sq = step_x * step_x + step_z * step_z
 			var span = _reach + sqrt(step_sq)
 			# (the grid lists only the obstacles within OBSTACLE_MARGIN_M of a cell)
@@ -580,7 +581,7 @@ func _move(desired, dt):
 	if stays:
 		pass
 	elif clear:
-		next = origin + horizontal * dt
+		next = origin + horizontal * DT
 		if _flies:
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 			_settled = true
@@ -590,7 +591,7 @@ func _move(desired, dt):
 			# It walks the surface, or falls to it. (Compared before storing: Vector3 holds 32-bit
 			# floats, so a stored surface height may round above the 64-bit one.)
 			var surface_y = next_ground + half_height
-			var fall_y = origin.y + _vertical_speed * dt
+			var fall_y = origin.y + _vertical_speed * DT
 			_settled = fall_y <= surface_y
 			if _settled:
 				next.y = surface_y
@@ -614,10 +615,10 @@ func _move(desired, dt):
 	if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
 			desired.x * _forward_x + desired.z * _forward_z < COS_FACE_MIN_TURN * sqrt(speed_sq):
 		yaw = atan2(-desired.x, -desired.z)
-	var moved = queried
 	if queried:
 		_origin = global_transform.origin  # move_and_slide has moved it
 		next = _origin
+		_report_position()
 		if terrain != null:  # never below the surface
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 			if next.y != _origin.y:
@@ -626,11 +627,16 @@ func _move(desired, dt):
 		_origin = next
 		_set_yaw(yaw)
 		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
-		moved = true
-	if moved:  # (its slot of the `animals` feature: see join)
-		_features[_slot] = _origin.x
-		_features[_slot + 1] = _origin.y
-		_features[_slot + 2] = _origin.z
+		_features[_slot] = next.x  # (_report_position, written out)
+		_features[_slot + 1] = next.y
+		_features[_slot + 2] = next.z
+
+
+# Its position in its slot of the `animals` feature (see join).
+func _report_position():
+	_features[_slot] = _origin.x
+	_features[_slot + 1] = _origin.y
+	_features[_slot + 2] = _origin.z
 
 
 func _set_yaw(yaw):

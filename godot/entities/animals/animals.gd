@@ -16,6 +16,7 @@ var attack_damage = 0.0  # energy lost to attacks this step
 var _previous_feet = Vector3.ZERO
 var _struck = []  # the animals hit in this step's physics (animal.gd: on_hit)
 var _down = []  # the knocked-out animals (animal.gd: knock_out)
+var _clock = [0]  # [the step of the episode, from 1]: the animals' cooldowns end at a step (animal.gd)
 var _near_obstacles = {}  # cell of that grid with obstacles near -> those, [x, z, radius] after one another
 var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "eye": Vector3.ZERO, "speed": 0.0, "camera": null, "mechanics": null,
 		"exclude": null,
@@ -74,7 +75,7 @@ func _join(features):
 	for slot in range(P.MAX_REPORTED_ANIMALS):
 		var offset = P.F_ANIMALS + slot * stride
 		if slot < animals.size():
-			animals[slot].join(features, offset, _struck, _down)
+			animals[slot].join(features, offset, _struck, _down, _clock)
 		else:
 			for k in range(stride):
 				features[offset + k] = 0.0
@@ -82,7 +83,7 @@ func _join(features):
 	var scratch = []  # for the animals past MAX_REPORTED_ANIMALS, whose state is not reported
 	scratch.resize(stride)
 	for i in range(P.MAX_REPORTED_ANIMALS, animals.size()):
-		animals[i].join(scratch, 0, _struck, _down)
+		animals[i].join(scratch, 0, _struck, _down, _clock)
 
 
 
@@ -159,8 +160,12 @@ func step(player, dt):
 	var eye = _agent.camera.global_transform.origin
 	_agent.eye = eye
 	var escaped = _agent.escaped
+	var now = _clock[0] + 1
+	_clock[0] = now
+	var damage = 0.0
 	for animal in animals:
-		attack_damage += animal.think(feet, eye, _agent, dt)
+		damage += animal.think(feet, eye, _agent, now)
+	attack_damage = damage
 	if not escaped.empty():
 		for species in escaped:
 			player.mechanics.unlock("escaped_" + species)
