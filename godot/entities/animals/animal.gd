@@ -308,7 +308,7 @@ func think(feet, eye, agent, now):
 			state = STATE_IDLE
 	elif not _never_activates and distance <= activation_radius_m and _activates(agent, distance):
 		state = STATE_ACTIVE
-	var desired = Vector3.ZERO
+	var desired
 	var chasing = state == STATE_ACTIVE and is_predator
 	if chasing:
 		# Toward the agent, coming to a stop within attack reach instead of shoving it.
@@ -319,27 +319,28 @@ func think(feet, eye, agent, now):
 		var speed = clamp((origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius - ATTACK_REACH_M * 0.5) / DT,
 				0.0, active_speed_m_per_s)
 		var length = to_target.length()
-		if length > 1e-4:
-			desired = to_target * (speed / length)
-	elif state == STATE_ACTIVE:
-		desired = _away_from(feet, active_speed_m_per_s)
+		desired = to_target * (speed / length) if length > 1e-4 else Vector3.ZERO
+	elif state == STATE_ACTIVE:  # (fleeing: _away_from, written out)
+		desired = _origin - feet
+		desired.y = 0.0
+		if desired.length() < 1e-4:
+			desired = Vector3(_forward_x, 0.0, _forward_z)
+		desired = desired.normalized() * active_speed_m_per_s
 	elif state == STATE_RESPITE:
 		desired = _away_from(feet, idle_speed_m_per_s)  # it leaves, unhurried
 	else:
 		desired = _idle(feet, distance)
 	_move(desired)
-	var damage = 0.0
+	# Drawn two-sided while the eye is near (see _update_sides); the common case first: the eye
+	# beyond the sphere around the mesh.
+	if _two_sided or _origin.distance_squared_to(eye) <= _far_eye_sq:
+		_update_sides(eye)
 	if chasing and now >= _attack_ready_step and _gap(feet) <= ATTACK_REACH_M:
-		damage = _attack(now)
-	if state < STATE_KNOCKED_OUT:  # (a bee's sting knocks itself out)
-		if state != _reported_state:
-			_features[_slot + 3] = float(state)
-			_reported_state = state
-		# Drawn two-sided while the eye is near (see _update_sides); the common case first: the
-		# eye beyond the sphere around the mesh.
-		if _two_sided or _origin.distance_squared_to(eye) <= _far_eye_sq:
-			_update_sides(eye)
-	return damage
+		return _attack(now)  # (which reports its state)
+	if state != _reported_state:
+		_features[_slot + 3] = float(state)
+		_reported_state = state
+	return 0.0
 
 
 func _activates(agent, distance):
@@ -426,16 +427,21 @@ func _gap(feet):
 	return origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius
 
 
-# It attacks (within reach, its cooldown over: see think); returns the energy the attack takes.
+# It attacks (within reach, its cooldown over: see think), and reports its state; returns the
+# energy the attack takes.
 func _attack(now):
 	match respite:
 		"temporary":
 			state = STATE_RESPITE
 			_respite_frames = int(ceil(respite_s * STEPS_PER_SECOND))
 		"permanent":
-			knock_out()  # a bee dies when it stings
+			knock_out()  # a bee dies when it stings (the manager reports it from now on)
+			return attack_damage
 		_:
 			_attack_ready_step = now + int(ceil(P.ATTACK_INTERVAL_S * STEPS_PER_SECOND))
+	if state != _reported_state:
+		_features[_slot + 3] = float(state)
+		_reported_state = state
 	return attack_damage
 
 
@@ -623,13 +629,19 @@ func _move(desired):
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 			if next.y != _origin.y:
 				_vertical_speed = 0.0
-	if next != _origin or yaw != _yaw:
+	var turned = yaw != _yaw
+	if turned:
+		_yaw = yaw  # (_set_yaw, written out)
+		_forward_x = -sin(yaw)
+		_forward_z = -cos(yaw)
+	if next != _origin:
 		_origin = next
-		_set_yaw(yaw)
-		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
 		_features[_slot] = next.x  # (_report_position, written out)
 		_features[_slot + 1] = next.y
 		_features[_slot + 2] = next.z
+		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
+	elif turned:
+		transform = Transform(Basis(Vector3.UP, yaw), next)
 
 
 # Its position in its slot of the `animals` feature (see join).
