@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import shutil
 import statistics
 import tempfile
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from avalon.bench import process_cpu_s
 from avalon.datagen.animals import animal_entity
 from avalon.datagen.export import export_world
 from avalon.env import protocol
@@ -66,12 +66,6 @@ def worlds(seed: int):
     return plain, with_animals
 
 
-def _process_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[float, float, float]:
     """(steps per wall-clock second, steps per CPU-second, mean number of active animals per step)."""
     sim.reset(world_dir, 0, 10**6)
@@ -79,13 +73,13 @@ def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[
         sim.step(action)
     offset = protocol.feature_offsets()["animals"]
     active = 0
-    started, cpu_started = time.perf_counter(), _process_cpu_s(sim.pid) + time.process_time()
+    started, cpu_started = time.perf_counter(), process_cpu_s(sim.pid) + time.process_time()
     for action in actions[WARMUP_STEPS:WARMUP_STEPS + steps]:
         features = sim.step(action).features
         states = features[offset + 3:offset + 3 + MAX_REPORTED_ANIMALS * ANIMAL_STATE_FIELD_COUNT:ANIMAL_STATE_FIELD_COUNT]
         active += int(np.count_nonzero(states == STATE_ACTIVE))
     elapsed = time.perf_counter() - started
-    cpu = _process_cpu_s(sim.pid) + time.process_time() - cpu_started
+    cpu = process_cpu_s(sim.pid) + time.process_time() - cpu_started
     return steps / elapsed, steps / cpu, active / steps
 
 

@@ -22,6 +22,7 @@ var cols = 0
 var cell_size_m = 1.0
 var size_m = 0.0
 var heights = PoolRealArray()
+var max_slope = 0.0  # rise over run: the ground's height differs by at most this times the horizontal distance
 var climbable = PoolByteArray()
 var lod_distances_m = []
 var chunk_centres = []  # Vector3 per chunk
@@ -44,13 +45,14 @@ func load_data(world_dir):
 		return "cannot open %s" % path
 	var data = file.get_var()
 	file.close()
-	if typeof(data) != TYPE_DICTIONARY or not data.has("chunks") or data.get("format_version") != 3:
+	if typeof(data) != TYPE_DICTIONARY or not data.has("chunks") or data.get("format_version") != 4:
 		return "%s is not a terrain data file this simulator reads" % path
 	rows = data.rows
 	cols = data.cols
 	cell_size_m = data.cell_size_m
 	size_m = data.size_m
 	heights = data.heights
+	max_slope = data.max_slope
 	climbable = data.climbable
 	if heights.size() != rows * cols or climbable.size() != rows * cols:
 		return "%s: grids do not match %d x %d" % [path, rows, cols]

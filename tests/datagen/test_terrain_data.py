@@ -80,3 +80,42 @@ def test_every_plant_is_drawn_in_exactly_one_chunk(world, data):
 def test_tree_colliders_cover_every_tree(world, data):
     trees = [item for item in world.scenery if item.kind.is_tree]
     assert sum(len(c["bases"].values) for c in data["tree_colliders"]) == len(trees) > 0
+
+
+def _surface_height(heights: np.ndarray, cell: float, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The ground's height at grid coordinates (x, z) in metres from the first grid point, planar over
+    each cell's two triangles (split from (row, col + 1) to (row + 1, col)), as animal.gd computes it."""
+    rows, cols = heights.shape
+    gx, gz = np.clip(x / cell, 0, cols - 1.001), np.clip(z / cell, 0, rows - 1.001)
+    c, r = gx.astype(int), gz.astype(int)
+    fx, fz = gx - c, gz - r
+    h = heights.astype(np.float64)
+    h00, h01, h10, h11 = h[r, c], h[r, c + 1], h[r + 1, c], h[r + 1, c + 1]
+    lower = h00 + fx * (h01 - h00) + fz * (h10 - h00)
+    upper = h11 + (1 - fx) * (h10 - h11) + (1 - fz) * (h01 - h11)
+    return np.where(fx + fz <= 1.0, lower, upper)
+
+
+def test_max_slope_bounds_the_surface_and_is_tight(world, data):
+    heightmap = world.ground.heightmap
+    heights, cell = heightmap.heights.astype(np.float32), heightmap.cell_size_m
+    slope = data["max_slope"]
+    assert slope == td.max_slope(heights, cell) and np.float32(slope) == slope  # stored as a 32-bit float
+    rng = np.random.default_rng(0)
+    extent = (heights.shape[1] - 1) * cell
+    x, z = rng.uniform(0, extent, 20000), rng.uniform(0, extent, 20000)
+    step = rng.normal(size=(2, 20000)) * rng.choice([0.05, 0.5, 3.0], 20000)  # near and far pairs
+    x2, z2 = x + step[0], z + step[1]
+    rise = np.abs(_surface_height(heights, cell, x2, z2) - _surface_height(heights, cell, x, z))
+    assert np.all(rise <= slope * np.hypot(step[0], step[1]) + 1e-9)  # (points off the grid clamp to its edge)
+    # Not a loose bound: the steepest grid edge is at most that steep, and at least 1/sqrt(2) of it.
+    edges = max(np.abs(np.diff(heights.astype(np.float64), axis=0)).max(), np.abs(np.diff(heights.astype(np.float64), axis=1)).max()) / cell
+    assert edges <= slope <= edges * np.sqrt(2.0) * (1 + 1e-6)
+
+
+def test_max_slope_of_flat_and_tilted_grids():
+    flat = np.full((5, 5), 2.0, np.float32)
+    assert td.max_slope(flat, 1.0) == np.nextafter(np.float32(0.0), np.float32(1.0))
+    xs = np.arange(5, dtype=np.float32)
+    tilted = np.add.outer(0.5 * xs, 0.25 * xs).astype(np.float32)  # rises 0.5 per row, 0.25 per column
+    assert td.max_slope(tilted, 2.0) == pytest.approx(np.hypot(0.5, 0.25) / 2.0, rel=1e-6)

@@ -30,7 +30,7 @@ MIN_CHUNK_CELLS = 16
 LOD_STEPS = (1, 2, 4)
 #: A chunk whose centre is nearer than LOD_DISTANCES_M[i] (metres, horizontally) uses LOD_STEPS[i].
 LOD_DISTANCES_M = (12.0, 32.0)
-TERRAIN_FORMAT_VERSION = 3
+TERRAIN_FORMAT_VERSION = 4
 
 
 def vertex_normals(heights: np.ndarray, cell_size_m: float) -> np.ndarray:
@@ -116,6 +116,18 @@ def chunk_bounds(rows: int, cols: int) -> list[tuple[int, int, int, int]]:
     ]
 
 
+def max_slope(heights: np.ndarray, cell_size_m: float) -> float:
+    """The steepest rise over run of the surface: the largest gradient of its triangles (each cell
+    split along the diagonal from (row, col + 1) to (row + 1, col), as the collider and
+    ``godot/entities/animals/animal.gd`` do). Between any two points the ground's height differs
+    by at most this times their horizontal distance. Rounded up to the next 32-bit float."""
+    h = np.asarray(heights, np.float64)
+    lower = np.hypot(h[:-1, 1:] - h[:-1, :-1], h[1:, :-1] - h[:-1, :-1])  # corners (r, c), (r, c + 1), (r + 1, c)
+    upper = np.hypot(h[1:, 1:] - h[1:, :-1], h[1:, 1:] - h[:-1, 1:])  # corners (r + 1, c + 1), (r + 1, c), (r, c + 1)
+    steepest = max(float(lower.max()), float(upper.max())) / cell_size_m
+    return float(np.nextafter(np.float32(steepest), np.float32(np.inf)))
+
+
 def terrain_data(terrain: Terrain, scenery, lighting: Lighting) -> dict:
     """Everything ``godot/world/terrain.gd`` needs, as a dict for :func:`marshal.store_var`."""
     heightmap = terrain.heightmap
@@ -160,6 +172,7 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting) -> dict:
         "size_m": float(heightmap.size_m),
         "water_height_m": float(water),
         "heights": marshal.real_array(heights),
+        "max_slope": max_slope(heights, float(cell)),
         "climbable": marshal.byte_array(terrain.biome_map.climbable),
         "lod_distances_m": list(LOD_DISTANCES_M),
         "chunks": chunks,

@@ -46,6 +46,7 @@ const FACE_MIN_TURN_RAD = 0.02
 const COS_FACE_MIN_TURN = cos(FACE_MIN_TURN_RAD)
 const WATER_LOOKAHEAD_S = P.WATER_LOOKAHEAD_S
 const WATER_MARGIN_M = P.WATER_MARGIN_M
+const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from _max_slope (float rounding)
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _update_sides
 const NOT_HIT = 0  # what after_physics returns
@@ -128,6 +129,9 @@ var _cell_rows = 0
 var _grid = PoolRealArray()  # clearance of each cell from static obstacles, m (see set_obstacles)
 var _near_obstacles = {}  # cell with obstacles near -> [x, z, radius] of those, after one another
 var _shore_m = 0.0  # it keeps to ground higher than this (water_height_m + WATER_MARGIN_M)
+var _max_slope = 0.0  # the terrain's: its height changes by at most this per horizontal metre
+var _wet_point = Vector3.ZERO  # a point last found in water, _wet_depth m (less a tolerance) below _shore_m:
+var _wet_depth = 0.0  # so is every point within _wet_depth / _max_slope of it (see _move)
 var _footprint_radius = 0.25  # half the diagonal of its box's horizontal sides: the box at any yaw
 var _reach = 0.25  # _footprint_radius + OBSTACLE_CONTACT_MARGIN_M: what must clear a static obstacle (see _move)
 # Activation (all must hold) and deactivation (any ends activity) conditions.
@@ -494,6 +498,7 @@ func set_terrain(node):
 		_last_row = _rows - 1.001
 		_cell_cols = _cols - 1
 		_cell_rows = _rows - 1
+		_max_slope = node.max_slope
 	_shore_m = water_height_m + WATER_MARGIN_M
 
 
@@ -530,50 +535,69 @@ func _move(desired):
 		velocity = Vector3.ZERO
 		return
 	var origin = _origin
-	var next = origin  # where it ends up, when it moves without physics queries
-	var queried = false  # moved with move_and_slide (its transform is already updated)
 	var horizontal = desired  # m/s: a flying animal's velocity; a ground animal's horizontal one
 	var next_ground = INF  # the surface height where the step ends, once known
-	var stays = false  # a settled ground animal whose step is refused stays where it stands (as above)
 	if _flies:
 		if state != STATE_ACTIVE:  # cruise at the flying height
 			var ground = _ground_height(origin.x, origin.z) if terrain != null else 0.0
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / DT, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
+			horizontal = desired
+			next_ground = ground  # (here, not where the step ends: see below)
 		velocity = desired
-		horizontal = desired
 	else:
 		horizontal = Vector3(desired.x, 0.0, desired.z)
-		var speed = sqrt(desired.x * desired.x + desired.z * desired.z)
+		var speed_sq = desired.x * desired.x + desired.z * desired.z
+		var speed = sqrt(speed_sq)
 		if terrain != null and speed > 0.0:
 			# It does not take a step ending in water or a little before it (where it would be in
-			# WATER_LOOKAHEAD_S: looked at first, as that is in water whenever the step's end is,
-			# most often), or up a slope steeper than MAX_WALK_SLOPE (climbers in pursuit climb
-			# anything).
+			# WATER_LOOKAHEAD_S), or up a slope steeper than MAX_WALK_SLOPE (climbers in pursuit
+			# climb anything). The ground rises at most _max_slope per metre, which spares
+			# look-ups: near the point last found in water (_wet_point) the ground is water too
+			# (an animal at the shore looks nothing up), and with the step's end high enough
+			# above the water, so is the ground ahead.
 			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
-			var refused = _ground_height(ahead.x, ahead.z) < _shore_m
+			var end = origin + horizontal * DT
+			var refused = ahead.distance_to(_wet_point) * _max_slope < _wet_depth or end.distance_to(_wet_point) * _max_slope < _wet_depth
 			if not refused:
-				var end = origin + horizontal * DT
 				next_ground = _ground_height(end.x, end.z)
-				refused = next_ground < _shore_m or (next_ground - (origin.y - half_height) > speed * DT * MAX_WALK_SLOPE
-						and not (can_climb and state == STATE_ACTIVE))
+				if next_ground < _shore_m:
+					refused = true
+					_wet_point = end
+					_wet_depth = _shore_m - next_ground - HEIGHT_BOUND_TOLERANCE_M
+				elif next_ground - (origin.y - half_height) > speed * DT * MAX_WALK_SLOPE and not (can_climb and state == STATE_ACTIVE):
+					refused = true
+				elif next_ground - _max_slope * speed * (WATER_LOOKAHEAD_S - DT) < _shore_m + HEIGHT_BOUND_TOLERANCE_M:
+					var ahead_ground = _ground_height(ahead.x, ahead.z)
+					if ahead_ground < _shore_m:
+						refused = true
+						_wet_point = ahead
+						_wet_depth = _shore_m - ahead_ground - HEIGHT_BOUND_TOLERANCE_M
 			if refused:
+				_target_frames = 0
+				if _settled:
+					# It stays where it stands (at the shore, most often), turning to face its way
+					# (as below).
+					velocity = Vector3.ZERO
+					if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
+							desired.x * _forward_x + desired.z * _forward_z < COS_FACE_MIN_TURN * speed:
+						_set_yaw(atan2(-desired.x, -desired.z))
+						transform = Transform(Basis(Vector3.UP, _yaw), origin)
+					return
 				next_ground = INF
 				horizontal = Vector3.ZERO
-				_target_frames = 0
-				stays = _settled  # (at the shore, most often: it turns to face its way, no more)
-		if stays:
-			pass
-		elif _climbing:
+		if _climbing:
 			_vertical_speed = active_speed_m_per_s * CLIMB_SPEED_FACTOR
 		else:
 			_vertical_speed -= GRAVITY_M_PER_S2 * DT
 		velocity = horizontal
+	var next = origin  # where it ends up, when it moves without physics queries
+	var queried = false  # moved with move_and_slide (its transform is already updated)
 	# On terrain and not climbing, it moves without physics queries unless the step could bring
 	# it into contact with a static obstacle: a look-up in the manager's grid of clearances (see
 	# set_obstacles) against its footprint (the circle around its box, whatever its yaw) +
 	# OBSTACLE_CONTACT_MARGIN_M + the step, then, only if that is not enough, _clear_of_near.
 	var clear = false
-	if not stays and terrain != null and not _climbing:
+	if terrain != null and not _climbing:
 		var gx = (origin.x + _half_size) / _cell  # its cell of the terrain's grid
 		var gz = (origin.z + _half_size) / _cell
 		if gx >= 0.0 and gz >= 0.0 and gx < _cell_cols and gz < _cell_rows:
@@ -584,12 +608,13 @@ func _move(desired):
 			var span = _reach + sqrt(step_sq)
 			# (the grid lists only the obstacles within OBSTACLE_MARGIN_M of a cell)
 			clear = span < _grid[cell] or (span <= OBSTACLE_MARGIN_M and _clear_of_near(cell, step_x, step_z, step_sq))
-	if stays:
-		pass
-	elif clear:
+	if clear:
 		next = origin + horizontal * DT
 		if _flies:
-			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+			# Never below the surface: no look-up when high enough above the ground where it
+			# took off (cruising), as the ground rises at most _max_slope per metre.
+			if next_ground == INF or next.y - half_height < next_ground + _max_slope * sqrt(horizontal.x * horizontal.x + horizontal.z * horizontal.z) * DT + HEIGHT_BOUND_TOLERANCE_M:
+				next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 			_settled = true
 		else:
 			if next_ground == INF:
