@@ -6,9 +6,10 @@ see ``ANIMALS``) stand 5-10 m around the spawn and are kept active for the whole
 attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
 every step each one chases or flees, checks its attack and sight conditions and moves. The agent
 takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
-alternation, and the medians are printed. The machine is shared, so besides wall-clock steps per
-second the script reports steps per CPU-second (the CPU time of the Godot process plus this
-Python process, from /proc and ``time.process_time``), which other load disturbs far less.
+alternation, and the medians are printed, with the median of each repeat's ratio (the two worlds
+run one right after the other). The machine is shared, so besides wall-clock steps per second
+the script reports steps per CPU-second (the CPU time of the Godot process's threads plus this
+Python process, from the scheduler's counts and ``time.process_time``); other load disturbs both.
 Usage: ``bin/bench_animals.py [--repeats 5] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
 ``--save-worlds DIR`` only writes the two worlds (``DIR/plain``, ``DIR/animals``) and exits, e.g.
 for ``bin/bench_callgrind.py --world-dir``.
@@ -129,6 +130,10 @@ def main() -> None:
         for name, values in samples.items():
             rate = statistics.median(values)
             print(f"{name:18} {rate:7.0f} {label:12} {rate / base:6.1%} of without  (runs: {', '.join(f'{v:.0f}' for v in values)})")
+        # Each repeat runs the two worlds one right after the other: their ratio within a repeat is
+        # less disturbed by other load on the machine, which drifts over minutes.
+        paired = [a / b for a, b in zip(samples["10 active animals"], samples["without animals"])]
+        print(f"{'':18} {'':7} {label:12} {statistics.median(paired):6.1%} median of the repeats' ratios")
     print(f"animals active per step (mean): {statistics.mean(active):.2f} of {len(ANIMALS)}")
 
 
