@@ -399,6 +399,25 @@ def test_hits_to_knock_out_follow_the_table(sim, worlds, species):
         assert hits == drops and state != KO and f"kill_{species}" not in run.achievements
 
 
+def test_rocks_landing_together_are_one_hit_and_a_later_rock_is_another(sim, worlds):
+    """One bouncing rock or one swing is one hit: hits within HIT_COOLDOWN_S of a counted one are
+    not counted (the cooldown ends at a step of the episode)."""
+    spec = A.ANIMALS["bear"]  # indestructible: every counted hit stays on the count
+    top, length = spec.size_m[1], spec.size_m[2]
+    entities = [_still("bear", "a", (0.0, 0.0, -4.0), activation=(), fly_height_m=0.0),
+                tool_entity("rock", "rock0", (0.0, top + DROP_HEIGHTS_M[0], -4.0 - 0.25 * length)),
+                tool_entity("rock", "rock1", (0.0, top + DROP_HEIGHTS_M[0], -4.0 + 0.25 * length)),
+                tool_entity("rock", "rock2", (0.0, top + DROP_HEIGHTS_M[1], -4.0))]  # lands ~0.7 s later
+    run = Run(sim, worlds("hit-cooldown", entities))
+    counts = []
+    for _ in range(30):
+        run.step()
+        counts.append(run.animal()[2])
+    first = counts.index(1)
+    assert counts[first:first + round(A.HIT_COOLDOWN_S * M.STEPS_PER_SECOND)] == [1] * round(A.HIT_COOLDOWN_S * M.STEPS_PER_SECOND)
+    assert counts[-1] == 2 and "hit_bear" in run.achievements
+
+
 def test_a_slow_rock_is_not_a_hit(sim, worlds):
     spec = A.ANIMALS["wolf"]
     entities = [_still("wolf", "a", (0.0, 0.0, -4.0), activation=()),
