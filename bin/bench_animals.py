@@ -13,14 +13,23 @@ Python process, from the scheduler's counts and ``time.process_time``); other lo
 Usage: ``bin/bench_animals.py [--repeats 5] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
 ``--save-worlds DIR`` only writes the two worlds (``DIR/plain``, ``DIR/animals``) and exits, e.g.
 for ``bin/bench_callgrind.py --world-dir``.
+
+``--against REV`` measures this checkout and git revision REV (checked out into a temporary
+worktree; its own exporter writes its worlds) with one simulator each, interleaved: each repeat
+runs both worlds on both, alternating which goes first. Load on a shared machine drifts over
+minutes and moves a lone figure by ±10%; the interleaved ratios and the animals' time per step
+(with less without) compare the two codes fairly.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -84,6 +93,52 @@ def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[
     return steps / elapsed, steps / cpu, active / steps
 
 
+def compare_with(revision: str, args: argparse.Namespace) -> None:
+    """This checkout against git ``revision``, interleaved (see the module docstring)."""
+    repository = Path(__file__).resolve().parent.parent
+    work = Path(tempfile.mkdtemp(prefix="avalon-bench-animals-"))
+    other = work / "other"
+    subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(other), revision],
+                   check=True, capture_output=True)
+    sims: dict[str, Simulator] = {}
+    try:
+        world_dirs = {}
+        for label, root in (("this checkout", repository), (revision, other)):
+            subprocess.run([sys.executable, str(root / "bin" / "bench_animals.py"), "--save-worlds", str(work / label),
+                            "--seed", str(args.seed)], env=dict(os.environ, PYTHONPATH=str(root)), check=True,
+                           capture_output=True)
+            world_dirs[label] = {kind: str(work / label / kind) for kind in ("plain", "animals")}
+            os.environ["AVALON_GODOT_PROJECT"] = str(root / "godot")  # read when the simulator starts
+            sims[label] = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator_settings())
+            sims[label].start()
+        os.environ.pop("AVALON_GODOT_PROJECT")
+        space = action_space("vr")
+        space.seed(0)
+        codec = ActionCodec("vr")
+        actions = [codec.encode(space.sample()) for _ in range(args.steps + WARMUP_STEPS)]
+        rates = {(label, kind): [] for label in sims for kind in ("plain", "animals")}
+        for repeat in range(args.repeats):
+            for label in (list(sims) if repeat % 2 == 0 else list(sims)[::-1]):
+                for kind in ("plain", "animals"):
+                    rates[(label, kind)].append(measure(sims[label], world_dirs[label][kind], actions, args.steps)[:2])
+            print(f"  repeat {repeat + 1}/{args.repeats}: " + ", ".join(
+                f"{label} {rates[(label, 'animals')][-1][0] / rates[(label, 'plain')][-1][0]:.1%}" for label in sims), flush=True)
+    finally:
+        for sim in sims.values():
+            sim.close()
+        subprocess.run(["git", "-C", str(repository), "worktree", "remove", "--force", str(other)], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\n{args.renderer}, {args.resolution}x{args.resolution}, Small 'eat' island (seed {args.seed}), "
+          f"{args.steps} random steps, {args.repeats} interleaved repeats (medians)")
+    for label in sims:
+        for index, unit in ((0, "wall-clock"), (1, "per CPU-second")):
+            plain = [rate[index] for rate in rates[(label, "plain")]]
+            animals = [rate[index] for rate in rates[(label, "animals")]]
+            ratio = statistics.median(a / p for a, p in zip(animals, plain))
+            cost_us = statistics.median(1e6 / a - 1e6 / p for a, p in zip(animals, plain))
+            print(f"{label:14} {unit:15} {ratio:6.1%} of without; the animals cost {cost_us:4.0f} us per step")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -92,7 +147,13 @@ def main() -> None:
     parser.add_argument("--renderer", default="GLES2")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save-worlds", metavar="DIR", help="write the two worlds into DIR/plain and DIR/animals, and exit")
+    parser.add_argument("--against", metavar="REV", help="measure this checkout and git revision REV, interleaved")
     args = parser.parse_args()
+    if args.repeats <= 0 or args.steps <= 0:
+        parser.error(f"--repeats ({args.repeats}) and --steps ({args.steps}) must be positive")
+    if args.against:
+        compare_with(args.against, args)
+        return
     if args.save_worlds:
         plain, with_animals = worlds(args.seed)
         print(export_world(plain, Path(args.save_worlds) / "plain"))
