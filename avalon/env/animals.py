@@ -39,6 +39,7 @@ ANIMAL_FOV_DEG = 120.0  # "must see you": the agent within this cone of the anim
 STILL_SPEED_M_PER_S = 0.2  # "you stop moving": the agent's body moves slower than this
 OUT_OF_REACH_HEIGHT_M = 1.5  # a non-climbing ground animal cannot reach an agent whose feet are this much higher
 ATTACK_REACH_M = 0.5  # an attack lands when the animal is this close to the agent's body
+CHASE_STOP_GAP_M = 0.45  # chasers stop this close: just within reach (nearer, they fill the agent's view)
 ATTACK_INTERVAL_S = 1.0  # persistent attackers strike again after this long
 HAWK_RESPITE_S = 10.0  # a temporary respite: the attacker leaves and cannot activate for this long
 HIT_COOLDOWN_S = 0.5  # one swing or one bouncing rock counts as one hit

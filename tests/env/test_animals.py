@@ -202,6 +202,21 @@ def test_persistent_predators_attack_for_half_a_unit_every_second(sim, worlds, s
     assert run.terminated and run.energy == 0.0
 
 
+def test_a_chaser_stops_just_within_reach_of_a_still_agent(sim, worlds):
+    """It comes no nearer than CHASE_STOP_GAP_M (nearer, it would fill the agent's view), yet near
+    enough to strike: the gap between its reach (half its longest side from its centre) and the
+    agent's body."""
+    spec = A.ANIMALS["wolf"]
+    run = Run(sim, worlds("chase-stop", [animal_entity("wolf", "a", (0.0, 0.0, -3.0), yaw_rad=math.pi)]))
+    gaps = []
+    for _ in range(30):
+        run.step()
+        gaps.append(run.distance() - M.BODY_RADIUS_M - max(spec.size_m[0], spec.size_m[2]) / 2)
+    assert run.state() == ACTIVE and max(gaps[-10:]) - min(gaps[-10:]) < 1e-6  # it stands
+    assert A.CHASE_STOP_GAP_M - 0.01 <= gaps[-1] <= A.ATTACK_REACH_M
+    assert any(damage > 0 for damage in run.damage)  # and strikes from there
+
+
 def test_a_bee_stings_once_for_a_quarter_and_dies(sim, worlds):
     run = _attack_trace(sim, worlds, "bee", 60)
     assert [d for d in run.damage if d > 0] == pytest.approx([0.25])

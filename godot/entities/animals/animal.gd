@@ -28,6 +28,7 @@ const DT = P.STEP_SECONDS  # one step, s
 const BODY_RADIUS_M = P.BODY_RADIUS_M
 const BODY_HEIGHT_M = P.BODY_HEIGHT_M
 const ATTACK_REACH_M = P.ATTACK_REACH_M
+const CHASE_STOP_GAP_M = P.CHASE_STOP_GAP_M
 const PATH_RADIUS_M = P.PATH_RADIUS_M
 const WANDER_RADIUS_M = P.WANDER_RADIUS_M
 const STILL_SPEED_M_PER_S = P.STILL_SPEED_M_PER_S
@@ -315,12 +316,13 @@ func think(feet, eye, agent, now):
 	var desired
 	var chasing = state == STATE_ACTIVE and is_predator
 	if chasing:
-		# Toward the agent, coming to a stop within attack reach instead of shoving it.
+		# Toward the agent, coming to a stop just within attack reach (CHASE_STOP_GAP_M) instead of
+		# shoving it.
 		var to_target = Vector3(dx, 0.0, dz)
 		if _flies:
 			to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
 		var y = clamp(origin.y, feet.y + BODY_RADIUS_M, feet.y + BODY_HEIGHT_M - BODY_RADIUS_M)  # (_gap, written out)
-		var speed = clamp((origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius - ATTACK_REACH_M * 0.5) / DT,
+		var speed = clamp((origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius - CHASE_STOP_GAP_M) / DT,
 				0.0, active_speed_m_per_s)
 		var length = to_target.length()
 		desired = to_target * (speed / length) if length > 1e-4 else Vector3.ZERO
