@@ -217,12 +217,12 @@ func is_down():
 	return state >= STATE_KNOCKED_OUT
 
 
-# The manager hands over the simulation's features with this animal's slot of the `animals` feature
-# (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), its lists of the
-# animals hit this step and of those knocked out, and its clock ([the step of the episode]). The animal writes its slot now and then keeps it
-# up to date itself: its position as it moves (_move), its state at the end of think, its hits
-# as they land (after_physics); the manager rewrites the slots of knocked-out animals every step
-# (their bodies move and are eaten).
+# The manager hands over the simulation's features with this animal's slot of the `animals`
+# feature (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), its lists of
+# the animals hit this step and of those knocked out, and its clock ([the step of the episode]).
+# The animal writes its slot now and then keeps it up to date itself: its position as it moves
+# (_move), its state at the end of think, its hits as they land (after_physics); the manager
+# rewrites the slots of knocked-out animals every step (their bodies move and are eaten).
 func join(features, offset, struck, down, clock):
 	_features = features
 	_slot = offset
@@ -290,10 +290,10 @@ func after_physics():
 # One step (of DT seconds), the `now`th of the episode: decide, move, attack, and see whether the
 # eye is near (_update_sides). `feet` and `eye`: where the agent's feet and camera are; `agent`:
 # what else the sight and domain conditions need, {"feet", "head", "eye", "speed", "camera",
-# "mechanics", "exclude", "escaped"} (see animals.gd). Returns the energy its attack took this step (0 without one); a predator that
-# stops chasing appends its species to `agent.escaped`. Runs for every animal every step, so the
-# common work is written out here rather than in small functions (a GDScript call costs as much
-# as a few statements).
+# "mechanics", "exclude", "escaped"} (see animals.gd). Returns the energy its attack took this
+# step (0 without one); a predator that stops chasing appends its species to `agent.escaped`.
+# Runs for every animal every step, so the common work is written out here rather than in small
+# functions (a GDScript call costs as much as a few statements).
 func think(feet, eye, agent, now):
 	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)
 		return 0.0
@@ -615,7 +615,8 @@ func _move(desired):
 		if _flies:
 			# Never below the surface: no look-up when high enough above the ground where it
 			# took off (cruising), as the ground rises at most _max_slope per metre.
-			if next_ground == INF or next.y - half_height < next_ground + _max_slope * sqrt(horizontal.x * horizontal.x + horizontal.z * horizontal.z) * DT + HEIGHT_BOUND_TOLERANCE_M:
+			if next_ground == INF or next.y - half_height < next_ground + HEIGHT_BOUND_TOLERANCE_M + \
+					_max_slope * sqrt(horizontal.x * horizontal.x + horizontal.z * horizontal.z) * DT:
 				next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 			_settled = true
 		else:
