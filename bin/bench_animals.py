@@ -2,7 +2,7 @@
 """Steps per second of a Small island with 10 active animals against the same island without them.
 
 The island is the ``eat`` task's (difficulty 0.5, Small world). The animals (7 predators, 3 prey,
-see ``ANIMALS``) stand 5-10 m around the spawn and are kept active for the whole run: their
+see ``avalon.animal_bench``) stand 5-10 m around the spawn and are kept active for the whole run: their
 attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
 every step each one chases or flees, checks its attack and sight conditions and moves. The agent
 takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
@@ -24,7 +24,6 @@ minutes and moves a lone figure by ±10%; the interleaved ratios and the animals
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import shutil
 import statistics
@@ -36,44 +35,16 @@ from pathlib import Path
 
 import numpy as np
 
+from avalon.animal_bench import ANIMALS, animal_bench_worlds
 from avalon.bench import process_cpu_s
-from avalon.datagen.animals import animal_entity
 from avalon.datagen.export import export_world
 from avalon.env import protocol
 from avalon.env.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
 from avalon.env.config import EnvConfig
 from avalon.env.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
-from avalon.tasks import build_world
-from avalon.tasks.outdoor import OutdoorTaskConfig
 
-ANIMALS = ("wolf", "bear", "hippo", "alligator", "jaguar", "hawk", "eagle", "rabbit", "deer", "squirrel")
 WARMUP_STEPS = 50
-
-
-def worlds(seed: int):
-    """The island without animals, and with the 10 animals around its spawn."""
-    plain = build_world("eat", 0.5, seed, OutdoorTaskConfig(world_size="small"))
-    heightmap = plain.ground.heightmap
-    sx, _, sz = plain.spawn_position
-    with_animals = plain
-    placed = 0
-    for k in range(200):
-        if placed == len(ANIMALS):
-            break
-        angle = 2.0 * math.pi * k / 10.0 + 0.37 * (k // 10)
-        radius = 5.0 + (k % 6)
-        x, z = sx + radius * math.cos(angle), sz + radius * math.sin(angle)
-        if not heightmap.contains(x, z) or float(heightmap.height_at(x, z)) <= heightmap.water_height_m + 0.1:
-            continue
-        species = ANIMALS[placed]
-        animal = animal_entity(species, f"bench_{placed}_{species}", (x, float(heightmap.height_at(x, z)) + 0.5, z),
-                               attack_damage=0.0, deactivation=("ko",))
-        with_animals = with_animals.add_animal(animal)
-        placed += 1
-    if placed < len(ANIMALS):
-        raise RuntimeError(f"could only place {placed} animals near the spawn of seed {seed}")
-    return plain, with_animals
 
 
 def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[float, float, float]:
@@ -155,14 +126,14 @@ def main() -> None:
         compare_with(args.against, args)
         return
     if args.save_worlds:
-        plain, with_animals = worlds(args.seed)
+        plain, with_animals = animal_bench_worlds(args.seed)
         print(export_world(plain, Path(args.save_worlds) / "plain"))
         print(export_world(with_animals, Path(args.save_worlds) / "animals"))
         return
     work = Path(tempfile.mkdtemp(prefix="avalon-bench-animals-"))
     sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator_settings())
     try:
-        plain, with_animals = worlds(args.seed)
+        plain, with_animals = animal_bench_worlds(args.seed)
         dirs = {"without animals": str(export_world(plain, work / "plain")),
                 "10 active animals": str(export_world(with_animals, work / "animals"))}
         space = action_space("vr")

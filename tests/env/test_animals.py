@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from avalon import EnvConfig
+from avalon.animal_bench import animal_bench_worlds
 from avalon.datagen.animals import animal_entity
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
@@ -23,7 +24,7 @@ from avalon.env import animals as A
 from avalon.env import mechanics as M
 from avalon.env import protocol
 from avalon.env.simulator import Simulator
-from avalon.env.spaces import ActionCodec
+from avalon.env.spaces import ActionCodec, action_space
 from tests.conftest import zero_action
 from tests.env.world_cache import world_cache
 
@@ -645,6 +646,37 @@ def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_p
                     row, col = heightmap.nearest_index(x, z)
                     nearest_water = min(nearest_water, float(to_water[row, col]))
     assert nearest_water <= 1.0  # they did walk up to the water's edge
+
+
+#: The digest of the animals' slots of the `animals` feature (rounded to 0.1 mm) over 200 random
+#: steps in the animal bench's world (avalon.animal_bench, seed 0): the speed work on animal.gd
+#: keeps every decision. Update it only with a change of behaviour, and say why. (It also pins
+#: the Godot binary's arithmetic: another Godot build may move it.) Pinned at b173523, chasers
+#: stopping just within reach.
+ANIMAL_BENCH_DIGEST = "sha256:101a83029cf603c1e7e44394033f0e46f03cfcc5fab5077af937f13ad6611f54"
+ANIMAL_BENCH_DIGEST_STEPS = 200
+
+
+def _animal_bench_trajectories(sim, tmp_path):
+    _, world = animal_bench_worlds(0)
+    world_dir = export_world(world, tmp_path / "animal-bench").as_posix()
+    space = action_space("vr")
+    space.seed(0)
+    codec = ActionCodec("vr")
+    slots = slice(OFFSETS["animals"], OFFSETS["animals"] + A.MAX_REPORTED_ANIMALS * FIELDS)
+    sim.reset(world_dir, 0, 5000)
+    return np.stack([sim.step(codec.encode(space.sample())).features[slots] for _ in range(ANIMAL_BENCH_DIGEST_STEPS)])
+
+
+def test_animal_bench_trajectories_match_the_golden_digest(sim, tmp_path):
+    import hashlib
+
+    trajectories = _animal_bench_trajectories(sim, tmp_path)
+    states = trajectories[:, 3::FIELDS][:, :10]
+    assert (states == ACTIVE).sum(axis=1).mean() > 7  # the ten are busy: chasing, fleeing
+    assert np.abs(np.diff(trajectories[:, 0::FIELDS][:, :10], axis=0)).sum() > 10.0  # and moving
+    digest = "sha256:" + hashlib.sha256(np.round(trajectories.astype(np.float64), 4).tobytes()).hexdigest()
+    assert digest == ANIMAL_BENCH_DIGEST
 
 
 def test_a_chaser_on_the_island_goes_around_a_wall_not_through_it(sim, tmp_path):
