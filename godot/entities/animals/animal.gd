@@ -292,8 +292,6 @@ func after_physics():
 # what else the sight and domain conditions need, {"feet", "head", "eye", "speed", "camera",
 # "mechanics", "exclude", "escaped"} (see animals.gd). Returns the energy its attack took this
 # step (0 without one); a predator that stops chasing appends its species to `agent.escaped`.
-# Runs for every animal every step, so the common work is written out here rather than in small
-# functions (a GDScript call costs as much as a few statements).
 func think(feet, eye, agent, now):
 	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)
 		return 0.0
@@ -321,17 +319,11 @@ func think(feet, eye, agent, now):
 		var to_target = Vector3(dx, 0.0, dz)
 		if _flies:
 			to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
-		var y = clamp(origin.y, feet.y + BODY_RADIUS_M, feet.y + BODY_HEIGHT_M - BODY_RADIUS_M)  # (_gap, written out)
-		var speed = clamp((origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius - CHASE_STOP_GAP_M) / DT,
-				0.0, active_speed_m_per_s)
+		var speed = clamp((_gap(feet) - CHASE_STOP_GAP_M) / DT, 0.0, active_speed_m_per_s)
 		var length = to_target.length()
 		desired = to_target * (speed / length) if length > 1e-4 else Vector3.ZERO
-	elif state == STATE_ACTIVE:  # (fleeing: _away_from, written out)
-		desired = _origin - feet
-		desired.y = 0.0
-		if desired.length() < 1e-4:
-			desired = Vector3(_forward_x, 0.0, _forward_z)
-		desired = desired.normalized() * active_speed_m_per_s
+	elif state == STATE_ACTIVE:
+		desired = _away_from(feet, active_speed_m_per_s)
 	elif state == STATE_RESPITE:
 		desired = _away_from(feet, idle_speed_m_per_s)  # it leaves, unhurried
 	else:
@@ -341,12 +333,13 @@ func think(feet, eye, agent, now):
 	# beyond the sphere around the mesh.
 	if _two_sided or _origin.distance_squared_to(eye) <= _far_eye_sq:
 		_update_sides(eye)
+	var damage = 0.0
 	if chasing and now >= _attack_ready_step and _gap(feet) <= ATTACK_REACH_M:
-		return _attack(now)  # (which reports its state)
-	if state != _reported_state:
+		damage = _attack(now)
+	if state < STATE_KNOCKED_OUT and state != _reported_state:  # (a knocked-out one: the manager reports it)
 		_features[_slot + 3] = float(state)
 		_reported_state = state
-	return 0.0
+	return damage
 
 
 func _activates(agent, distance):
@@ -433,21 +426,16 @@ func _gap(feet):
 	return origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius
 
 
-# It attacks (within reach, its cooldown over: see think), and reports its state; returns the
-# energy the attack takes.
+# It attacks (within reach, its cooldown over: see think); returns the energy the attack takes.
 func _attack(now):
 	match respite:
 		"temporary":
 			state = STATE_RESPITE
 			_respite_frames = int(ceil(respite_s * STEPS_PER_SECOND))
 		"permanent":
-			knock_out()  # a bee dies when it stings (the manager reports it from now on)
-			return attack_damage
+			knock_out()  # a bee dies when it stings
 		_:
 			_attack_ready_step = now + int(ceil(P.ATTACK_INTERVAL_S * STEPS_PER_SECOND))
-	if state != _reported_state:
-		_features[_slot + 3] = float(state)
-		_reported_state = state
 	return attack_damage
 
 
@@ -505,8 +493,8 @@ func set_terrain(node):
 
 
 # The terrain's surface height at (x, z): the plane of the height field triangle holding the point
-# (cells split along the diagonal from (row, col + 1) to (row + 1, col), as the collider is);
-# Only with terrain (the flat ground's top is at 0).
+# (cells split along the diagonal from (row, col + 1) to (row + 1, col), as the collider is).
+# Only with terrain (without, the flat ground's top is at 0).
 func _ground_height(x, z):
 	var gx = clamp((x + _half_size) / _cell, 0.0, _last_col)
 	var gz = clamp((z + _half_size) / _cell, 0.0, _last_row)
@@ -548,8 +536,7 @@ func _move(desired):
 		velocity = desired
 	else:
 		horizontal = Vector3(desired.x, 0.0, desired.z)
-		var speed_sq = desired.x * desired.x + desired.z * desired.z
-		var speed = sqrt(speed_sq)
+		var speed = sqrt(desired.x * desired.x + desired.z * desired.z)
 		if terrain != null and speed > 0.0:
 			# It does not take a step ending in water or a little before it (where it would be in
 			# WATER_LOOKAHEAD_S), or up a slope steeper than MAX_WALK_SLOPE (climbers in pursuit
@@ -564,26 +551,24 @@ func _move(desired):
 				next_ground = _ground_height(end.x, end.z)
 				if next_ground < _shore_m:
 					refused = true
-					_wet_point = end
-					_wet_depth = _shore_m - next_ground - HEIGHT_BOUND_TOLERANCE_M
+					_remember_wet(end, next_ground)
 				elif next_ground - (origin.y - half_height) > speed * DT * MAX_WALK_SLOPE and not (can_climb and state == STATE_ACTIVE):
 					refused = true
 				elif next_ground - _max_slope * speed * (WATER_LOOKAHEAD_S - DT) < _shore_m + HEIGHT_BOUND_TOLERANCE_M:
 					var ahead_ground = _ground_height(ahead.x, ahead.z)
 					if ahead_ground < _shore_m:
 						refused = true
-						_wet_point = ahead
-						_wet_depth = _shore_m - ahead_ground - HEIGHT_BOUND_TOLERANCE_M
+						_remember_wet(ahead, ahead_ground)
 			if refused:
 				_target_frames = 0
 				if _settled:
 					# It stays where it stands (at the shore, most often), turning to face its way
 					# (as below).
 					velocity = Vector3.ZERO
-					if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
-							desired.x * _forward_x + desired.z * _forward_z < COS_FACE_MIN_TURN * speed:
-						_set_yaw(atan2(-desired.x, -desired.z))
-						transform = Transform(Basis(Vector3.UP, _yaw), origin)
+					var heading = _heading(desired)
+					if heading != _yaw:
+						_set_yaw(heading)
+						transform = Transform(Basis(Vector3.UP, heading), origin)
 					return
 				next_ground = INF
 				horizontal = Vector3.ZERO
@@ -642,13 +627,7 @@ func _move(desired):
 		queried = true
 		_settled = false
 		_climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
-	var yaw = _yaw
-	var speed_sq = desired.x * desired.x + desired.z * desired.z
-	# It turns to face where it goes when that is more than FACE_MIN_TURN_RAD off (setting a
-	# transform is not free), tested on the cosine: cheaper than the angle.
-	if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
-			desired.x * _forward_x + desired.z * _forward_z < COS_FACE_MIN_TURN * sqrt(speed_sq):
-		yaw = atan2(-desired.x, -desired.z)
+	var yaw = _heading(desired)
 	if queried:
 		_origin = global_transform.origin  # move_and_slide has moved it
 		next = _origin
@@ -657,19 +636,30 @@ func _move(desired):
 			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
 			if next.y != _origin.y:
 				_vertical_speed = 0.0
-	var turned = yaw != _yaw
-	if turned:
-		_yaw = yaw  # (_set_yaw, written out)
-		_forward_x = -sin(yaw)
-		_forward_z = -cos(yaw)
-	if next != _origin:
-		_origin = next
-		_features[_slot] = next.x  # (_report_position, written out)
-		_features[_slot + 1] = next.y
-		_features[_slot + 2] = next.z
+	if next != _origin or yaw != _yaw:
+		if next != _origin:
+			_origin = next
+			_report_position()
+		if yaw != _yaw:
+			_set_yaw(yaw)
 		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
-	elif turned:
-		transform = Transform(Basis(Vector3.UP, yaw), next)
+
+
+# The yaw it faces after a step at `desired` (m/s): it turns to face where it goes when that is
+# more than FACE_MIN_TURN_RAD off (setting a transform is not free), tested on the cosine:
+# cheaper than the angle.
+func _heading(desired):
+	var speed_sq = desired.x * desired.x + desired.z * desired.z
+	if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
+			desired.x * _forward_x + desired.z * _forward_z < COS_FACE_MIN_TURN * sqrt(speed_sq):
+		return atan2(-desired.x, -desired.z)
+	return _yaw
+
+
+# `point`, whose ground is at `ground`, is in water: so is the ground near it (see _move).
+func _remember_wet(point, ground):
+	_wet_point = point
+	_wet_depth = _shore_m - ground - HEIGHT_BOUND_TOLERANCE_M
 
 
 # Its position in its slot of the `animals` feature (see join).
