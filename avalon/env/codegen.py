@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from avalon.datagen.export.terrain_data import TERRAIN_FORMAT_VERSION
 from avalon.env import animals, mechanics, protocol
 from avalon.env.paths import godot_project_dir, repository_dir
 from avalon.env.spaces import markdown_tables
@@ -59,6 +60,7 @@ def generate() -> str:
         "const SECRET_SIZE = %d" % protocol.SECRET_SIZE,
         "const HEADER_SIZE = %d" % protocol.HEADER.size,
         "const GODOT_POOL_REAL_ARRAY_TAG = %d" % protocol.GODOT_POOL_REAL_ARRAY_TAG,
+        "const TERRAIN_FORMAT_VERSION = %d  # of terrain.bin (avalon/datagen/export/terrain_data.py)" % TERRAIN_FORMAT_VERSION,
         "",
         "# Message ids",
     ]

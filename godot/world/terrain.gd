@@ -8,6 +8,7 @@ extends Spatial
 
 export var data_file = "terrain.bin"
 
+const P = preload("res://generated/protocol.gd")
 const StaticWorldShader = preload("res://world/static_world.shader")
 
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
@@ -45,7 +46,7 @@ func load_data(world_dir):
 		return "cannot open %s" % path
 	var data = file.get_var()
 	file.close()
-	if typeof(data) != TYPE_DICTIONARY or not data.has("chunks") or data.get("format_version") != 4:
+	if typeof(data) != TYPE_DICTIONARY or not data.has("chunks") or data.get("format_version") != P.TERRAIN_FORMAT_VERSION:
 		return "%s is not a terrain data file this simulator reads" % path
 	rows = data.rows
 	cols = data.cols
