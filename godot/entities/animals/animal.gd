@@ -289,8 +289,8 @@ func after_physics():
 
 # One step (of DT seconds), the `now`th of the episode: decide, move, attack, and see whether the
 # eye is near (_update_sides). `feet` and `eye`: where the agent's feet and camera are; `agent`:
-# what else the sight and domain conditions need, {"feet", "head", "eye", "speed", "camera",
-# "mechanics", "exclude", "escaped"} (see animals.gd). Returns the energy its attack took this
+# what else the sight and domain conditions need, {"feet", "head", "speed", "camera", "mechanics",
+# "exclude", "escaped"} (see animals.gd). Returns the energy its attack took this
 # step (0 without one); a predator that stops chasing appends its species to `agent.escaped`.
 func think(feet, eye, agent, now):
 	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)

@@ -18,8 +18,7 @@ var _struck = []  # the animals hit in this step's physics (animal.gd: on_hit)
 var _down = []  # the knocked-out animals (animal.gd: knock_out)
 var _clock = [0]  # [the step of the episode, from 1]: the animals' cooldowns end at a step (animal.gd)
 var _near_obstacles = {}  # cell of that grid with obstacles near -> those, [x, z, radius] after one another
-var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "eye": Vector3.ZERO, "speed": 0.0, "camera": null, "mechanics": null,
-		"exclude": null,
+var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "mechanics": null, "exclude": null,
 		"escaped": []}  # what the animals see of the agent this step (animal.gd: think)
 
 
@@ -158,7 +157,6 @@ func step(player, dt):
 	_agent.exclude = null  # the agent's and held items' RIDs, once an animal needs them (animal.gd: _clear_line)
 	_previous_feet = feet
 	var eye = _agent.camera.global_transform.origin
-	_agent.eye = eye
 	var escaped = _agent.escaped
 	var now = _clock[0] + 1
 	_clock[0] = now
