@@ -47,6 +47,14 @@ from avalon.env.spaces import ActionCodec, action_space
 WARMUP_STEPS = 50
 
 
+def random_actions(count: int) -> list:
+    """The same pre-drawn random VR actions for every world and revision."""
+    space = action_space("vr")
+    space.seed(0)
+    codec = ActionCodec("vr")
+    return [codec.encode(space.sample()) for _ in range(count)]
+
+
 def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[float, float, float]:
     """(steps per wall-clock second, steps per CPU-second, mean number of active animals per step)."""
     sim.reset(world_dir, 0, 10**6)
@@ -69,24 +77,25 @@ def compare_with(revision: str, args: argparse.Namespace) -> None:
     repository = Path(__file__).resolve().parent.parent
     work = Path(tempfile.mkdtemp(prefix="avalon-bench-animals-"))
     other = work / "other"
-    subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(other), revision],
-                   check=True, capture_output=True)
+    added = subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(other), revision],
+                           capture_output=True, text=True)
+    if added.returncode != 0:
+        shutil.rmtree(work, ignore_errors=True)
+        sys.exit(f"--against {revision!r}: not a revision git can check out here: {added.stderr.strip()}")
     sims: dict[str, Simulator] = {}
     try:
         world_dirs = {}
         for label, root in (("this checkout", repository), (revision, other)):
-            subprocess.run([sys.executable, str(root / "bin" / "bench_animals.py"), "--save-worlds", str(work / label),
-                            "--seed", str(args.seed)], env=dict(os.environ, PYTHONPATH=str(root)), check=True,
-                           capture_output=True)
+            saved = subprocess.run([sys.executable, str(root / "bin" / "bench_animals.py"), "--save-worlds", str(work / label),
+                                    "--seed", str(args.seed)], env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True)
+            if saved.returncode != 0:
+                sys.exit(f"{label}: bin/bench_animals.py --save-worlds failed (exit {saved.returncode}):\n{saved.stderr[-2000:]}")
             world_dirs[label] = {kind: str(work / label / kind) for kind in ("plain", "animals")}
             os.environ["AVALON_GODOT_PROJECT"] = str(root / "godot")  # read when the simulator starts
             sims[label] = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator_settings())
             sims[label].start()
         os.environ.pop("AVALON_GODOT_PROJECT")
-        space = action_space("vr")
-        space.seed(0)
-        codec = ActionCodec("vr")
-        actions = [codec.encode(space.sample()) for _ in range(args.steps + WARMUP_STEPS)]
+        actions = random_actions(args.steps + WARMUP_STEPS)
         rates = {(label, kind): [] for label in sims for kind in ("plain", "animals")}
         for repeat in range(args.repeats):
             for label in (list(sims) if repeat % 2 == 0 else list(sims)[::-1]):
@@ -136,10 +145,7 @@ def main() -> None:
         plain, with_animals = animal_bench_worlds(args.seed)
         dirs = {"without animals": str(export_world(plain, work / "plain")),
                 "10 active animals": str(export_world(with_animals, work / "animals"))}
-        space = action_space("vr")
-        space.seed(0)
-        codec = ActionCodec("vr")
-        actions = [codec.encode(space.sample()) for _ in range(args.steps + WARMUP_STEPS)]
+        actions = random_actions(args.steps + WARMUP_STEPS)
         sim.start()
         wall: dict[str, list[float]] = {name: [] for name in dirs}
         cpu: dict[str, list[float]] = {name: [] for name in dirs}
