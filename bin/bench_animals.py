@@ -10,7 +10,10 @@ alternation, and the medians are printed, with the median of each repeat's ratio
 run one right after the other). The machine is shared, so besides wall-clock steps per second
 the script reports steps per CPU-second (the CPU time of the Godot process's threads plus this
 Python process, from the scheduler's counts and ``time.process_time``); other load disturbs both.
-Usage: ``bin/bench_animals.py [--repeats 5] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
+Single repeats differ by 20-40% here, so the ratio is printed with a distribution-free 95%
+interval for its median (``avalon.bench_stats``) and whether that interval meets the target
+(``--target``, default 0.85): met, missed, or undecided by this many repeats.
+Usage: ``bin/bench_animals.py [--repeats 20] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
 ``--save-worlds DIR`` only writes the two worlds (``DIR/plain``, ``DIR/animals``) and exits, e.g.
 for ``bin/bench_callgrind.py --world-dir``.
 
@@ -37,6 +40,7 @@ import numpy as np
 
 from avalon.animal_bench import ANIMALS, animal_bench_worlds
 from avalon.bench import process_cpu_s
+from avalon.bench_stats import median_interval
 from avalon.datagen.export import export_world
 from avalon.env import protocol
 from avalon.env.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
@@ -45,6 +49,8 @@ from avalon.env.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
 
 WARMUP_STEPS = 50
+MIN_REPEATS_FOR_INTERVAL = 6  # the fewest for a 95% interval of the median (avalon.bench_stats)
+TARGET_RATIO = 0.85  # issue 5: 10 active animals step at >= 85% of the same world without them
 
 
 def random_actions(count: int) -> list:
@@ -53,6 +59,16 @@ def random_actions(count: int) -> list:
     space.seed(0)
     codec = ActionCodec("vr")
     return [codec.encode(space.sample()) for _ in range(count)]
+
+
+def _ratio_summary(ratios: list[float], target: float) -> str:
+    """The median ratio with its 95% interval, and whether that interval meets ``target``."""
+    interval = median_interval(ratios)
+    if interval.low is None:
+        spread = f"too few repeats for a 95% interval (need {MIN_REPEATS_FOR_INTERVAL})"
+    else:
+        spread = f"95% interval {interval.low:.1%}-{interval.high:.1%}"
+    return f"{interval.median:6.1%} of without, {spread}: target {target:.0%} {interval.verdict(target)}"
 
 
 def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[float, float, float]:
@@ -114,23 +130,28 @@ def compare_with(revision: str, args: argparse.Namespace) -> None:
         for index, unit in ((0, "wall-clock"), (1, "per CPU-second")):
             plain = [rate[index] for rate in rates[(label, "plain")]]
             animals = [rate[index] for rate in rates[(label, "animals")]]
-            ratio = statistics.median(a / p for a, p in zip(animals, plain))
+            ratios = [a / p for a, p in zip(animals, plain)]
             cost_us = statistics.median(1e6 / a - 1e6 / p for a, p in zip(animals, plain))
-            print(f"{label:14} {unit:15} {ratio:6.1%} of without; the animals cost {cost_us:4.0f} us per step")
+            print(f"{label:14} {unit:15} {_ratio_summary(ratios, args.target)}; the animals cost {cost_us:4.0f} us per step")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=20,
+                        help="alternating repeats (default 20; single repeats differ by 20-40%% on a shared machine)")
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--resolution", type=int, default=96)
     parser.add_argument("--renderer", default="GLES2")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save-worlds", metavar="DIR", help="write the two worlds into DIR/plain and DIR/animals, and exit")
+    parser.add_argument("--target", type=float, default=TARGET_RATIO,
+                        help=f"the ratio the 95%% interval is checked against (default {TARGET_RATIO})")
     parser.add_argument("--against", metavar="REV", help="measure this checkout and git revision REV, interleaved")
     args = parser.parse_args()
     if args.repeats <= 0 or args.steps <= 0:
         parser.error(f"--repeats ({args.repeats}) and --steps ({args.steps}) must be positive")
+    if not 0.0 < args.target:
+        parser.error(f"--target ({args.target}) must be a positive ratio, e.g. 0.85")
     if args.against:
         compare_with(args.against, args)
         return
@@ -171,7 +192,7 @@ def main() -> None:
         # Each repeat runs the two worlds one right after the other: their ratio within a repeat is
         # less disturbed by other load on the machine, which drifts over minutes.
         paired = [a / b for a, b in zip(samples["10 active animals"], samples["without animals"])]
-        print(f"{'':18} {'':7} {label:12} {statistics.median(paired):6.1%} median of the repeats' ratios")
+        print(f"{'':18} {'':7} {label:12} {_ratio_summary(paired, args.target)} (the repeats' ratios)")
     print(f"animals active per step (mean): {statistics.mean(active):.2f} of {len(ANIMALS)}")
 
 
