@@ -101,6 +101,11 @@ def compare_with(revision: str, args: argparse.Namespace) -> None:
     sims: dict[str, Simulator] = {}
     try:
         world_dirs = {}
+        builder = other / "bin" / "build_native.sh"  # (a revision from before native/ has none)
+        if builder.exists():
+            built = subprocess.run([str(builder), str(other)], capture_output=True, text=True)
+            if built.returncode != 0:
+                sys.exit(f"{revision}: bin/build_native.sh failed (exit {built.returncode}):\n{built.stderr[-2000:]}")
         for label, root in (("this checkout", repository), (revision, other)):
             saved = subprocess.run([sys.executable, str(root / "bin" / "bench_animals.py"), "--save-worlds", str(work / label),
                                     "--seed", str(args.seed)], env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Idempotent set-up: Debian packages for Godot 3 + Xvfb + Mesa, a virtualenv, and this package.
+# Idempotent set-up: Debian packages for Godot 3 + Xvfb + Mesa and a C compiler, the simulator's
+# native library, a virtualenv, and this package.
 # Usage: bin/setup.sh [VENV_DIR]   (default .venv). Safe to run again: it only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${1:-.venv}
-packages=(godot3-runner godot3-server xvfb libgl1-mesa-dri)
+packages=(godot3-runner godot3-server xvfb libgl1-mesa-dri gcc libc6-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -17,6 +18,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+bin/build_native.sh
 
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup: creating virtualenv $venv"

@@ -6,7 +6,7 @@ class AvalonError(RuntimeError):
 
 
 class SimulatorNotInstalledError(AvalonError):
-    """Godot or Xvfb is missing: run ``make setup``."""
+    """Godot, Xvfb or the simulator's native library is missing: run ``make setup``."""
 
 
 class SimulatorError(AvalonError):

@@ -9,6 +9,7 @@ from pathlib import Path
 from avalon.env.errors import SimulatorNotInstalledError
 
 GODOT_BINARY = "godot3-runner"
+NATIVE_LIBRARY = "native/libavalon_native.so"  # in the Godot project; godot/native/avalon_native.gdnlib loads it
 
 
 def repository_dir() -> Path:
@@ -29,6 +30,18 @@ def find_godot_binary(name: str = GODOT_BINARY) -> str:
         raise SimulatorNotInstalledError(
             f"the Godot 3 binary {name!r} is not on PATH; run `make setup` "
             "(installs godot3-runner, xvfb and Mesa from Debian)"
+        )
+    return path
+
+
+def find_native_library() -> Path:
+    """The simulator's native library (``godot/native/libavalon_native.so``, built by ``make setup``
+    from ``native/``), or a clear error saying how to build it."""
+    path = godot_project_dir() / NATIVE_LIBRARY
+    if not path.is_file():
+        raise SimulatorNotInstalledError(
+            f"the simulator's native library {path} is missing; run `make setup` "
+            "(or bin/build_native.sh: builds it from native/*.c with gcc)"
         )
     return path
 

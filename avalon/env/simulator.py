@@ -29,7 +29,7 @@ from avalon.env import protocol
 from avalon.env.display import acquire_display, acquire_window_position, release_display, release_window_position
 from avalon.env.errors import SimulatorError, WorldLoadError
 from avalon.env.mechanics import STEPS_PER_SECOND
-from avalon.env.paths import find_godot_binary, godot_project_dir
+from avalon.env.paths import find_godot_binary, find_native_library, godot_project_dir
 
 LOG_TAIL_LINES = 30
 # Godot renders observations into its own offscreen viewport; the window shows nothing we read,
@@ -82,6 +82,7 @@ class Simulator:
 
     def start(self) -> None:
         binary = find_godot_binary(self.settings.godot_binary)
+        find_native_library()
         self.temp_dir = Path(tempfile.mkdtemp(prefix="avalon-sim-"))
         log_root = Path(self.settings.log_dir) if self.settings.log_dir else self.temp_dir
         log_root.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ export var data_file = "terrain.bin"
 
 const P = preload("res://generated/protocol.gd")
 const StaticWorldShader = preload("res://world/static_world.shader")
+const TerrainSampler = preload("res://native/terrain_sampler.gdns")  # native/avalon_native.c
 
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
@@ -24,6 +25,7 @@ var cell_size_m = 1.0
 var size_m = 0.0
 var heights = PoolRealArray()
 var max_slope = 0.0  # rise over run: the ground's height differs by at most this times the horizontal distance
+var sampler = null  # TerrainSampler: surface_height(x, z), the collider's surface, in native code
 var climbable = PoolByteArray()
 var lod_distances_m = []
 var chunk_centres = []  # Vector3 per chunk
@@ -57,6 +59,11 @@ func load_data(world_dir):
 	climbable = data.climbable
 	if heights.size() != rows * cols or climbable.size() != rows * cols:
 		return "%s: grids do not match %d x %d" % [path, rows, cols]
+	sampler = TerrainSampler.new()
+	if sampler == null:
+		return "the simulator's native library did not load (godot/native/libavalon_native.so): run `make setup`"
+	if not sampler.load(heights, cols, rows, cell_size_m, size_m):
+		return "%s: the native terrain sampler refused its %d x %d grid" % [path, rows, cols]
 	var material = _static_material()
 	static_material = material
 	lod_distances_m = data.lod_distances_m

@@ -5,6 +5,7 @@ These tests create their own envs and close them, so the shared Xvfb's lifetime 
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,6 +20,7 @@ from avalon import AvalonEnv
 from avalon.env import protocol
 from avalon.env.display import shared_xvfb_pid
 from avalon.env.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
+from avalon.env.paths import godot_project_dir
 from avalon.env.simulator import Simulator, SimulatorSettings
 from tests.conftest import zero_action
 
@@ -184,6 +186,16 @@ def test_connections_without_the_secret_are_refused_and_the_simulator_keeps_serv
 def test_missing_godot_binary_says_to_run_make_setup(trivial_world_dir):
     env = AvalonEnv(godot_binary="godot3-runner-not-installed", world_dir=str(trivial_world_dir))
     with pytest.raises(SimulatorNotInstalledError, match="make setup"):
+        env.reset()
+    env.close()
+
+
+def test_missing_native_library_says_to_run_make_setup(tmp_path, trivial_world_dir, monkeypatch):
+    project = tmp_path / "godot"
+    shutil.copytree(godot_project_dir(), project, ignore=shutil.ignore_patterns("*.so", ".import"))
+    monkeypatch.setenv("AVALON_GODOT_PROJECT", str(project))
+    env = AvalonEnv(world_dir=str(trivial_world_dir))
+    with pytest.raises(SimulatorNotInstalledError, match=r"libavalon_native\.so is missing; run `make setup`"):
         env.reset()
     env.close()
 

@@ -118,14 +118,10 @@ var _two_sided = false  # drawn with TwoSidedMaterial (see _update_sides)
 var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
 var _near_eye_m = 0.3  # see _update_sides
 var _far_eye_sq = 0.0  # see _update_sides: squared, from the origin
+var _surface = null  # the terrain's TerrainSampler (see set_terrain)
 var _cell = 1.0  # the terrain's grid (see set_terrain)
 var _half_size = 0.0
-var _cols = 0
-var _rows = 0
-var _last_col = 0.0  # grid coordinates are clamped to these (a point on the far edge is in the last cell)
-var _last_row = 0.0
-var _heights = PoolRealArray()
-var _cell_cols = 0  # the terrain's cells (_cols - 1 by _rows - 1), also those of the obstacle grid
+var _cell_cols = 0  # the terrain's cells, also those of the obstacle grid
 var _cell_rows = 0
 var _grid = PoolRealArray()  # clearance of each cell from static obstacles, m (see set_obstacles)
 var _near_obstacles = {}  # cell with obstacles near -> [x, z, radius] of those, after one another
@@ -475,41 +471,19 @@ func _idle(feet, distance):
 	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
 
 
-# The manager hands over the world's terrain node (or null); its grid is copied once.
+# The manager hands over the world's terrain node (or null). Its surface height comes from the
+# terrain's native sampler (terrain.gd: the plane of the height field triangle holding the point,
+# as the collider has it), looked up several times per step: `_surface.surface_height(x, z)`.
 func set_terrain(node):
 	terrain = node
 	if node != null:
+		_surface = node.sampler
 		_cell = node.cell_size_m
 		_half_size = node.size_m / 2.0
-		_cols = node.cols
-		_rows = node.rows
-		_heights = node.heights
-		_last_col = _cols - 1.001
-		_last_row = _rows - 1.001
-		_cell_cols = _cols - 1
-		_cell_rows = _rows - 1
+		_cell_cols = node.cols - 1
+		_cell_rows = node.rows - 1
 		_max_slope = node.max_slope
 	_shore_m = water_height_m + WATER_MARGIN_M
-
-
-# The terrain's surface height at (x, z): the plane of the height field triangle holding the point
-# (cells split along the diagonal from (row, col + 1) to (row + 1, col), as the collider is).
-# Only with terrain (without, the flat ground's top is at 0).
-func _ground_height(x, z):
-	var gx = clamp((x + _half_size) / _cell, 0.0, _last_col)
-	var gz = clamp((z + _half_size) / _cell, 0.0, _last_row)
-	var c = int(gx)
-	var r = int(gz)
-	var fx = gx - c
-	var fz = gz - r
-	var i = r * _cols + c  # (row, col)
-	var h01 = _heights[i + 1]
-	var h10 = _heights[i + _cols]
-	if fx + fz <= 1.0:
-		var h00 = _heights[i]
-		return h00 + fx * (h01 - h00) + fz * (h10 - h00)
-	var h11 = _heights[i + _cols + 1]
-	return h11 + (1.0 - fx) * (h10 - h11) + (1.0 - fz) * (h01 - h11)
 
 
 # Moves by `desired` (m/s) for one step. On terrain the animal does not collide with the height
@@ -529,7 +503,7 @@ func _move(desired):
 	var next_ground = INF  # the surface height where the step ends, once known
 	if _flies:
 		if state != STATE_ACTIVE:  # cruise at the flying height
-			var ground = _ground_height(origin.x, origin.z) if terrain != null else 0.0
+			var ground = _surface.surface_height(origin.x, origin.z) if terrain != null else 0.0
 			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / DT, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
 			horizontal = desired
 			next_ground = ground  # (here, not where the step ends: see below)
@@ -548,14 +522,14 @@ func _move(desired):
 			var end = origin + horizontal * DT
 			var refused = ahead.distance_to(_wet_point) * _max_slope < _wet_depth or end.distance_to(_wet_point) * _max_slope < _wet_depth
 			if not refused:
-				next_ground = _ground_height(end.x, end.z)
+				next_ground = _surface.surface_height(end.x, end.z)
 				if next_ground < _shore_m:
 					refused = true
 					_remember_wet(end, next_ground)
 				elif next_ground - (origin.y - half_height) > speed * DT * MAX_WALK_SLOPE and not (can_climb and state == STATE_ACTIVE):
 					refused = true
 				elif next_ground - _max_slope * speed * (WATER_LOOKAHEAD_S - DT) < _shore_m + HEIGHT_BOUND_TOLERANCE_M:
-					var ahead_ground = _ground_height(ahead.x, ahead.z)
+					var ahead_ground = _surface.surface_height(ahead.x, ahead.z)
 					if ahead_ground < _shore_m:
 						refused = true
 						_remember_wet(ahead, ahead_ground)
@@ -602,11 +576,11 @@ func _move(desired):
 			# took off (cruising), as the ground rises at most _max_slope per metre.
 			if next_ground == INF or next.y - half_height < next_ground + HEIGHT_BOUND_TOLERANCE_M + \
 					_max_slope * sqrt(horizontal.x * horizontal.x + horizontal.z * horizontal.z) * DT:
-				next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+				next.y = max(next.y, _surface.surface_height(next.x, next.z) + half_height)
 			_settled = true
 		else:
 			if next_ground == INF:
-				next_ground = _ground_height(next.x, next.z)
+				next_ground = _surface.surface_height(next.x, next.z)
 			# It walks the surface, or falls to it. (Compared before storing: Vector3 holds 32-bit
 			# floats, so a stored surface height may round above the 64-bit one.)
 			var surface_y = next_ground + half_height
@@ -633,7 +607,7 @@ func _move(desired):
 		next = _origin
 		_report_position()
 		if terrain != null:  # never below the surface
-			next.y = max(next.y, _ground_height(next.x, next.z) + half_height)
+			next.y = max(next.y, _surface.surface_height(next.x, next.z) + half_height)
 			if next.y != _origin.y:
 				_vertical_speed = 0.0
 	if next != _origin or yaw != _yaw:
