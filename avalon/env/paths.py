@@ -9,7 +9,8 @@ from pathlib import Path
 from avalon.env.errors import SimulatorNotInstalledError
 
 GODOT_BINARY = "godot3-runner"
-NATIVE_LIBRARY = "native/libavalon_native.so"  # in the Godot project; godot/native/avalon_native.gdnlib loads it
+NATIVE_LIBRARY = "native/libavalon_native.so"  # in the Godot project, loaded by:
+NATIVE_LIBRARY_LOADER = "native/avalon_native.gdnlib"
 
 
 def repository_dir() -> Path:
@@ -34,10 +35,14 @@ def find_godot_binary(name: str = GODOT_BINARY) -> str:
     return path
 
 
-def find_native_library() -> Path:
+def find_native_library() -> Path | None:
     """The simulator's native library (``godot/native/libavalon_native.so``, built by ``make setup``
-    from ``native/``), or a clear error saying how to build it."""
-    path = godot_project_dir() / NATIVE_LIBRARY
+    from ``native/``), or a clear error saying how to build it. None for a Godot project that
+    loads none (an older revision's, as benchmarks against earlier code run them)."""
+    project = godot_project_dir()
+    path = project / NATIVE_LIBRARY
+    if not (project / NATIVE_LIBRARY_LOADER).is_file():
+        return None
     if not path.is_file():
         raise SimulatorNotInstalledError(
             f"the simulator's native library {path} is missing; run `make setup` "

@@ -11,7 +11,9 @@ from avalon.env.paths import find_native_library
 
 @pytest.fixture(scope="module")
 def surface_height():
-    library = ctypes.CDLL(str(find_native_library()))
+    path = find_native_library()
+    assert path is not None, "this checkout's Godot project loads the native library"
+    library = ctypes.CDLL(str(path))
     function = library.avalon_surface_height
     function.restype = ctypes.c_double
     function.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.c_int64, ctypes.c_int64, ctypes.c_double,
