@@ -46,9 +46,14 @@ enum {
 	GDN_POOL_REAL_ARRAY_READ_ACCESS_DESTROY = 278,
 	GDN_VARIANT_GET_TYPE = 507,
 	GDN_VARIANT_NEW_BOOL = 510,
+	GDN_VARIANT_NEW_INT = 512,
 	GDN_VARIANT_NEW_REAL = 513,
+	GDN_VARIANT_NEW_VECTOR3 = 517,
+	GDN_VARIANT_AS_BOOL = 537,
 	GDN_VARIANT_AS_INT = 539,
 	GDN_VARIANT_AS_REAL = 540,
+	GDN_VARIANT_AS_VECTOR3 = 544,
+	GDN_VARIANT_AS_OBJECT = 554,
 	GDN_VARIANT_AS_POOL_REAL_ARRAY = 559,
 };
 
@@ -57,6 +62,10 @@ enum { GDN_TYPE_POOL_REAL_ARRAY = 22 };
 
 /* Opaque values, by size (real_t is float in these builds). */
 typedef struct { uint8_t bytes[24]; } gdn_variant;
+typedef struct { float x, y, z; } gdn_vector3;
+/* How Godot declares a Vector3 to C: 12 opaque bytes. Returned by value it comes back in integer
+ * registers (a struct of three floats would in SSE ones), so calls returning one use this. */
+typedef struct { uint8_t bytes[12]; } gdn_vector3_bytes;
 typedef struct { void *handle; } gdn_pool_real_array;
 typedef struct gdn_pool_access gdn_pool_access;
 typedef void gdn_object;
@@ -95,6 +104,9 @@ typedef struct {
 			gdn_instance_destroy_func destroy);
 	void (*register_method)(void *handle, const char *class_name, const char *method_name,
 			gdn_method_attributes attributes, gdn_instance_method method);
+	void *register_property;
+	void *register_signal;
+	void *(*get_userdata)(gdn_object *instance); /* a NativeScript instance's user data, else NULL */
 } gdn_nativescript_api;
 
 /* What godot_gdnative_init receives. */

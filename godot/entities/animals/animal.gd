@@ -6,8 +6,8 @@ extends KinematicBody
 #
 # Driven by entities/animals/animals.gd once per step, in scene order, after the agent has moved
 # (never by _process: the order and the inputs are fixed, so runs are deterministic): a small
-# state machine, one move (see _move: on terrain, physics queries only near static obstacles),
-# and a ray cast only when a sight condition is being checked.
+# state machine, one move (see _move: on terrain in native code, native/animal_body.c; physics
+# queries only near static obstacles), and a ray cast only when a sight condition is being checked.
 # Random choices come from its own generator, seeded by the exporter from the world seed and
 # its name.
 
@@ -15,6 +15,7 @@ const P = preload("res://generated/protocol.gd")
 const Corpse = preload("res://entities/animals/corpse.gd")
 const AnimalMaterial = preload("res://entities/animals/animal_material.tres")  # back faces culled
 const TwoSidedMaterial = preload("res://entities/animals/animal_material_two_sided.tres")
+const AnimalBody = preload("res://native/animal_body.gdns")  # native/animal_body.c
 # The protocol's constants read every step, copied here: these are folded into the code when the
 # script compiles, while `P.NAME` is a look-up by name at run time (several times slower).
 const STATE_ACTIVE = P.STATE_ACTIVE
@@ -47,9 +48,15 @@ const FACE_MIN_TURN_RAD = 0.02
 const COS_FACE_MIN_TURN = cos(FACE_MIN_TURN_RAD)
 const WATER_LOOKAHEAD_S = P.WATER_LOOKAHEAD_S
 const WATER_MARGIN_M = P.WATER_MARGIN_M
-const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from _max_slope (float rounding)
+const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from the terrain's steepest slope (float rounding)
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _update_sides
+# What AnimalBody.move and after_query ask of the script, bits (as native/animal_body.c's enum).
+const MOVE_REPORT = 1  # its position changed
+const MOVE_TURN = 2  # its facing changed
+const MOVE_PLACE = 4  # write its transform
+const MOVE_REFUSED = 8  # the step was refused
+const MOVE_QUERY = 16  # move it with move_and_slide, then after_query
 const NOT_HIT = 0  # what after_physics returns
 const HIT = 1
 const KNOCKED_OUT = 2
@@ -85,7 +92,6 @@ var home = Vector3.ZERO
 var terrain = null  # set by the manager: the world's terrain node (height lookups), or null
 var corpse = null  # the body left behind once knocked out
 var rng = RandomNumberGenerator.new()
-var velocity = Vector3.ZERO
 var half_height = 0.25
 var reach_radius = 0.25  # half the longest horizontal side: attacks land from this far + the agent's radius
 var cos_half_fov = 0.5
@@ -104,9 +110,6 @@ var _down = []  # the manager's list of the knocked-out animals (see knock_out)
 var _target = Vector3.ZERO
 var _target_frames = 0
 var _path_angle = 0.0
-var _vertical_speed = 0.0
-var _climbing = false
-var _settled = false  # it is where its last step ended without physics queries, standing on the surface or flying (see _move)
 var _attack_ready_step = 0  # it attacks again from this step of the episode (the manager's clock)
 var _respite_frames = 0
 var _hit_ready_step = 0  # hits count again from this step
@@ -118,19 +121,8 @@ var _two_sided = false  # drawn with TwoSidedMaterial (see _update_sides)
 var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
 var _near_eye_m = 0.3  # see _update_sides
 var _far_eye_sq = 0.0  # see _update_sides: squared, from the origin
-var _surface = null  # the terrain's TerrainSampler (see set_terrain)
-var _cell = 1.0  # the terrain's grid (see set_terrain)
-var _half_size = 0.0
-var _cell_cols = 0  # the terrain's cells, also those of the obstacle grid
-var _cell_rows = 0
-var _grid = PoolRealArray()  # clearance of each cell from static obstacles, m (see set_obstacles)
-var _near_obstacles = {}  # cell with obstacles near -> [x, z, radius] of those, after one another
-var _shore_m = 0.0  # it keeps to ground higher than this (water_height_m + WATER_MARGIN_M)
-var _max_slope = 0.0  # the terrain's: its height changes by at most this per horizontal metre
-var _wet_point = Vector3.ZERO  # a point last found in water, _wet_depth m (less a tolerance) below _shore_m:
-var _wet_depth = 0.0  # so is every point within _wet_depth / _max_slope of it (see _move)
-var _footprint_radius = 0.25  # half the diagonal of its box's horizontal sides: the box at any yaw
-var _reach = 0.25  # _footprint_radius + OBSTACLE_CONTACT_MARGIN_M: what must clear a static obstacle (see _move)
+var _body = null  # its AnimalBody: how it moves on the terrain (see set_terrain, _move)
+var _reach = 0.25  # half the diagonal of its box's horizontal sides (the box at any yaw) + OBSTACLE_CONTACT_MARGIN_M: what must clear a static obstacle
 # Activation (all must hold) and deactivation (any ends activity) conditions.
 var _never_activates = false
 var _act_territory = false
@@ -170,8 +162,7 @@ func _ready():
 	_random = idle.ends_with("random")
 	half_height = size.y / 2.0
 	reach_radius = max(size.x, size.z) / 2.0
-	_footprint_radius = Vector2(size.x, size.z).length() / 2.0
-	_reach = _footprint_radius + OBSTACLE_CONTACT_MARGIN_M
+	_reach = Vector2(size.x, size.z).length() / 2.0 + OBSTACLE_CONTACT_MARGIN_M
 	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
 	rng.seed = int(rng_seed)
 	home = transform.origin
@@ -260,7 +251,7 @@ func on_hit(speed):
 
 # impacts.gd asks the bodies it touches how fast they were going.
 func velocity_before_step(_age = 0):
-	return velocity
+	return _body.velocity() if _body != null else Vector3.ZERO
 
 
 # After the physics step, for an animal hit in it (the manager's `struck`): count the hits it
@@ -471,169 +462,46 @@ func _idle(feet, distance):
 	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
 
 
-# The manager hands over the world's terrain node (or null). Its surface height comes from the
-# terrain's native sampler (terrain.gd: the plane of the height field triangle holding the point,
-# as the collider has it), looked up several times per step: `_surface.surface_height(x, z)`.
+# The manager hands over the world's terrain node (or null: flat ground, every step by physics)
+# before the first step; the animal's body (AnimalBody) moves on its surface.
 func set_terrain(node):
 	terrain = node
-	if node != null:
-		_surface = node.sampler
-		_cell = node.cell_size_m
-		_half_size = node.size_m / 2.0
-		_cell_cols = node.cols - 1
-		_cell_rows = node.rows - 1
-		_max_slope = node.max_slope
-	_shore_m = water_height_m + WATER_MARGIN_M
+	_body = AnimalBody.new()
+	var ready = _body.setup(node.sampler if node != null else null, _flies, can_climb, half_height, fly_height_m,
+			idle_speed_m_per_s, active_speed_m_per_s, water_height_m + WATER_MARGIN_M, _reach,
+			node.max_slope if node != null else 0.0, _origin, _yaw,
+			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
+			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN)
+	assert(ready)
 
 
-# Moves by `desired` (m/s) for one step. On terrain the animal does not collide with the height
-# field (Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step): the terrain's
-# surface, computed exactly, is its floor. Unless this step could bring it into contact with a
-# static obstacle it moves without any physics query, and its transform is
-# written once; otherwise it moves with move_and_slide. Ground animals keep out of water and,
-# unless climbing, off slopes steeper than MAX_WALK_SLOPE.
+# Moves by `desired` (m/s) for one step. On terrain its body (native/animal_body.c) takes the
+# step on the terrain's surface (the animal does not collide with the height field: Bullet's
+# kinematic sweeps against it cost ~0.2 ms per animal and step), keeping ground animals out of
+# water and, unless climbing, off slopes steeper than MAX_WALK_SLOPE; a step that could bring it
+# into contact with a static obstacle (or any step without terrain) is taken with move_and_slide.
 func _move(desired):
-	if _settled and desired.x == 0.0 and desired.z == 0.0 and (not _flies or state == STATE_ACTIVE and desired.y == 0.0):
-		# Given no step where its last one ended, it stays: what the rest would work out (a chaser
-		# waiting by the agent does this most steps; a flying one cruises unless active).
-		velocity = Vector3.ZERO
+	var code = _body.move(desired.x, desired.y, desired.z, state == STATE_ACTIVE)
+	if code == 0:
 		return
-	var origin = _origin
-	var horizontal = desired  # m/s: a flying animal's velocity; a ground animal's horizontal one
-	var next_ground = INF  # the surface height where the step ends, once known
-	if _flies:
-		if state != STATE_ACTIVE:  # cruise at the flying height
-			var ground = _surface.surface_height(origin.x, origin.z) if terrain != null else 0.0
-			desired.y = clamp((ground + fly_height_m + half_height - origin.y) / DT, -idle_speed_m_per_s - 1.0, idle_speed_m_per_s + 1.0)
-			horizontal = desired
-			next_ground = ground  # (here, not where the step ends: see below)
-		velocity = desired
-	else:
-		horizontal = Vector3(desired.x, 0.0, desired.z)
-		var speed = sqrt(desired.x * desired.x + desired.z * desired.z)
-		if terrain != null and speed > 0.0:
-			# It does not take a step ending in water or a little before it (where it would be in
-			# WATER_LOOKAHEAD_S), or up a slope steeper than MAX_WALK_SLOPE (climbers in pursuit
-			# climb anything). The ground rises at most _max_slope per metre, which spares
-			# look-ups: near the point last found in water (_wet_point) the ground is water too
-			# (an animal at the shore looks nothing up), and with the step's end high enough
-			# above the water, so is the ground ahead.
-			var ahead = origin + horizontal * WATER_LOOKAHEAD_S
-			var end = origin + horizontal * DT
-			var refused = ahead.distance_to(_wet_point) * _max_slope < _wet_depth or end.distance_to(_wet_point) * _max_slope < _wet_depth
-			if not refused:
-				next_ground = _surface.surface_height(end.x, end.z)
-				if next_ground < _shore_m:
-					refused = true
-					_remember_wet(end, next_ground)
-				elif next_ground - (origin.y - half_height) > speed * DT * MAX_WALK_SLOPE and not (can_climb and state == STATE_ACTIVE):
-					refused = true
-				elif next_ground - _max_slope * speed * (WATER_LOOKAHEAD_S - DT) < _shore_m + HEIGHT_BOUND_TOLERANCE_M:
-					var ahead_ground = _surface.surface_height(ahead.x, ahead.z)
-					if ahead_ground < _shore_m:
-						refused = true
-						_remember_wet(ahead, ahead_ground)
-			if refused:
-				_target_frames = 0
-				if _settled:
-					# It stays where it stands (at the shore, most often), turning to face its way
-					# (as below).
-					velocity = Vector3.ZERO
-					var heading = _heading(desired)
-					if heading != _yaw:
-						_set_yaw(heading)
-						transform = Transform(Basis(Vector3.UP, heading), origin)
-					return
-				next_ground = INF
-				horizontal = Vector3.ZERO
-		if _climbing:
-			_vertical_speed = active_speed_m_per_s * CLIMB_SPEED_FACTOR
-		else:
-			_vertical_speed -= GRAVITY_M_PER_S2 * DT
-		velocity = horizontal
-	var next = origin  # where it ends up, when it moves without physics queries
-	var queried = false  # moved with move_and_slide (its transform is already updated)
-	# On terrain and not climbing, it moves without physics queries unless the step could bring
-	# it into contact with a static obstacle: a look-up in the manager's grid of clearances (see
-	# set_obstacles) against its footprint (the circle around its box, whatever its yaw) +
-	# OBSTACLE_CONTACT_MARGIN_M + the step, then, only if that is not enough, _clear_of_near.
-	var clear = false
-	if terrain != null and not _climbing:
-		var gx = (origin.x + _half_size) / _cell  # its cell of the terrain's grid
-		var gz = (origin.z + _half_size) / _cell
-		if gx >= 0.0 and gz >= 0.0 and gx < _cell_cols and gz < _cell_rows:
-			var cell = int(gz) * _cell_cols + int(gx)  # (row-major)
-			var step_x = horizontal.x * DT
-			var step_z = horizontal.z * DT
-			var step_sq = step_x * step_x + step_z * step_z
-			var span = _reach + sqrt(step_sq)
-			# (the grid lists only the obstacles within OBSTACLE_MARGIN_M of a cell)
-			clear = span < _grid[cell] or (span <= OBSTACLE_MARGIN_M and _clear_of_near(cell, step_x, step_z, step_sq))
-	if clear:
-		next = origin + horizontal * DT
+	if code & MOVE_REFUSED:
+		_target_frames = 0
+	if code & MOVE_QUERY:
+		var velocity = _body.query_velocity()
 		if _flies:
-			# Never below the surface: no look-up when high enough above the ground where it
-			# took off (cruising), as the ground rises at most _max_slope per metre.
-			if next_ground == INF or next.y - half_height < next_ground + HEIGHT_BOUND_TOLERANCE_M + \
-					_max_slope * sqrt(horizontal.x * horizontal.x + horizontal.z * horizontal.z) * DT:
-				next.y = max(next.y, _surface.surface_height(next.x, next.z) + half_height)
-			_settled = true
+			velocity = move_and_slide(velocity, Vector3.UP)
+			code = _body.after_query(global_transform.origin, velocity, false, false)
 		else:
-			if next_ground == INF:
-				next_ground = _surface.surface_height(next.x, next.z)
-			# It walks the surface, or falls to it. (Compared before storing: Vector3 holds 32-bit
-			# floats, so a stored surface height may round above the 64-bit one.)
-			var surface_y = next_ground + half_height
-			var fall_y = origin.y + _vertical_speed * DT
-			_settled = fall_y <= surface_y
-			if _settled:
-				next.y = surface_y
-				_vertical_speed = 0.0
-			else:
-				next.y = fall_y
-	elif _flies:
-		velocity = move_and_slide(desired, Vector3.UP)
-		queried = true
-		_settled = false
-	else:
-		velocity = move_and_slide(horizontal + Vector3(0.0, _vertical_speed, 0.0), Vector3.UP, true, 4, 0.8, true)
-		_vertical_speed = 0.0 if is_on_floor() else velocity.y
-		queried = true
-		_settled = false
-		_climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
-	var yaw = _heading(desired)
-	if queried:
-		_origin = global_transform.origin  # move_and_slide has moved it
-		next = _origin
+			velocity = move_and_slide(velocity, Vector3.UP, true, 4, 0.8, true)
+			var climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+			code = _body.after_query(global_transform.origin, velocity, is_on_floor(), climbing)
+	if code & MOVE_REPORT:
+		_origin = _body.origin()
 		_report_position()
-		if terrain != null:  # never below the surface
-			next.y = max(next.y, _surface.surface_height(next.x, next.z) + half_height)
-			if next.y != _origin.y:
-				_vertical_speed = 0.0
-	if next != _origin or yaw != _yaw:
-		if next != _origin:
-			_origin = next
-			_report_position()
-		if yaw != _yaw:
-			_set_yaw(yaw)
-		transform = Transform(Basis(Vector3.UP, yaw), next)  # (the parent, Entities, sits at the world origin)
-
-
-# The yaw it faces after a step at `desired` (m/s): it turns to face where it goes when that is
-# more than FACE_MIN_TURN_RAD off (setting a transform is not free), tested on the cosine:
-# cheaper than the angle.
-func _heading(desired):
-	var speed_sq = desired.x * desired.x + desired.z * desired.z
-	if speed_sq > FACE_MIN_SPEED_M_PER_S * FACE_MIN_SPEED_M_PER_S and \
-			desired.x * _forward_x + desired.z * _forward_z < COS_FACE_MIN_TURN * sqrt(speed_sq):
-		return atan2(-desired.x, -desired.z)
-	return _yaw
-
-
-# `point`, whose ground is at `ground`, is in water: so is the ground near it (see _move).
-func _remember_wet(point, ground):
-	_wet_point = point
-	_wet_depth = _shore_m - ground - HEIGHT_BOUND_TOLERANCE_M
+	if code & MOVE_TURN:
+		_set_yaw(_body.yaw())
+	if code & MOVE_PLACE:
+		transform = Transform(Basis(Vector3.UP, _yaw), _origin)  # (the parent, Entities, sits at the world origin)
 
 
 # Its position in its slot of the `animals` feature (see join).
@@ -647,41 +515,6 @@ func _set_yaw(yaw):
 	_yaw = yaw
 	_forward_x = -sin(yaw)
 	_forward_z = -cos(yaw)
-
-
-# Whether this step, (`step_x`, `step_z`) m horizontally with `step_sq` its length squared, keeps
-# the animal out of contact with the static obstacles (tree trunks, boxes) listed for its `cell`
-# of the manager's grid (see _move): the closest approach of the step to each, against the
-# footprint + the obstacle's radius + OBSTACLE_CONTACT_MARGIN_M. A step that does not take it
-# nearer an obstacle (away from it, or at rest) is clear of that one. Items and other animals are
-# not in it: away from obstacles animals pass through each other, and thrown items collide with
-# them by themselves.
-func _clear_of_near(cell, step_x, step_z, step_sq):
-	var x = _origin.x
-	var z = _origin.z
-	var near = _near_obstacles.get(cell, PoolRealArray())
-	var i = 0
-	var count = near.size()
-	while i < count:
-		var dx = x - near[i]  # from the obstacle to the animal
-		var dz = z - near[i + 1]
-		var along = dx * step_x + dz * step_z
-		if along < 0.0:  # nearer: test its closest approach along the step
-			var t = min(1.0, -along / step_sq)
-			dx += t * step_x
-			dz += t * step_z
-			var touch = _reach + near[i + 2]
-			if dx * dx + dz * dz <= touch * touch:
-				return false
-		i += 3
-	return true
-
-
-# The manager's obstacle grid (see animals.gd), over the terrain's cells, and the obstacles near
-# each marked cell.
-func set_obstacles(grid, near_obstacles):
-	_grid = grid
-	_near_obstacles = near_obstacles
 
 
 func _wall_is_climbable():

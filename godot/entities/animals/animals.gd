@@ -17,7 +17,6 @@ var _previous_feet = Vector3.ZERO
 var _struck = []  # the animals hit in this step's physics (animal.gd: on_hit)
 var _down = []  # the knocked-out animals (animal.gd: knock_out)
 var _clock = [0]  # [the step of the episode, from 1]: the animals' cooldowns end at a step (animal.gd)
-var _near_obstacles = {}  # cell of that grid with obstacles near -> those, [x, z, radius] after one another
 var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "mechanics": null, "exclude": null,
 		"escaped": []}  # what the animals see of the agent this step (animal.gd: think)
 
@@ -58,9 +57,7 @@ func setup(world_root, terrain, player, features):
 	for material in AnimalMaterials:
 		Terrain.copy_fog(terrain.static_material if terrain != null else null, material)
 	if terrain != null and not animals.empty():
-		var grid = _obstacle_grid(terrain, entities)
-		for animal in animals:
-			animal.set_obstacles(grid, _near_obstacles)
+		_set_obstacles(terrain, entities)
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
 	_agent.mechanics = player.mechanics
@@ -90,10 +87,10 @@ func _join(features):
 # of the terrain and static bodies among the entities (boxes), each a vertical cylinder (a box:
 # its bounding sphere's). A cell's value is the least horizontal distance from any point of the
 # cell to an obstacle's surface, for obstacles within OBSTACLE_MARGIN_M of the cell (a cell with
-# none holds OBSTACLE_MARGIN_M); `_near_obstacles` maps each cell with some to them, [x, z,
-# radius] after one another. Animals move with physics queries only when a step could bring them
-# near one of these (animal.gd: _move).
-func _obstacle_grid(terrain, entities):
+# none holds OBSTACLE_MARGIN_M), with the obstacles near each cell that has some, [x, z, radius]
+# after one another. Animals move with physics queries only when a step could bring them near one
+# of these (native/animal_body.c); the terrain's sampler keeps both for them.
+func _set_obstacles(terrain, entities):
 	var cell = terrain.cell_size_m
 	var cols = terrain.cols - 1
 	var rows = terrain.rows - 1
@@ -101,7 +98,7 @@ func _obstacle_grid(terrain, entities):
 	grid.resize(rows * cols)
 	for i in range(grid.size()):
 		grid[i] = P.OBSTACLE_MARGIN_M
-	_near_obstacles = {}
+	var near_obstacles = {}  # cell -> PoolRealArray of [x, z, radius] after one another
 	var obstacles = []  # [x, z, radius]
 	var trees = terrain.get_node_or_null("Trees")
 	if trees != null:
@@ -130,12 +127,19 @@ func _obstacle_grid(terrain, entities):
 				var index = r * cols + c
 				var dx = max(0.0, max(c * cell - half - obstacle[0], obstacle[0] - ((c + 1) * cell - half)))
 				grid[index] = max(0.0, min(grid[index], sqrt(dx * dx + dz * dz) - obstacle[2]))
-				var near = _near_obstacles.get(index, PoolRealArray())
+				var near = near_obstacles.get(index, PoolRealArray())
 				near.append(obstacle[0])
 				near.append(obstacle[1])
 				near.append(obstacle[2])
-				_near_obstacles[index] = near  # (a PoolRealArray is copied on write)
-	return grid
+				near_obstacles[index] = near  # (a PoolRealArray is copied on write)
+	var runs = PoolRealArray()  # [cell, count, x, z, radius, ...] per cell with obstacles near
+	for index in near_obstacles:
+		var near = near_obstacles[index]
+		runs.append(index)
+		runs.append(near.size() / 3)
+		runs.append_array(near)
+	var accepted = terrain.sampler.set_obstacles(grid, runs)
+	assert(accepted)
 
 
 func prey_count():

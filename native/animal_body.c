@@ -1,0 +1,405 @@
+/* AnimalBody: one animal's step on the terrain, the rules of animal.gd's former _move (see
+ * docs/animals.md). The animal's think() decides where it wants to go (m/s); move() takes the step
+ * on the terrain's surface without physics queries, keeping ground animals out of water and off
+ * slopes steeper than MAX_WALK_SLOPE, unless the step could bring it into contact with a static
+ * obstacle: then GDScript moves it with move_and_slide and hands back where it ended up
+ * (after_query). What GDScript has to do after each call comes back as bits (enum below).
+ *
+ * The arithmetic keeps GDScript's precisions so that every decision is the same as before:
+ * Vector3 values and their operations in single precision, GDScript floats in double, and the
+ * built-ins min, max and clamp in single precision (Godot 3.2's real_t). */
+#include "animal_body.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "godot.h"
+#include "terrain.h"
+
+enum {
+	MOVE_REPORT = 1, /* its position changed: read origin() and report it */
+	MOVE_TURN = 2, /* its facing changed: read yaw() */
+	MOVE_PLACE = 4, /* write its transform (position and facing) */
+	MOVE_REFUSED = 8, /* the step was refused (water, too steep): a wanderer picks a new target */
+	MOVE_QUERY = 16, /* move it with move_and_slide at query_velocity(), then call after_query */
+};
+
+typedef struct {
+	/* The rules' constants (animal.gd's, from the generated protocol: one source). */
+	double dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2, climb_speed_factor,
+			obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn;
+} rules;
+
+typedef struct {
+	const terrain_data *terrain; /* NULL: no terrain (every step by physics) */
+	rules rules;
+	bool flies, can_climb;
+	double half_height_m, fly_height_m, idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope;
+	gdn_vector3 origin, velocity, query_velocity, query_desired, wet_point;
+	double yaw, forward_x, forward_z, vertical_speed, wet_depth;
+	bool settled, climbing;
+} animal_body;
+
+static const gdn_vector3 ZERO = {0.0f, 0.0f, 0.0f};
+
+static gdn_vector3 add(gdn_vector3 a, gdn_vector3 b) {
+	return (gdn_vector3){a.x + b.x, a.y + b.y, a.z + b.z};
+}
+
+static gdn_vector3 scaled(gdn_vector3 a, float factor) {
+	return (gdn_vector3){a.x * factor, a.y * factor, a.z * factor};
+}
+
+static float distance(gdn_vector3 a, gdn_vector3 b) {
+	float x = b.x - a.x, y = b.y - a.y, z = b.z - a.z;
+	float x2 = x * x, y2 = y * y, z2 = z * z;
+	return sqrtf(x2 + y2 + z2);
+}
+
+static bool same(gdn_vector3 a, gdn_vector3 b) {
+	return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+/* GDScript's min, max and clamp (real_t). */
+static float min_real(double a, double b) {
+	float x = (float)a, y = (float)b;
+	return x < y ? x : y;
+}
+
+static float max_real(double a, double b) {
+	float x = (float)a, y = (float)b;
+	return x > y ? x : y;
+}
+
+static float clamp_real(double value, double low, double high) {
+	float v = (float)value, l = (float)low, h = (float)high;
+	return v < l ? l : (v > h ? h : v);
+}
+
+static double surface(const animal_body *body, float x, float z) {
+	return terrain_surface_height(body->terrain, x, z);
+}
+
+static void set_yaw(animal_body *body, double yaw) {
+	body->yaw = yaw;
+	body->forward_x = -sin(yaw);
+	body->forward_z = -cos(yaw);
+}
+
+/* The yaw it faces after a step at `desired` (m/s): it turns to face where it goes when that is
+ * more than the minimum turn off (setting a transform is not free), tested on the cosine. */
+static double heading(const animal_body *body, gdn_vector3 desired) {
+	double speed_sq = (double)desired.x * desired.x + (double)desired.z * desired.z;
+	double min_speed = body->rules.face_min_speed_m_per_s;
+	if (speed_sq > min_speed * min_speed &&
+			desired.x * body->forward_x + desired.z * body->forward_z < body->rules.cos_face_min_turn * sqrt(speed_sq))
+		return atan2(-(double)desired.x, -(double)desired.z);
+	return body->yaw;
+}
+
+/* `point`, whose ground is at `ground`, is in water: so is the ground within wet_depth / max_slope
+ * of it, which spares look-ups at the shore. */
+static void remember_wet(animal_body *body, gdn_vector3 point, double ground) {
+	body->wet_point = point;
+	body->wet_depth = body->shore_m - ground - body->rules.height_bound_tolerance_m;
+}
+
+/* Whether the step (step_x, step_z) m, step_sq its length squared, keeps the animal out of contact
+ * with the static obstacles listed for `cell`: the closest approach of the step to each, against
+ * the animal's reach + the obstacle's radius. A step that does not take it nearer one is clear of it. */
+static bool clear_of_near(const animal_body *body, int64_t cell, double step_x, double step_z, double step_sq) {
+	const terrain_data *terrain = body->terrain;
+	double x = body->origin.x, z = body->origin.z;
+	for (int64_t i = terrain->near_start[cell]; i < terrain->near_start[cell + 1]; i += 3) {
+		const float *obstacle = terrain->near_values + i;
+		double dx = x - obstacle[0];
+		double dz = z - obstacle[1];
+		double along = dx * step_x + dz * step_z;
+		if (along < 0.0) {
+			double t = min_real(1.0, -along / step_sq);
+			dx += t * step_x;
+			dz += t * step_z;
+			double touch = body->reach_m + obstacle[2];
+			if (dx * dx + dz * dz <= touch * touch)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Whether a step of `horizontal` (m/s) from where it stands keeps it clear of static obstacles,
+ * by the terrain's grid of clearances, then, only if that is not enough, by the obstacles near. */
+static bool step_is_clear(const animal_body *body, gdn_vector3 horizontal) {
+	const terrain_data *terrain = body->terrain;
+	if (terrain == NULL || terrain->clearance == NULL || body->climbing)
+		return false;
+	double gx = (body->origin.x + terrain->half_size_m) / terrain->cell_size_m;
+	double gz = (body->origin.z + terrain->half_size_m) / terrain->cell_size_m;
+	int64_t cell_cols = terrain->cols - 1, cell_rows = terrain->rows - 1;
+	if (!(gx >= 0.0 && gz >= 0.0 && gx < (double)cell_cols && gz < (double)cell_rows))
+		return false;
+	int64_t cell = (int64_t)gz * cell_cols + (int64_t)gx;
+	double step_x = horizontal.x * body->rules.dt;
+	double step_z = horizontal.z * body->rules.dt;
+	double step_sq = step_x * step_x + step_z * step_z;
+	double span = body->reach_m + sqrt(step_sq);
+	return span < terrain->clearance[cell] ||
+			(span <= body->rules.obstacle_margin_m && clear_of_near(body, cell, step_x, step_z, step_sq));
+}
+
+static int move(animal_body *body, gdn_vector3 desired, bool active) {
+	const rules *r = &body->rules;
+	if (body->settled && desired.x == 0.0f && desired.z == 0.0f && (!body->flies || (active && desired.y == 0.0f))) {
+		/* Given no step where its last one ended, it stays. */
+		body->velocity = ZERO;
+		return 0;
+	}
+	int code = 0;
+	gdn_vector3 origin = body->origin;
+	gdn_vector3 horizontal = desired; /* a flying animal's velocity; a ground animal's horizontal one */
+	double next_ground = INFINITY; /* the surface height where the step ends, once known */
+	if (body->flies) {
+		if (!active) { /* cruise at the flying height */
+			double ground = body->terrain != NULL ? surface(body, origin.x, origin.z) : 0.0;
+			desired.y = clamp_real((ground + body->fly_height_m + body->half_height_m - origin.y) / r->dt,
+					-body->idle_speed_m_per_s - 1.0, body->idle_speed_m_per_s + 1.0);
+			horizontal = desired;
+			next_ground = ground; /* (here, not where the step ends) */
+		}
+		body->velocity = desired;
+	} else {
+		horizontal = (gdn_vector3){desired.x, 0.0f, desired.z};
+		double speed = sqrt((double)desired.x * desired.x + (double)desired.z * desired.z);
+		if (body->terrain != NULL && speed > 0.0) {
+			/* No step ending in water or a little before it, nor up a slope steeper than
+			 * max_walk_slope (climbers in pursuit climb anything). The ground rises at most
+			 * max_slope per metre: near the point last found in water the ground is water too,
+			 * and with the step's end high enough above the water, so is the ground ahead. */
+			gdn_vector3 ahead = add(origin, scaled(horizontal, (float)r->water_lookahead_s));
+			gdn_vector3 end = add(origin, scaled(horizontal, (float)r->dt));
+			bool refused = distance(ahead, body->wet_point) * body->max_slope < body->wet_depth ||
+					distance(end, body->wet_point) * body->max_slope < body->wet_depth;
+			if (!refused) {
+				next_ground = surface(body, end.x, end.z);
+				if (next_ground < body->shore_m) {
+					refused = true;
+					remember_wet(body, end, next_ground);
+				} else if (next_ground - (origin.y - body->half_height_m) > speed * r->dt * r->max_walk_slope &&
+						!(body->can_climb && active)) {
+					refused = true;
+				} else if (next_ground - body->max_slope * speed * (r->water_lookahead_s - r->dt) <
+						body->shore_m + r->height_bound_tolerance_m) {
+					double ahead_ground = surface(body, ahead.x, ahead.z);
+					if (ahead_ground < body->shore_m) {
+						refused = true;
+						remember_wet(body, ahead, ahead_ground);
+					}
+				}
+			}
+			if (refused) {
+				code |= MOVE_REFUSED;
+				if (body->settled) { /* it stays where it stands, turning to face its way */
+					body->velocity = ZERO;
+					double yaw = heading(body, desired);
+					if (yaw != body->yaw) {
+						set_yaw(body, yaw);
+						code |= MOVE_TURN | MOVE_PLACE;
+					}
+					return code;
+				}
+				next_ground = INFINITY;
+				horizontal = ZERO;
+			}
+		}
+		if (body->climbing)
+			body->vertical_speed = body->active_speed_m_per_s * r->climb_speed_factor;
+		else
+			body->vertical_speed -= r->gravity_m_per_s2 * r->dt;
+		body->velocity = horizontal;
+	}
+	if (!step_is_clear(body, horizontal)) {
+		body->query_desired = desired;
+		body->query_velocity = body->flies ? desired
+				: add(horizontal, (gdn_vector3){0.0f, (float)body->vertical_speed, 0.0f});
+		return code | MOVE_QUERY;
+	}
+	gdn_vector3 next = add(origin, scaled(horizontal, (float)r->dt));
+	if (body->flies) {
+		/* Never below the surface: no look-up when high enough above the ground where it took
+		 * off (cruising). */
+		if (next_ground == INFINITY || next.y - body->half_height_m < next_ground + r->height_bound_tolerance_m +
+				body->max_slope * sqrt((double)horizontal.x * horizontal.x + (double)horizontal.z * horizontal.z) * r->dt)
+			next.y = max_real(next.y, surface(body, next.x, next.z) + body->half_height_m);
+		body->settled = true;
+	} else {
+		if (next_ground == INFINITY)
+			next_ground = surface(body, next.x, next.z);
+		/* It walks the surface, or falls to it (compared before storing in single precision). */
+		double surface_y = next_ground + body->half_height_m;
+		double fall_y = origin.y + body->vertical_speed * r->dt;
+		body->settled = fall_y <= surface_y;
+		if (body->settled) {
+			next.y = (float)surface_y;
+			body->vertical_speed = 0.0;
+		} else {
+			next.y = (float)fall_y;
+		}
+	}
+	double yaw = heading(body, desired);
+	if (!same(next, origin) || yaw != body->yaw) {
+		if (!same(next, origin)) {
+			body->origin = next;
+			code |= MOVE_REPORT;
+		}
+		if (yaw != body->yaw) {
+			set_yaw(body, yaw);
+			code |= MOVE_TURN;
+		}
+		code |= MOVE_PLACE;
+	}
+	return code;
+}
+
+/* After move_and_slide: where it ended up (`moved_to`), the velocity it returned, whether it
+ * stands on the floor and whether it now climbs. Never below the surface. */
+static int after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velocity, bool on_floor, bool climbing) {
+	body->velocity = velocity;
+	if (!body->flies) {
+		body->vertical_speed = on_floor ? 0.0 : velocity.y;
+		body->climbing = climbing;
+	}
+	body->settled = false;
+	double yaw = heading(body, body->query_desired);
+	body->origin = moved_to;
+	int code = MOVE_REPORT;
+	gdn_vector3 next = moved_to;
+	if (body->terrain != NULL) {
+		next.y = max_real(next.y, surface(body, next.x, next.z) + body->half_height_m);
+		if (next.y != moved_to.y)
+			body->vertical_speed = 0.0;
+	}
+	if (!same(next, moved_to) || yaw != body->yaw) {
+		body->origin = next;
+		if (yaw != body->yaw) {
+			set_yaw(body, yaw);
+			code |= MOVE_TURN;
+		}
+		code |= MOVE_PLACE;
+	}
+	return code;
+}
+
+/* ---- The class ---------------------------------------------------------------------------- */
+
+static void *create(gdn_object *owner, void *method_data) {
+	(void)owner;
+	(void)method_data;
+	return calloc(1, sizeof(animal_body));
+}
+
+static void destroy(gdn_object *owner, void *method_data, void *user_data) {
+	(void)owner;
+	(void)method_data;
+	free(user_data);
+}
+
+enum { SETUP_ARGUMENTS = 20 };
+
+/* setup(terrain: TerrainSampler or null, flies: bool, can_climb: bool, half_height_m, fly_height_m,
+ *       idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope, origin: Vector3,
+ *       yaw, dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2,
+ *       climb_speed_factor, obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn) -> bool
+ * (SETUP_ARGUMENTS + 1 arguments; false if not). The terrain sampler must outlive the body. */
+static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	animal_body *body = user_data;
+	if (count != SETUP_ARGUMENTS + 1)
+		return variant_of_bool(false);
+	body->terrain = native_instance_of(a[0]);
+	body->flies = bool_of(a[1]);
+	body->can_climb = bool_of(a[2]);
+	body->half_height_m = real_of(a[3]);
+	body->fly_height_m = real_of(a[4]);
+	body->idle_speed_m_per_s = real_of(a[5]);
+	body->active_speed_m_per_s = real_of(a[6]);
+	body->shore_m = real_of(a[7]);
+	body->reach_m = real_of(a[8]);
+	body->max_slope = real_of(a[9]);
+	body->origin = vector3_of(a[10]);
+	set_yaw(body, real_of(a[11]));
+	body->rules = (rules){real_of(a[12]), real_of(a[13]), real_of(a[14]), real_of(a[15]), real_of(a[16]),
+			real_of(a[17]), real_of(a[18]), real_of(a[19]), real_of(a[20])};
+	body->velocity = ZERO;
+	body->wet_point = ZERO;
+	body->wet_depth = 0.0;
+	body->vertical_speed = 0.0;
+	body->settled = false;
+	body->climbing = false;
+	return variant_of_bool(true);
+}
+
+/* move(x, y, z: the desired velocity, m/s; active: bool) -> int (the MOVE_ bits). */
+static gdn_variant move_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	if (count != 4)
+		return variant_of_int(-1);
+	gdn_vector3 desired = {(float)real_of(a[0]), (float)real_of(a[1]), (float)real_of(a[2])};
+	return variant_of_int(move(user_data, desired, bool_of(a[3])));
+}
+
+/* after_query(moved_to: Vector3, velocity: Vector3, on_floor: bool, climbing: bool) -> int. */
+static gdn_variant after_query_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	if (count != 4)
+		return variant_of_int(-1);
+	return variant_of_int(after_query(user_data, vector3_of(a[0]), vector3_of(a[1]), bool_of(a[2]), bool_of(a[3])));
+}
+
+static gdn_variant origin_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	(void)count;
+	(void)a;
+	return variant_of_vector3(((const animal_body *)user_data)->origin);
+}
+
+static gdn_variant yaw_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	(void)count;
+	(void)a;
+	return variant_of_real(((const animal_body *)user_data)->yaw);
+}
+
+static gdn_variant velocity_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	(void)count;
+	(void)a;
+	return variant_of_vector3(((const animal_body *)user_data)->velocity);
+}
+
+static gdn_variant query_velocity_method(gdn_object *owner, void *method_data, void *user_data, int count,
+		gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	(void)count;
+	(void)a;
+	return variant_of_vector3(((const animal_body *)user_data)->query_velocity);
+}
+
+void animal_body_register(void *handle) {
+	gdn_instance_create_func create_func = {create, NULL, NULL};
+	gdn_instance_destroy_func destroy_func = {destroy, NULL, NULL};
+	godot_nativescript->register_class(handle, "AnimalBody", "Reference", create_func, destroy_func);
+	register_native_method(handle, "AnimalBody", "setup", setup_method);
+	register_native_method(handle, "AnimalBody", "move", move_method);
+	register_native_method(handle, "AnimalBody", "after_query", after_query_method);
+	register_native_method(handle, "AnimalBody", "origin", origin_method);
+	register_native_method(handle, "AnimalBody", "yaw", yaw_method);
+	register_native_method(handle, "AnimalBody", "velocity", velocity_method);
+	register_native_method(handle, "AnimalBody", "query_velocity", query_velocity_method);
+}

@@ -1,0 +1,27 @@
+/* The Godot side of the library: the interface tables Godot handed over at start-up, and
+ * conversions between Variants and C values. */
+#ifndef AVALON_GODOT_H
+#define AVALON_GODOT_H
+
+#include "gdnative_abi.h"
+
+extern const gdn_core_api *godot_core;
+extern const gdn_nativescript_api *godot_nativescript;
+
+#define GODOT_CORE(position, signature) ((signature)godot_core->functions[position])
+
+gdn_variant variant_of_real(double value);
+gdn_variant variant_of_bool(bool value);
+gdn_variant variant_of_int(int64_t value);
+gdn_variant variant_of_vector3(gdn_vector3 value);
+double real_of(const gdn_variant *value);
+int64_t int_of(const gdn_variant *value);
+bool bool_of(const gdn_variant *value);
+gdn_vector3 vector3_of(const gdn_variant *value);
+/* The user data of the NativeScript instance `value` holds (NULL if it holds none). */
+void *native_instance_of(const gdn_variant *value);
+
+/* Registers `method` as `class_name.method_name` (not callable over the network). */
+void register_native_method(void *handle, const char *class_name, const char *method_name, gdn_method method);
+
+#endif
