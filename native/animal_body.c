@@ -28,6 +28,7 @@ typedef struct {
 	/* The rules' constants (animal.gd's, from the generated protocol: one source). */
 	double dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2, climb_speed_factor,
 			obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn;
+	double agent_radius_m, agent_height_m, chase_stop_gap_m; /* the agent's capsule; where chasers stop */
 } rules;
 
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
 	rules rules;
 	bool flies, can_climb;
 	double half_height_m, fly_height_m, idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope;
+	double attack_reach_radius_m; /* half its longest horizontal side: attacks land from this far + the agent's radius */
 	gdn_vector3 origin, velocity, query_velocity, query_desired, wet_point;
 	double yaw, forward_x, forward_z, vertical_speed, wet_depth;
 	bool settled, climbing;
@@ -289,6 +291,41 @@ static int after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velo
 	return code;
 }
 
+/* The distance between its reach and the agent's capsule (feet at `feet`). */
+static double gap(const animal_body *body, gdn_vector3 feet) {
+	const rules *r = &body->rules;
+	float y = clamp_real(body->origin.y, feet.y + r->agent_radius_m, feet.y + r->agent_height_m - r->agent_radius_m);
+	return distance(body->origin, (gdn_vector3){feet.x, y, feet.z}) - r->agent_radius_m - body->attack_reach_radius_m;
+}
+
+/* Horizontally away from `point` at `speed` (m/s); straight ahead when on it. */
+static gdn_vector3 away_from(const animal_body *body, gdn_vector3 point, double speed) {
+	gdn_vector3 away = {body->origin.x - point.x, body->origin.y - point.y, body->origin.z - point.z};
+	away.y = 0.0f;
+	if (distance(ZERO, away) < 1e-4)
+		away = (gdn_vector3){(float)body->forward_x, 0.0f, (float)body->forward_z};
+	float length = distance(ZERO, away);
+	if (length != 0.0f)
+		away = (gdn_vector3){away.x / length, away.y / length, away.z / length};
+	else
+		away = ZERO;
+	return scaled(away, (float)speed);
+}
+
+/* Toward the agent (feet at `feet`) at its active speed, coming to a stop just within attack
+ * reach (chase_stop_gap_m) instead of shoving it; a flyer aims at the agent's chest. */
+static gdn_vector3 chase_velocity(const animal_body *body, gdn_vector3 feet) {
+	const rules *r = &body->rules;
+	double dx = (double)feet.x - body->origin.x;
+	double dz = (double)feet.z - body->origin.z;
+	gdn_vector3 to_target = {(float)dx, 0.0f, (float)dz};
+	if (body->flies)
+		to_target.y = (float)(feet.y + r->agent_height_m * 0.6 - body->origin.y);
+	double speed = clamp_real((gap(body, feet) - r->chase_stop_gap_m) / r->dt, 0.0, body->active_speed_m_per_s);
+	double length = distance(ZERO, to_target);
+	return length > 1e-4 ? scaled(to_target, (float)(speed / length)) : ZERO;
+}
+
 /* ---- The class ---------------------------------------------------------------------------- */
 
 static void *create(gdn_object *owner, void *method_data) {
@@ -303,12 +340,13 @@ static void destroy(gdn_object *owner, void *method_data, void *user_data) {
 	free(user_data);
 }
 
-enum { SETUP_ARGUMENTS = 20 };
+enum { SETUP_ARGUMENTS = 24 };
 
 /* setup(terrain: TerrainSampler or null, flies: bool, can_climb: bool, half_height_m, fly_height_m,
  *       idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope, origin: Vector3,
  *       yaw, dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2,
- *       climb_speed_factor, obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn) -> bool
+ *       climb_speed_factor, obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn,
+ *       attack_reach_radius_m, agent_radius_m, agent_height_m, chase_stop_gap_m) -> bool
  * (SETUP_ARGUMENTS + 1 arguments; false if not). The terrain sampler must outlive the body. */
 static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
@@ -329,7 +367,9 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 	body->origin = vector3_of(a[10]);
 	set_yaw(body, real_of(a[11]));
 	body->rules = (rules){real_of(a[12]), real_of(a[13]), real_of(a[14]), real_of(a[15]), real_of(a[16]),
-			real_of(a[17]), real_of(a[18]), real_of(a[19]), real_of(a[20])};
+			real_of(a[17]), real_of(a[18]), real_of(a[19]), real_of(a[20]), real_of(a[22]), real_of(a[23]),
+			real_of(a[24])};
+	body->attack_reach_radius_m = real_of(a[21]);
 	body->velocity = ZERO;
 	body->wet_point = ZERO;
 	body->wet_depth = 0.0;
@@ -356,6 +396,44 @@ static gdn_variant after_query_method(gdn_object *owner, void *method_data, void
 	if (count != 4)
 		return variant_of_int(-1);
 	return variant_of_int(after_query(user_data, vector3_of(a[0]), vector3_of(a[1]), bool_of(a[2]), bool_of(a[3])));
+}
+
+/* chase(feet: Vector3) -> int: one step toward the agent (see chase_velocity); the MOVE_ bits. */
+static gdn_variant chase_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	if (count != 1)
+		return variant_of_int(-1);
+	animal_body *body = user_data;
+	return variant_of_int(move(body, chase_velocity(body, vector3_of(a[0])), true));
+}
+
+/* flee(point: Vector3, speed: float, active: bool) -> int: one step away from `point`. */
+static gdn_variant flee_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	if (count != 3)
+		return variant_of_int(-1);
+	animal_body *body = user_data;
+	return variant_of_int(move(body, away_from(body, vector3_of(a[0]), real_of(a[1])), bool_of(a[2])));
+}
+
+/* away_from(point: Vector3, speed: float) -> Vector3: the velocity away from `point`. */
+static gdn_variant away_from_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	if (count != 2)
+		return variant_of_vector3(ZERO);
+	return variant_of_vector3(away_from(user_data, vector3_of(a[0]), real_of(a[1])));
+}
+
+/* gap(feet: Vector3) -> float: between its reach and the agent's capsule, m. */
+static gdn_variant gap_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	if (count != 1)
+		return variant_of_real(__builtin_nan(""));
+	return variant_of_real(gap(user_data, vector3_of(a[0])));
 }
 
 static gdn_variant origin_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
@@ -398,6 +476,10 @@ void animal_body_register(void *handle) {
 	register_native_method(handle, "AnimalBody", "setup", setup_method);
 	register_native_method(handle, "AnimalBody", "move", move_method);
 	register_native_method(handle, "AnimalBody", "after_query", after_query_method);
+	register_native_method(handle, "AnimalBody", "chase", chase_method);
+	register_native_method(handle, "AnimalBody", "flee", flee_method);
+	register_native_method(handle, "AnimalBody", "away_from", away_from_method);
+	register_native_method(handle, "AnimalBody", "gap", gap_method);
 	register_native_method(handle, "AnimalBody", "origin", origin_method);
 	register_native_method(handle, "AnimalBody", "yaw", yaw_method);
 	register_native_method(handle, "AnimalBody", "velocity", velocity_method);

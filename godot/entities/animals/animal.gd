@@ -6,7 +6,7 @@ extends KinematicBody
 #
 # Driven by entities/animals/animals.gd once per step, in scene order, after the agent has moved
 # (never by _process: the order and the inputs are fixed, so runs are deterministic): a small
-# state machine, one move (see _move: on terrain in native code, native/animal_body.c; physics
+# state machine, one step of its body (AnimalBody, native/animal_body.c: on terrain; physics
 # queries only near static obstacles), and a ray cast only when a sight condition is being checked.
 # Random choices come from its own generator, seeded by the exporter from the world seed and
 # its name.
@@ -121,7 +121,7 @@ var _two_sided = false  # drawn with TwoSidedMaterial (see _update_sides)
 var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
 var _near_eye_m = 0.3  # see _update_sides
 var _far_eye_sq = 0.0  # see _update_sides: squared, from the origin
-var _body = null  # its AnimalBody: how it moves on the terrain (see set_terrain, _move)
+var _body = null  # its AnimalBody: how it moves on the terrain (see set_terrain, _moved)
 var _reach = 0.25  # half the diagonal of its box's horizontal sides (the box at any yaw) + OBSTACLE_CONTACT_MARGIN_M: what must clear a static obstacle
 # Activation (all must hold) and deactivation (any ends activity) conditions.
 var _never_activates = false
@@ -208,7 +208,7 @@ func is_down():
 # feature (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), its lists of
 # the animals hit this step and of those knocked out, and its clock ([the step of the episode]).
 # The animal writes its slot now and then keeps it up to date itself: its position as it moves
-# (_move), its state at the end of think, its hits as they land (after_physics); the manager
+# (_moved), its state at the end of think, its hits as they land (after_physics); the manager
 # rewrites the slots of knocked-out animals every step (their bodies move and are eaten).
 func join(features, offset, struck, down, clock):
 	_features = features
@@ -282,10 +282,8 @@ func after_physics():
 func think(feet, eye, agent, now):
 	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)
 		return 0.0
-	# (_origin is kept up to date by _move)
-	var origin = _origin
-	var dx = feet.x - origin.x
-	var dz = feet.z - origin.z
+	var dx = feet.x - _origin.x  # (_origin follows its body: _moved)
+	var dz = feet.z - _origin.z
 	var distance = sqrt(dx * dx + dz * dz)
 	if state == STATE_ACTIVE:
 		if _deactivates and _deactivated(agent, distance):
@@ -298,30 +296,25 @@ func think(feet, eye, agent, now):
 			state = STATE_IDLE
 	elif not _never_activates and distance <= activation_radius_m and _activates(agent, distance):
 		state = STATE_ACTIVE
-	var desired
+	# One step (native/animal_body.c): a chaser toward the agent, coming to a stop just within
+	# attack reach (CHASE_STOP_GAP_M) instead of shoving it; fleeing prey and a predator leaving
+	# after its attack (unhurried) away from it; otherwise as it idles.
 	var chasing = state == STATE_ACTIVE and is_predator
 	if chasing:
-		# Toward the agent, coming to a stop just within attack reach (CHASE_STOP_GAP_M) instead of
-		# shoving it.
-		var to_target = Vector3(dx, 0.0, dz)
-		if _flies:
-			to_target.y = feet.y + BODY_HEIGHT_M * 0.6 - origin.y
-		var speed = clamp((_gap(feet) - CHASE_STOP_GAP_M) / DT, 0.0, active_speed_m_per_s)
-		var length = to_target.length()
-		desired = to_target * (speed / length) if length > 1e-4 else Vector3.ZERO
+		_moved(_body.chase(feet))
 	elif state == STATE_ACTIVE:
-		desired = _away_from(feet, active_speed_m_per_s)
+		_moved(_body.flee(feet, active_speed_m_per_s, true))
 	elif state == STATE_RESPITE:
-		desired = _away_from(feet, idle_speed_m_per_s)  # it leaves, unhurried
+		_moved(_body.flee(feet, idle_speed_m_per_s, false))
 	else:
-		desired = _idle(feet, distance)
-	_move(desired)
+		var desired = _idle(feet, distance)
+		_moved(_body.move(desired.x, desired.y, desired.z, state == STATE_ACTIVE))
 	# Drawn two-sided while the eye is near (see _update_sides); the common case first: the eye
 	# beyond the sphere around the mesh.
 	if _two_sided or _origin.distance_squared_to(eye) <= _far_eye_sq:
 		_update_sides(eye)
 	var damage = 0.0
-	if chasing and now >= _attack_ready_step and _gap(feet) <= ATTACK_REACH_M:
+	if chasing and now >= _attack_ready_step and _body.gap(feet) <= ATTACK_REACH_M:
 		damage = _attack(now)
 	if state < STATE_KNOCKED_OUT and state != _reported_state:  # (a knocked-out one: the manager reports it)
 		_features[_slot + 3] = float(state)
@@ -406,13 +399,6 @@ func _clear_line(from, to, agent):
 
 # ---- Moving -----------------------------------------------------------------------------------
 
-# Distance between the animal's reach and the agent's capsule.
-func _gap(feet):
-	var origin = _origin
-	var y = clamp(origin.y, feet.y + BODY_RADIUS_M, feet.y + BODY_HEIGHT_M - BODY_RADIUS_M)
-	return origin.distance_to(Vector3(feet.x, y, feet.z)) - BODY_RADIUS_M - reach_radius
-
-
 # It attacks (within reach, its cooldown over: see think); returns the energy the attack takes.
 func _attack(now):
 	match respite:
@@ -426,20 +412,12 @@ func _attack(now):
 	return attack_damage
 
 
-func _away_from(point, speed):
-	var away = _origin - point
-	away.y = 0.0
-	if away.length() < 1e-4:
-		away = Vector3(_forward_x, 0.0, _forward_z)
-	return away.normalized() * speed
-
-
 func _idle(feet, distance):
 	var origin = _origin
 	if _avoidant:
 		if distance <= activation_radius_m + AVOID_MARGIN_M and not _never_activates:
 			state = STATE_AVOIDING
-			return _away_from(feet, idle_speed_m_per_s)
+			return _body.away_from(feet, idle_speed_m_per_s)
 		state = STATE_IDLE
 		return Vector3.ZERO
 	state = STATE_IDLE
@@ -471,17 +449,18 @@ func set_terrain(node):
 			idle_speed_m_per_s, active_speed_m_per_s, water_height_m + WATER_MARGIN_M, _reach,
 			node.max_slope if node != null else 0.0, _origin, _yaw,
 			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
-			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN)
+			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
+			CHASE_STOP_GAP_M)
 	assert(ready)
 
 
-# Moves by `desired` (m/s) for one step. On terrain its body (native/animal_body.c) takes the
-# step on the terrain's surface (the animal does not collide with the height field: Bullet's
-# kinematic sweeps against it cost ~0.2 ms per animal and step), keeping ground animals out of
-# water and, unless climbing, off slopes steeper than MAX_WALK_SLOPE; a step that could bring it
-# into contact with a static obstacle (or any step without terrain) is taken with move_and_slide.
-func _move(desired):
-	var code = _body.move(desired.x, desired.y, desired.z, state == STATE_ACTIVE)
+# After its body's step (AnimalBody: move, chase, flee, native/animal_body.c), `code` the MOVE_
+# bits of what is left to do here. On terrain the body takes the step on the terrain's surface
+# (the animal does not collide with the height field: Bullet's kinematic sweeps against it cost
+# ~0.2 ms per animal and step), keeping ground animals out of water and, unless climbing, off
+# slopes steeper than MAX_WALK_SLOPE; a step that could bring it into contact with a static
+# obstacle (or any step without terrain) is taken here with move_and_slide.
+func _moved(code):
 	if code == 0:
 		return
 	if code & MOVE_REFUSED:
