@@ -19,7 +19,6 @@
 enum {
 	MOVE_REPORT = 1, /* its position changed: read origin() and report it */
 	MOVE_TURN = 2, /* its facing changed: read yaw() */
-	MOVE_PLACE = 4, /* write its transform (position and facing) */
 	MOVE_REFUSED = 8, /* the step was refused (water, too steep): a wanderer picks a new target */
 	MOVE_QUERY = 16, /* move it with move_and_slide at query_velocity(), then call after_query */
 };
@@ -32,6 +31,7 @@ typedef struct {
 } rules;
 
 typedef struct {
+	gdn_object *node; /* the animal (a KinematicBody), whose transform the body writes */
 	const terrain_data *terrain; /* NULL: no terrain (every step by physics) */
 	rules rules;
 	bool flies, can_climb;
@@ -76,6 +76,19 @@ static float max_real(double a, double b) {
 static float clamp_real(double value, double low, double high) {
 	float v = (float)value, l = (float)low, h = (float)high;
 	return v < l ? l : (v > h ? h : v);
+}
+
+static gdn_method_bind *set_transform; /* Spatial.set_transform, found at the first setup */
+
+/* Writes the node's transform (the parent, Entities, sits at the world origin): at its origin,
+ * turned by its yaw about +y, the basis exactly as Godot's Basis(Vector3.UP, yaw) makes it (single
+ * precision: rows (c, 0, s), (0, 1, 0), (-s, 0, c)), through Spatial.set_transform. */
+static void place(const animal_body *body) {
+	float yaw = (float)body->yaw;
+	float c = cosf(yaw), s = sinf(yaw);
+	gdn_transform transform = {{{c, 0.0f, s}, {0.0f, 1.0f, 0.0f}, {-s, 0.0f, c}}, body->origin};
+	const void *arguments[] = {&transform};
+	call_engine(set_transform, body->node, arguments, NULL);
 }
 
 static double surface(const animal_body *body, float x, float z) {
@@ -205,7 +218,8 @@ static int move(animal_body *body, gdn_vector3 desired, bool active) {
 					double yaw = heading(body, desired);
 					if (yaw != body->yaw) {
 						set_yaw(body, yaw);
-						code |= MOVE_TURN | MOVE_PLACE;
+						place(body);
+						code |= MOVE_TURN;
 					}
 					return code;
 				}
@@ -257,7 +271,7 @@ static int move(animal_body *body, gdn_vector3 desired, bool active) {
 			set_yaw(body, yaw);
 			code |= MOVE_TURN;
 		}
-		code |= MOVE_PLACE;
+		place(body);
 	}
 	return code;
 }
@@ -286,7 +300,7 @@ static int after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velo
 			set_yaw(body, yaw);
 			code |= MOVE_TURN;
 		}
-		code |= MOVE_PLACE;
+		place(body);
 	}
 	return code;
 }
@@ -340,13 +354,13 @@ static void destroy(gdn_object *owner, void *method_data, void *user_data) {
 	free(user_data);
 }
 
-enum { SETUP_ARGUMENTS = 24 };
+enum { SETUP_ARGUMENTS = 25 };
 
 /* setup(terrain: TerrainSampler or null, flies: bool, can_climb: bool, half_height_m, fly_height_m,
  *       idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope, origin: Vector3,
  *       yaw, dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2,
  *       climb_speed_factor, obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn,
- *       attack_reach_radius_m, agent_radius_m, agent_height_m, chase_stop_gap_m) -> bool
+ *       attack_reach_radius_m, agent_radius_m, agent_height_m, chase_stop_gap_m, node: the animal) -> bool
  * (SETUP_ARGUMENTS + 1 arguments; false if not). The terrain sampler must outlive the body. */
 static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
@@ -370,6 +384,11 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 			real_of(a[17]), real_of(a[18]), real_of(a[19]), real_of(a[20]), real_of(a[22]), real_of(a[23]),
 			real_of(a[24])};
 	body->attack_reach_radius_m = real_of(a[21]);
+	body->node = object_of(a[25]);
+	if (set_transform == NULL)
+		set_transform = engine_method("Spatial", "set_transform");
+	if (body->node == NULL || set_transform == NULL)
+		return variant_of_bool(false);
 	body->velocity = ZERO;
 	body->wet_point = ZERO;
 	body->wet_depth = 0.0;

@@ -55,6 +55,8 @@ enum {
 	GDN_VARIANT_AS_VECTOR3 = 544,
 	GDN_VARIANT_AS_OBJECT = 554,
 	GDN_VARIANT_AS_POOL_REAL_ARRAY = 559,
+	GDN_METHOD_BIND_GET_METHOD = 732,
+	GDN_METHOD_BIND_PTRCALL = 733,
 };
 
 /* A Variant type (godot_variant_get_type; GDScript's TYPE_REAL_ARRAY). */
@@ -69,6 +71,9 @@ typedef struct { uint8_t bytes[12]; } gdn_vector3_bytes;
 typedef struct { void *handle; } gdn_pool_real_array;
 typedef struct gdn_pool_access gdn_pool_access;
 typedef void gdn_object;
+typedef struct gdn_method_bind gdn_method_bind; /* an engine method, called with C arguments (ptrcall) */
+/* A Transform: the basis's three rows, then the origin. */
+typedef struct { gdn_vector3 rows[3]; gdn_vector3 origin; } gdn_transform;
 
 /* NativeScript 1.0: registering classes and their methods. */
 typedef struct {

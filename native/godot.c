@@ -48,9 +48,22 @@ gdn_vector3 vector3_of(const gdn_variant *value) {
 	return result;
 }
 
+gdn_object *object_of(const gdn_variant *value) {
+	return GODOT_CORE(GDN_VARIANT_AS_OBJECT, gdn_object *(*)(const gdn_variant *))(value);
+}
+
 void *native_instance_of(const gdn_variant *value) {
-	gdn_object *object = GODOT_CORE(GDN_VARIANT_AS_OBJECT, gdn_object *(*)(const gdn_variant *))(value);
+	gdn_object *object = object_of(value);
 	return object != NULL ? godot_nativescript->get_userdata(object) : NULL;
+}
+
+gdn_method_bind *engine_method(const char *class_name, const char *method_name) {
+	return GODOT_CORE(GDN_METHOD_BIND_GET_METHOD, gdn_method_bind *(*)(const char *, const char *))(class_name, method_name);
+}
+
+void call_engine(gdn_method_bind *method, gdn_object *instance, const void **arguments, void *result) {
+	GODOT_CORE(GDN_METHOD_BIND_PTRCALL, void (*)(gdn_method_bind *, gdn_object *, const void **, void *))(
+			method, instance, arguments, result);
 }
 
 void register_native_method(void *handle, const char *class_name, const char *method_name, gdn_method method) {

@@ -21,6 +21,15 @@ gdn_vector3 vector3_of(const gdn_variant *value);
 /* The user data of the NativeScript instance `value` holds (NULL if it holds none). */
 void *native_instance_of(const gdn_variant *value);
 
+/* The object `value` holds (NULL if none). */
+gdn_object *object_of(const gdn_variant *value);
+
+/* The engine's method `class_name.method_name`, for call_engine (NULL if there is none). */
+gdn_method_bind *engine_method(const char *class_name, const char *method_name);
+/* Calls it on `instance` with `arguments` (pointers to C values) and, unless `result` is NULL,
+ * stores what it returns there. */
+void call_engine(gdn_method_bind *method, gdn_object *instance, const void **arguments, void *result);
+
 /* Registers `method` as `class_name.method_name` (not callable over the network). */
 void register_native_method(void *handle, const char *class_name, const char *method_name, gdn_method method);
 

@@ -51,10 +51,10 @@ const WATER_MARGIN_M = P.WATER_MARGIN_M
 const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from the terrain's steepest slope (float rounding)
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _update_sides
-# What AnimalBody.move and after_query ask of the script, bits (as native/animal_body.c's enum).
+# What AnimalBody's steps leave to the script, bits (as native/animal_body.c's enum); the body
+# writes the animal's transform itself.
 const MOVE_REPORT = 1  # its position changed
 const MOVE_TURN = 2  # its facing changed
-const MOVE_PLACE = 4  # write its transform
 const MOVE_REFUSED = 8  # the step was refused
 const MOVE_QUERY = 16  # move it with move_and_slide, then after_query
 const NOT_HIT = 0  # what after_physics returns
@@ -450,7 +450,7 @@ func set_terrain(node):
 			node.max_slope if node != null else 0.0, _origin, _yaw,
 			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
 			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
-			CHASE_STOP_GAP_M)
+			CHASE_STOP_GAP_M, self)
 	assert(ready)
 
 
@@ -479,8 +479,6 @@ func _moved(code):
 		_report_position()
 	if code & MOVE_TURN:
 		_set_yaw(_body.yaw())
-	if code & MOVE_PLACE:
-		transform = Transform(Basis(Vector3.UP, _yaw), _origin)  # (the parent, Entities, sits at the world origin)
 
 
 # Its position in its slot of the `animals` feature (see join).
