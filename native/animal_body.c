@@ -21,6 +21,7 @@ enum {
 	MOVE_TURN = 2, /* its facing changed: read yaw() */
 	MOVE_REFUSED = 8, /* the step was refused (water, too steep): a wanderer picks a new target */
 	MOVE_QUERY = 16, /* move it with move_and_slide at query_velocity(), then call after_query */
+	MOVE_EYE_NEAR = 32, /* the eye is within eye_near_sq of its origin (animal.gd: _update_sides) */
 };
 
 typedef struct {
@@ -37,6 +38,7 @@ typedef struct {
 	bool flies, can_climb;
 	double half_height_m, fly_height_m, idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope;
 	double attack_reach_radius_m; /* half its longest horizontal side: attacks land from this far + the agent's radius */
+	double eye_near_sq; /* (m^2) an eye this near its origin may see through its mesh */
 	gdn_vector3 origin, velocity, query_velocity, query_desired, wet_point;
 	double yaw, forward_x, forward_z, vertical_speed, wet_depth;
 	bool settled, climbing;
@@ -354,13 +356,14 @@ static void destroy(gdn_object *owner, void *method_data, void *user_data) {
 	free(user_data);
 }
 
-enum { SETUP_ARGUMENTS = 25 };
+enum { SETUP_ARGUMENTS = 26 };
 
 /* setup(terrain: TerrainSampler or null, flies: bool, can_climb: bool, half_height_m, fly_height_m,
  *       idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope, origin: Vector3,
  *       yaw, dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2,
  *       climb_speed_factor, obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn,
- *       attack_reach_radius_m, agent_radius_m, agent_height_m, chase_stop_gap_m, node: the animal) -> bool
+ *       attack_reach_radius_m, agent_radius_m, agent_height_m, chase_stop_gap_m, node: the animal,
+ *       eye_near_sq) -> bool
  * (SETUP_ARGUMENTS + 1 arguments; false if not). The terrain sampler must outlive the body. */
 static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
@@ -385,6 +388,7 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 			real_of(a[24])};
 	body->attack_reach_radius_m = real_of(a[21]);
 	body->node = object_of(a[25]);
+	body->eye_near_sq = real_of(a[26]);
 	if (set_transform == NULL)
 		set_transform = engine_method("Spatial", "set_transform");
 	if (body->node == NULL || set_transform == NULL)
@@ -398,43 +402,56 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 	return variant_of_bool(true);
 }
 
-/* move(x, y, z: the desired velocity, m/s; active: bool) -> int (the MOVE_ bits). */
+/* MOVE_EYE_NEAR if the eye (at `eye`) is within eye_near_sq of where it now is. */
+static int eye_bit(const animal_body *body, gdn_vector3 eye) {
+	float x = eye.x - body->origin.x, y = eye.y - body->origin.y, z = eye.z - body->origin.z;
+	float x2 = x * x, y2 = y * y, z2 = z * z;
+	return (double)(x2 + y2 + z2) <= body->eye_near_sq ? MOVE_EYE_NEAR : 0;
+}
+
+/* move(x, y, z: the desired velocity, m/s; active: bool; eye: Vector3) -> int (the MOVE_ bits). */
 static gdn_variant move_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
-	if (count != 4)
+	if (count != 5)
 		return variant_of_int(-1);
 	gdn_vector3 desired = {(float)real_of(a[0]), (float)real_of(a[1]), (float)real_of(a[2])};
-	return variant_of_int(move(user_data, desired, bool_of(a[3])));
+	int code = move(user_data, desired, bool_of(a[3]));
+	return variant_of_int(code | eye_bit(user_data, vector3_of(a[4])));
 }
 
-/* after_query(moved_to: Vector3, velocity: Vector3, on_floor: bool, climbing: bool) -> int. */
+/* after_query(moved_to: Vector3, velocity: Vector3, on_floor: bool, climbing: bool, eye: Vector3)
+ * -> int. */
 static gdn_variant after_query_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
-	if (count != 4)
+	if (count != 5)
 		return variant_of_int(-1);
-	return variant_of_int(after_query(user_data, vector3_of(a[0]), vector3_of(a[1]), bool_of(a[2]), bool_of(a[3])));
+	int code = after_query(user_data, vector3_of(a[0]), vector3_of(a[1]), bool_of(a[2]), bool_of(a[3]));
+	return variant_of_int(code | eye_bit(user_data, vector3_of(a[4])));
 }
 
-/* chase(feet: Vector3) -> int: one step toward the agent (see chase_velocity); the MOVE_ bits. */
+/* chase(feet: Vector3, eye: Vector3) -> int: one step toward the agent (see chase_velocity); the
+ * MOVE_ bits. */
 static gdn_variant chase_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
-	if (count != 1)
+	if (count != 2)
 		return variant_of_int(-1);
 	animal_body *body = user_data;
-	return variant_of_int(move(body, chase_velocity(body, vector3_of(a[0])), true));
+	int code = move(body, chase_velocity(body, vector3_of(a[0])), true);
+	return variant_of_int(code | eye_bit(body, vector3_of(a[1])));
 }
 
-/* flee(point: Vector3, speed: float, active: bool) -> int: one step away from `point`. */
+/* flee(point: Vector3, speed: float, active: bool, eye: Vector3) -> int: one step away from `point`. */
 static gdn_variant flee_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
-	if (count != 3)
+	if (count != 4)
 		return variant_of_int(-1);
 	animal_body *body = user_data;
-	return variant_of_int(move(body, away_from(body, vector3_of(a[0]), real_of(a[1])), bool_of(a[2])));
+	int code = move(body, away_from(body, vector3_of(a[0]), real_of(a[1])), bool_of(a[2]));
+	return variant_of_int(code | eye_bit(body, vector3_of(a[3])));
 }
 
 /* away_from(point: Vector3, speed: float) -> Vector3: the velocity away from `point`. */

@@ -57,6 +57,8 @@ const MOVE_REPORT = 1  # its position changed
 const MOVE_TURN = 2  # its facing changed
 const MOVE_REFUSED = 8  # the step was refused
 const MOVE_QUERY = 16  # move it with move_and_slide, then after_query
+const MOVE_EYE_NEAR = 32  # the eye is within the sphere around its mesh (see _update_sides)
+const MOVE_LEFT_TO_SCRIPT = MOVE_REPORT | MOVE_TURN | MOVE_REFUSED | MOVE_QUERY  # what _moved handles
 const NOT_HIT = 0  # what after_physics returns
 const HIT = 1
 const KNOCKED_OUT = 2
@@ -282,36 +284,41 @@ func after_physics():
 func think(feet, eye, agent, now):
 	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)
 		return 0.0
-	var dx = feet.x - _origin.x  # (_origin follows its body: _moved)
-	var dz = feet.z - _origin.z
-	var distance = sqrt(dx * dx + dz * dz)
+	var distance = -1.0  # horizontally to the agent's feet, m: computed where a rule needs it
 	if state == STATE_ACTIVE:
-		if _deactivates and _deactivated(agent, distance):
-			state = STATE_IDLE
-			if is_predator:
-				agent.escaped.append(species)
+		if _deactivates:
+			distance = _horizontal_distance(feet)
+			if _deactivated(agent, distance):
+				state = STATE_IDLE
+				if is_predator:
+					agent.escaped.append(species)
 	elif state == STATE_RESPITE:
 		_respite_frames -= 1
 		if _respite_frames <= 0:
 			state = STATE_IDLE
-	elif not _never_activates and distance <= activation_radius_m and _activates(agent, distance):
-		state = STATE_ACTIVE
-	# One step (native/animal_body.c): a chaser toward the agent, coming to a stop just within
-	# attack reach (CHASE_STOP_GAP_M) instead of shoving it; fleeing prey and a predator leaving
-	# after its attack (unhurried) away from it; otherwise as it idles.
+	elif not _never_activates:
+		distance = _horizontal_distance(feet)
+		if distance <= activation_radius_m and _activates(agent, distance):
+			state = STATE_ACTIVE
+	# One step of its body (native/animal_body.c): a chaser toward the agent, coming to a stop just
+	# within attack reach (CHASE_STOP_GAP_M) instead of shoving it; fleeing prey and a predator
+	# leaving after its attack (unhurried) away from it; otherwise as it idles. The body also says
+	# whether the eye is within the sphere around the mesh (MOVE_EYE_NEAR).
+	var code
 	var chasing = state == STATE_ACTIVE and is_predator
 	if chasing:
-		_moved(_body.chase(feet))
+		code = _body.chase(feet, eye)
 	elif state == STATE_ACTIVE:
-		_moved(_body.flee(feet, active_speed_m_per_s, true))
+		code = _body.flee(feet, active_speed_m_per_s, true, eye)
 	elif state == STATE_RESPITE:
-		_moved(_body.flee(feet, idle_speed_m_per_s, false))
+		code = _body.flee(feet, idle_speed_m_per_s, false, eye)
 	else:
-		var desired = _idle(feet, distance)
-		_moved(_body.move(desired.x, desired.y, desired.z, state == STATE_ACTIVE))
-	# Drawn two-sided while the eye is near (see _update_sides); the common case first: the eye
-	# beyond the sphere around the mesh.
-	if _two_sided or _origin.distance_squared_to(eye) <= _far_eye_sq:
+		var desired = _idle(feet, distance if distance >= 0.0 else _horizontal_distance(feet))
+		code = _body.move(desired.x, desired.y, desired.z, state == STATE_ACTIVE, eye)
+	if code & MOVE_LEFT_TO_SCRIPT:
+		code = _moved(code, eye)
+	# Drawn two-sided while the eye is near (see _update_sides).
+	if _two_sided or code & MOVE_EYE_NEAR:
 		_update_sides(eye)
 	var damage = 0.0
 	if chasing and now >= _attack_ready_step and _body.gap(feet) <= ATTACK_REACH_M:
@@ -320,6 +327,12 @@ func think(feet, eye, agent, now):
 		_features[_slot + 3] = float(state)
 		_reported_state = state
 	return damage
+
+
+func _horizontal_distance(point):
+	var dx = point.x - _origin.x  # (_origin follows its body: _moved)
+	var dz = point.z - _origin.z
+	return sqrt(dx * dx + dz * dz)
 
 
 func _activates(agent, distance):
@@ -450,35 +463,35 @@ func set_terrain(node):
 			node.max_slope if node != null else 0.0, _origin, _yaw,
 			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
 			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
-			CHASE_STOP_GAP_M, self)
+			CHASE_STOP_GAP_M, self, _far_eye_sq)
 	assert(ready)
 
 
-# After its body's step (AnimalBody: move, chase, flee, native/animal_body.c), `code` the MOVE_
-# bits of what is left to do here. On terrain the body takes the step on the terrain's surface
-# (the animal does not collide with the height field: Bullet's kinematic sweeps against it cost
-# ~0.2 ms per animal and step), keeping ground animals out of water and, unless climbing, off
-# slopes steeper than MAX_WALK_SLOPE; a step that could bring it into contact with a static
-# obstacle (or any step without terrain) is taken here with move_and_slide.
-func _moved(code):
-	if code == 0:
-		return
+# After its body's step (AnimalBody: move, chase, flee, native/animal_body.c) with `code`, its
+# MOVE_ bits, what is left to do here; returns the bits as they end (the eye's as well: `eye`).
+# On terrain the body takes the step on the terrain's surface (the animal does not collide with
+# the height field: Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step), keeping
+# ground animals out of water and, unless climbing, off slopes steeper than MAX_WALK_SLOPE, and
+# writes the animal's transform; a step that could bring it into contact with a static obstacle
+# (or any step without terrain) is taken here with move_and_slide.
+func _moved(code, eye):
 	if code & MOVE_REFUSED:
 		_target_frames = 0
 	if code & MOVE_QUERY:
 		var velocity = _body.query_velocity()
 		if _flies:
 			velocity = move_and_slide(velocity, Vector3.UP)
-			code = _body.after_query(global_transform.origin, velocity, false, false)
+			code = _body.after_query(global_transform.origin, velocity, false, false, eye)
 		else:
 			velocity = move_and_slide(velocity, Vector3.UP, true, 4, 0.8, true)
 			var climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
-			code = _body.after_query(global_transform.origin, velocity, is_on_floor(), climbing)
+			code = _body.after_query(global_transform.origin, velocity, is_on_floor(), climbing, eye)
 	if code & MOVE_REPORT:
 		_origin = _body.origin()
 		_report_position()
 	if code & MOVE_TURN:
 		_set_yaw(_body.yaw())
+	return code
 
 
 # Its position in its slot of the `animals` feature (see join).
