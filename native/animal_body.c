@@ -17,8 +17,6 @@
 #include "terrain.h"
 
 enum {
-	MOVE_REPORT = 1, /* its position changed: read origin() and report it */
-	MOVE_TURN = 2, /* its facing changed: read yaw() */
 	MOVE_REFUSED = 8, /* the step was refused (water, too steep): a wanderer picks a new target */
 	MOVE_QUERY = 16, /* move it with move_and_slide at query_velocity(), then call after_query */
 	MOVE_EYE_NEAR = 32, /* the eye is within eye_near_sq of its origin (animal.gd: _update_sides) */
@@ -33,6 +31,9 @@ typedef struct {
 
 typedef struct {
 	gdn_object *node; /* the animal (a KinematicBody), whose transform the body writes */
+	gdn_array features; /* where it reports its position: features[slot..slot + 2] (report_to) */
+	int64_t slot;
+	bool reports;
 	const terrain_data *terrain; /* NULL: no terrain (every step by physics) */
 	rules rules;
 	bool flies, can_climb;
@@ -91,6 +92,18 @@ static void place(const animal_body *body) {
 	gdn_transform transform = {{{c, 0.0f, s}, {0.0f, 1.0f, 0.0f}, {-s, 0.0f, c}}, body->origin};
 	const void *arguments[] = {&transform};
 	call_engine(set_transform, body->node, arguments, NULL);
+}
+
+/* Its position in its slot of the features (animal.gd: join). */
+static void report(const animal_body *body) {
+	if (!body->reports)
+		return;
+	const float position[3] = {body->origin.x, body->origin.y, body->origin.z};
+	for (int k = 0; k < 3; k++) {
+		gdn_variant value = variant_of_real(position[k]); /* (a number: nothing to destroy) */
+		GODOT_CORE(GDN_ARRAY_SET, void (*)(gdn_array *, int, const gdn_variant *))(
+				(gdn_array *)&body->features, (int)(body->slot + k), &value);
+	}
 }
 
 static double surface(const animal_body *body, float x, float z) {
@@ -221,7 +234,6 @@ static int move(animal_body *body, gdn_vector3 desired, bool active) {
 					if (yaw != body->yaw) {
 						set_yaw(body, yaw);
 						place(body);
-						code |= MOVE_TURN;
 					}
 					return code;
 				}
@@ -267,12 +279,10 @@ static int move(animal_body *body, gdn_vector3 desired, bool active) {
 	if (!same(next, origin) || yaw != body->yaw) {
 		if (!same(next, origin)) {
 			body->origin = next;
-			code |= MOVE_REPORT;
+			report(body);
 		}
-		if (yaw != body->yaw) {
+		if (yaw != body->yaw)
 			set_yaw(body, yaw);
-			code |= MOVE_TURN;
-		}
 		place(body);
 	}
 	return code;
@@ -280,7 +290,7 @@ static int move(animal_body *body, gdn_vector3 desired, bool active) {
 
 /* After move_and_slide: where it ended up (`moved_to`), the velocity it returned, whether it
  * stands on the floor and whether it now climbs. Never below the surface. */
-static int after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velocity, bool on_floor, bool climbing) {
+static void after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velocity, bool on_floor, bool climbing) {
 	body->velocity = velocity;
 	if (!body->flies) {
 		body->vertical_speed = on_floor ? 0.0 : velocity.y;
@@ -289,7 +299,6 @@ static int after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velo
 	body->settled = false;
 	double yaw = heading(body, body->query_desired);
 	body->origin = moved_to;
-	int code = MOVE_REPORT;
 	gdn_vector3 next = moved_to;
 	if (body->terrain != NULL) {
 		next.y = max_real(next.y, surface(body, next.x, next.z) + body->half_height_m);
@@ -298,13 +307,11 @@ static int after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velo
 	}
 	if (!same(next, moved_to) || yaw != body->yaw) {
 		body->origin = next;
-		if (yaw != body->yaw) {
+		if (yaw != body->yaw)
 			set_yaw(body, yaw);
-			code |= MOVE_TURN;
-		}
 		place(body);
 	}
-	return code;
+	report(body);
 }
 
 /* The distance between its reach and the agent's capsule (feet at `feet`). */
@@ -353,7 +360,10 @@ static void *create(gdn_object *owner, void *method_data) {
 static void destroy(gdn_object *owner, void *method_data, void *user_data) {
 	(void)owner;
 	(void)method_data;
-	free(user_data);
+	animal_body *body = user_data;
+	if (body != NULL && body->reports)
+		GODOT_CORE(GDN_ARRAY_DESTROY, void (*)(gdn_array *))(&body->features);
+	free(body);
 }
 
 enum { SETUP_ARGUMENTS = 26 };
@@ -421,14 +431,14 @@ static gdn_variant move_method(gdn_object *owner, void *method_data, void *user_
 }
 
 /* after_query(moved_to: Vector3, velocity: Vector3, on_floor: bool, climbing: bool, eye: Vector3)
- * -> int. */
+ * -> int (MOVE_EYE_NEAR or 0). */
 static gdn_variant after_query_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
 	if (count != 5)
 		return variant_of_int(-1);
-	int code = after_query(user_data, vector3_of(a[0]), vector3_of(a[1]), bool_of(a[2]), bool_of(a[3]));
-	return variant_of_int(code | eye_bit(user_data, vector3_of(a[4])));
+	after_query(user_data, vector3_of(a[0]), vector3_of(a[1]), bool_of(a[2]), bool_of(a[3]));
+	return variant_of_int(eye_bit(user_data, vector3_of(a[4])));
 }
 
 /* chase(feet: Vector3, eye: Vector3) -> int: one step toward the agent (see chase_velocity); the
@@ -470,6 +480,29 @@ static gdn_variant gap_method(gdn_object *owner, void *method_data, void *user_d
 	if (count != 1)
 		return variant_of_real(__builtin_nan(""));
 	return variant_of_real(gap(user_data, vector3_of(a[0])));
+}
+
+/* report_to(features: Array, offset: int) -> bool: from now on it writes its position into
+ * features[offset], [offset + 1], [offset + 2] whenever it changes, and now. */
+static gdn_variant report_to_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	animal_body *body = user_data;
+	if (count != 2 || GODOT_CORE(GDN_VARIANT_GET_TYPE, int (*)(const gdn_variant *))(a[0]) != GDN_TYPE_ARRAY)
+		return variant_of_bool(false);
+	gdn_array features = GODOT_CORE(GDN_VARIANT_AS_ARRAY, gdn_array (*)(const gdn_variant *))(a[0]);
+	int64_t offset = int_of(a[1]);
+	if (offset < 0 || offset + 3 > GODOT_CORE(GDN_ARRAY_SIZE, int (*)(const gdn_array *))(&features)) {
+		GODOT_CORE(GDN_ARRAY_DESTROY, void (*)(gdn_array *))(&features);
+		return variant_of_bool(false);
+	}
+	if (body->reports)
+		GODOT_CORE(GDN_ARRAY_DESTROY, void (*)(gdn_array *))(&body->features);
+	body->features = features;
+	body->slot = offset;
+	body->reports = true;
+	report(body);
+	return variant_of_bool(true);
 }
 
 static gdn_variant origin_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
@@ -516,6 +549,7 @@ void animal_body_register(void *handle) {
 	register_native_method(handle, "AnimalBody", "flee", flee_method);
 	register_native_method(handle, "AnimalBody", "away_from", away_from_method);
 	register_native_method(handle, "AnimalBody", "gap", gap_method);
+	register_native_method(handle, "AnimalBody", "report_to", report_to_method);
 	register_native_method(handle, "AnimalBody", "origin", origin_method);
 	register_native_method(handle, "AnimalBody", "yaw", yaw_method);
 	register_native_method(handle, "AnimalBody", "velocity", velocity_method);

@@ -49,18 +49,22 @@ enum {
 	GDN_VARIANT_NEW_INT = 512,
 	GDN_VARIANT_NEW_REAL = 513,
 	GDN_VARIANT_NEW_VECTOR3 = 517,
+	GDN_ARRAY_SET = 332,
+	GDN_ARRAY_SIZE = 356,
+	GDN_ARRAY_DESTROY = 361,
 	GDN_VARIANT_AS_BOOL = 537,
 	GDN_VARIANT_AS_INT = 539,
 	GDN_VARIANT_AS_REAL = 540,
 	GDN_VARIANT_AS_VECTOR3 = 544,
 	GDN_VARIANT_AS_OBJECT = 554,
+	GDN_VARIANT_AS_ARRAY = 556,
 	GDN_VARIANT_AS_POOL_REAL_ARRAY = 559,
 	GDN_METHOD_BIND_GET_METHOD = 732,
 	GDN_METHOD_BIND_PTRCALL = 733,
 };
 
-/* A Variant type (godot_variant_get_type; GDScript's TYPE_REAL_ARRAY). */
-enum { GDN_TYPE_POOL_REAL_ARRAY = 22 };
+/* Variant types (godot_variant_get_type; GDScript's TYPE_ARRAY, TYPE_REAL_ARRAY). */
+enum { GDN_TYPE_ARRAY = 19, GDN_TYPE_POOL_REAL_ARRAY = 22 };
 
 /* Opaque values, by size (real_t is float in these builds). */
 typedef struct { uint8_t bytes[24]; } gdn_variant;
@@ -69,6 +73,7 @@ typedef struct { float x, y, z; } gdn_vector3;
  * registers (a struct of three floats would in SSE ones), so calls returning one use this. */
 typedef struct { uint8_t bytes[12]; } gdn_vector3_bytes;
 typedef struct { void *handle; } gdn_pool_real_array;
+typedef struct { void *handle; } gdn_array; /* an Array: a reference to values shared with its copies */
 typedef struct gdn_pool_access gdn_pool_access;
 typedef void gdn_object;
 typedef struct gdn_method_bind gdn_method_bind; /* an engine method, called with C arguments (ptrcall) */

@@ -52,13 +52,11 @@ const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from 
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _update_sides
 # What AnimalBody's steps leave to the script, bits (as native/animal_body.c's enum); the body
-# writes the animal's transform itself.
-const MOVE_REPORT = 1  # its position changed
-const MOVE_TURN = 2  # its facing changed
+# writes the animal's transform and reports its position itself.
 const MOVE_REFUSED = 8  # the step was refused
 const MOVE_QUERY = 16  # move it with move_and_slide, then after_query
 const MOVE_EYE_NEAR = 32  # the eye is within the sphere around its mesh (see _update_sides)
-const MOVE_LEFT_TO_SCRIPT = MOVE_REPORT | MOVE_TURN | MOVE_REFUSED | MOVE_QUERY  # what _moved handles
+const MOVE_LEFT_TO_SCRIPT = MOVE_REFUSED | MOVE_QUERY  # what _moved handles
 const NOT_HIT = 0  # what after_physics returns
 const HIT = 1
 const KNOCKED_OUT = 2
@@ -100,10 +98,6 @@ var cos_half_fov = 0.5
 var _flies = false  # domain == "air", compared once
 var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
 
-var _origin = Vector3.ZERO  # where it is (updated as it moves: cheaper than reading its transform)
-var _yaw = 0.0  # where it faces (about +y; it faces -z at 0)
-var _forward_x = 0.0  # -sin(_yaw), -cos(_yaw): the horizontal direction it faces
-var _forward_z = -1.0
 var _features = []  # holds its slot of the `animals` feature from _slot (see join); kept up to date as it changes
 var _slot = 0
 var _reported_state = -1  # the state in its slot
@@ -168,8 +162,6 @@ func _ready():
 	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
 	rng.seed = int(rng_seed)
 	home = transform.origin
-	_origin = home
-	_set_yaw(transform.basis.get_euler().y)
 	_target = home
 	_path_angle = rng.randf_range(0.0, 2.0 * PI)
 	var shape = BoxShape.new()
@@ -210,7 +202,7 @@ func is_down():
 # feature (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), its lists of
 # the animals hit this step and of those knocked out, and its clock ([the step of the episode]).
 # The animal writes its slot now and then keeps it up to date itself: its position as it moves
-# (_moved), its state at the end of think, its hits as they land (after_physics); the manager
+# (its body: AnimalBody.report_to), its state at the end of think, its hits as they land (after_physics); the manager
 # rewrites the slots of knocked-out animals every step (their bodies move and are eaten).
 func join(features, offset, struck, down, clock):
 	_features = features
@@ -218,6 +210,7 @@ func join(features, offset, struck, down, clock):
 	_struck = struck
 	_down = down
 	_clock = clock
+	_body.report_to(features, offset)
 	write_feature()
 
 
@@ -226,7 +219,7 @@ func join(features, offset, struck, down, clock):
 func write_feature():
 	var features = _features
 	var offset = _slot
-	var position = _origin
+	var position = _body.origin()
 	var reported = state
 	if corpse != null:
 		if is_instance_valid(corpse):
@@ -330,8 +323,9 @@ func think(feet, eye, agent, now):
 
 
 func _horizontal_distance(point):
-	var dx = point.x - _origin.x  # (_origin follows its body: _moved)
-	var dz = point.z - _origin.z
+	var origin = _body.origin()
+	var dx = point.x - origin.x
+	var dz = point.z - origin.z
 	return sqrt(dx * dx + dz * dz)
 
 
@@ -361,7 +355,7 @@ func _deactivated(agent, distance):
 	if _de_seen and _agent_sees_me(agent):
 		return true
 	# Once it has seen the agent it keeps track of it while in line of sight (fleeing, it faces away).
-	if _de_cant_see and not _clear_line(_origin, agent.head, agent):
+	if _de_cant_see and not _clear_line(_body.origin(), agent.head, agent):
 		return true
 	return false
 
@@ -375,14 +369,14 @@ func _in_territory(point):
 func _outside_domain(agent):
 	if _flies or can_climb:
 		return false
-	return agent.feet.y - (_origin.y - half_height) > OUT_OF_REACH_HEIGHT_M
+	return agent.feet.y - (_body.origin().y - half_height) > OUT_OF_REACH_HEIGHT_M
 
 
 # The agent sees the animal: its centre is in the camera's view (the square image's field of
 # view) and nothing hides it.
 func _agent_sees_me(agent):
 	var eye = agent.camera.global_transform
-	var origin = _origin
+	var origin = _body.origin()
 	var local = eye.xform_inv(origin)
 	var depth = -local.z
 	if depth <= DEPTH_NEAR_M or abs(local.x) > depth * _tan_half_view or abs(local.y) > depth * _tan_half_view:
@@ -392,8 +386,9 @@ func _agent_sees_me(agent):
 
 # The animal sees the agent: its head is within the animal's field of view and in line of sight.
 func _i_see_agent(agent):
-	var origin = _origin
-	var forward = Vector3(_forward_x, 0.0, _forward_z)
+	var origin = _body.origin()
+	var yaw = _body.yaw()
+	var forward = Vector3(-sin(yaw), 0.0, -cos(yaw))
 	var to_head = agent.head - origin
 	var flat = Vector3(to_head.x, 0.0, to_head.z)
 	if flat.length() > 1e-3 and Vector3(forward.x, 0.0, forward.z).normalized().dot(flat.normalized()) < cos_half_fov:
@@ -426,7 +421,7 @@ func _attack(now):
 
 
 func _idle(feet, distance):
-	var origin = _origin
+	var origin = _body.origin()
 	if _avoidant:
 		if distance <= activation_radius_m + AVOID_MARGIN_M and not _never_activates:
 			state = STATE_AVOIDING
@@ -460,7 +455,7 @@ func set_terrain(node):
 	_body = AnimalBody.new()
 	var ready = _body.setup(node.sampler if node != null else null, _flies, can_climb, half_height, fly_height_m,
 			idle_speed_m_per_s, active_speed_m_per_s, water_height_m + WATER_MARGIN_M, _reach,
-			node.max_slope if node != null else 0.0, _origin, _yaw,
+			node.max_slope if node != null else 0.0, home, transform.basis.get_euler().y,
 			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
 			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
 			CHASE_STOP_GAP_M, self, _far_eye_sq)
@@ -486,25 +481,7 @@ func _moved(code, eye):
 			velocity = move_and_slide(velocity, Vector3.UP, true, 4, 0.8, true)
 			var climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
 			code = _body.after_query(global_transform.origin, velocity, is_on_floor(), climbing, eye)
-	if code & MOVE_REPORT:
-		_origin = _body.origin()
-		_report_position()
-	if code & MOVE_TURN:
-		_set_yaw(_body.yaw())
 	return code
-
-
-# Its position in its slot of the `animals` feature (see join).
-func _report_position():
-	_features[_slot] = _origin.x
-	_features[_slot + 1] = _origin.y
-	_features[_slot + 2] = _origin.z
-
-
-func _set_yaw(yaw):
-	_yaw = yaw
-	_forward_x = -sin(yaw)
-	_forward_z = -cos(yaw)
 
 
 func _wall_is_climbable():
@@ -522,7 +499,7 @@ func _wall_is_climbable():
 # while the eye is within reach of that (the near plane's corners, + SEE_THROUGH_MARGIN_M, from
 # the mesh's bounds) the animal is drawn two-sided.
 func _update_sides(eye):
-	var local = Basis(Vector3.UP, _yaw).xform_inv(eye - _origin)
+	var local = Basis(Vector3.UP, _body.yaw()).xform_inv(eye - _body.origin())
 	var outside = Vector3(
 			max(0.0, max(_mesh_box.position.x - local.x, local.x - _mesh_box.end.x)),
 			max(0.0, max(_mesh_box.position.y - local.y, local.y - _mesh_box.end.y)),
@@ -547,7 +524,7 @@ func knock_out():
 	body.mass = max(0.01, mass_kg)
 	body.mesh = _mesh
 	# Upside down: the same bounding box, clearly not standing any more.
-	body.transform = Transform(Basis(Vector3.UP, _yaw) * Basis(Vector3(0.0, 0.0, 1.0), PI), _origin)
+	body.transform = Transform(Basis(Vector3.UP, _body.yaw()) * Basis(Vector3(0.0, 0.0, 1.0), PI), _body.origin())
 	get_parent().add_child(body)
 	corpse = body
 	_down.append(self)
