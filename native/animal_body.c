@@ -505,43 +505,13 @@ static gdn_variant report_to_method(gdn_object *owner, void *method_data, void *
 	return variant_of_bool(true);
 }
 
-static gdn_variant origin_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	(void)count;
-	(void)a;
-	return variant_of_vector3(((const animal_body *)user_data)->origin);
-}
-
-static gdn_variant yaw_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	(void)count;
-	(void)a;
-	return variant_of_real(((const animal_body *)user_data)->yaw);
-}
-
-static gdn_variant velocity_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	(void)count;
-	(void)a;
-	return variant_of_vector3(((const animal_body *)user_data)->velocity);
-}
-
-static gdn_variant query_velocity_method(gdn_object *owner, void *method_data, void *user_data, int count,
-		gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	(void)count;
-	(void)a;
-	return variant_of_vector3(((const animal_body *)user_data)->query_velocity);
-}
+NATIVE_GETTER(origin_method, animal_body, variant_of_vector3(self->origin))
+NATIVE_GETTER(yaw_method, animal_body, variant_of_real(self->yaw))
+NATIVE_GETTER(velocity_method, animal_body, variant_of_vector3(self->velocity))
+NATIVE_GETTER(query_velocity_method, animal_body, variant_of_vector3(self->query_velocity))
 
 void animal_body_register(void *handle) {
-	gdn_instance_create_func create_func = {create, NULL, NULL};
-	gdn_instance_destroy_func destroy_func = {destroy, NULL, NULL};
-	godot_nativescript->register_class(handle, "AnimalBody", "Reference", create_func, destroy_func);
+	register_native_class(handle, "AnimalBody", "Reference", create, destroy);
 	register_native_method(handle, "AnimalBody", "setup", setup_method);
 	register_native_method(handle, "AnimalBody", "move", move_method);
 	register_native_method(handle, "AnimalBody", "after_query", after_query_method);

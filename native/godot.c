@@ -66,6 +66,13 @@ void call_engine(gdn_method_bind *method, gdn_object *instance, const void **arg
 			method, instance, arguments, result);
 }
 
+void register_native_class(void *handle, const char *name, const char *base,
+		void *(*create)(gdn_object *, void *), void (*destroy)(gdn_object *, void *, void *)) {
+	gdn_instance_create_func create_func = {create, NULL, NULL};
+	gdn_instance_destroy_func destroy_func = {destroy, NULL, NULL};
+	godot_nativescript->register_class(handle, name, base, create_func, destroy_func);
+}
+
 void register_native_method(void *handle, const char *class_name, const char *method_name, gdn_method method) {
 	gdn_method_attributes attributes = {0};
 	gdn_instance_method instance_method = {method, NULL, NULL};

@@ -30,6 +30,23 @@ gdn_method_bind *engine_method(const char *class_name, const char *method_name);
  * stores what it returns there. */
 void call_engine(gdn_method_bind *method, gdn_object *instance, const void **arguments, void *result);
 
+/* Registers the NativeScript class `name` (extending the engine class `base`): `create` makes each
+ * instance's user data, `destroy` frees it. */
+void register_native_class(void *handle, const char *name, const char *base,
+		void *(*create)(gdn_object *, void *), void (*destroy)(gdn_object *, void *, void *));
+
+/* Defines `function`, a method without arguments that returns `expression` of `self` (the
+ * instance's user data, a `const type *`). */
+#define NATIVE_GETTER(function, type, expression) \
+	static gdn_variant function(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) { \
+		(void)owner; \
+		(void)method_data; \
+		(void)count; \
+		(void)a; \
+		const type *self = user_data; \
+		return expression; \
+	}
+
 /* Registers `method` as `class_name.method_name` (not callable over the network). */
 void register_native_method(void *handle, const char *class_name, const char *method_name, gdn_method method);
 

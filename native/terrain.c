@@ -152,9 +152,7 @@ static gdn_variant set_obstacles(gdn_object *owner, void *method_data, void *use
 }
 
 void terrain_register(void *handle) {
-	gdn_instance_create_func create_func = {create, NULL, NULL};
-	gdn_instance_destroy_func destroy_func = {destroy, NULL, NULL};
-	godot_nativescript->register_class(handle, "TerrainSampler", "Reference", create_func, destroy_func);
+	register_native_class(handle, "TerrainSampler", "Reference", create, destroy);
 	register_native_method(handle, "TerrainSampler", "load", load);
 	register_native_method(handle, "TerrainSampler", "surface_height", surface_height);
 	register_native_method(handle, "TerrainSampler", "set_obstacles", set_obstacles);
