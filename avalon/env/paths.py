@@ -43,11 +43,14 @@ def find_native_library() -> Path | None:
     path = project / NATIVE_LIBRARY
     if not (project / NATIVE_LIBRARY_LOADER).is_file():
         return None
+    how = "run `make setup` (or bin/build_native.sh: builds it from native/*.c with gcc)"
     if not path.is_file():
-        raise SimulatorNotInstalledError(
-            f"the simulator's native library {path} is missing; run `make setup` "
-            "(or bin/build_native.sh: builds it from native/*.c with gcc)"
-        )
+        raise SimulatorNotInstalledError(f"the simulator's native library {path} is missing; {how}")
+    sources = repository_dir() / "native"
+    if project.resolve() == (repository_dir() / "godot").resolve() and sources.is_dir():
+        newest = max((source.stat().st_mtime for source in sources.iterdir() if source.suffix in (".c", ".h")), default=0.0)
+        if newest > path.stat().st_mtime:
+            raise SimulatorNotInstalledError(f"the simulator's native library {path} is older than its sources in {sources}; {how}")
     return path
 
 

@@ -74,7 +74,9 @@ func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 	terrain = world_root.get_node_or_null("Terrain")
 	if terrain != null:
 		terrain.update_lod(player.body.global_transform.origin, true)
-	animals.setup(world_root, terrain, player, features)
+	var animals_error = animals.setup(world_root, terrain, player, features)
+	if animals_error != "":
+		return animals_error
 	frame = 0
 	written_achievements_version = -1
 	time_limit_frames = time_limit

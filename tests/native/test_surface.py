@@ -73,3 +73,25 @@ def test_the_same_bits_as_the_former_gdscript_look_up(surface_height):
     points = rng.uniform(-40.0, 40.0, (2000, 2)).astype(np.float32).astype(np.float64)  # positions come from Vector3 (float)
     for x, z in points:
         assert surface_height(heights, cell, x, z) == reference_height(heights, cell, x, z)
+
+
+def test_a_library_older_than_its_sources_says_to_run_make_setup(tmp_path, monkeypatch):
+    import os
+
+    from avalon.env import paths
+    from avalon.env.errors import SimulatorNotInstalledError
+
+    (tmp_path / "godot" / "native").mkdir(parents=True)
+    (tmp_path / "native").mkdir()
+    library = tmp_path / "godot" / paths.NATIVE_LIBRARY
+    (tmp_path / "godot" / paths.NATIVE_LIBRARY_LOADER).write_text("[general]\n")
+    library.write_bytes(b"\x7fELF")
+    source = tmp_path / "native" / "surface.c"
+    source.write_text("/* newer */\n")
+    os.utime(library, (1_000_000, 1_000_000))
+    monkeypatch.setattr(paths, "repository_dir", lambda: tmp_path)
+    monkeypatch.delenv("AVALON_GODOT_PROJECT", raising=False)
+    with pytest.raises(SimulatorNotInstalledError, match=r"older than its sources.*make setup"):
+        paths.find_native_library()
+    os.utime(source, (500_000, 500_000))
+    assert paths.find_native_library() == library

@@ -449,7 +449,8 @@ func _idle(feet, distance):
 
 
 # The manager hands over the world's terrain node (or null: flat ground, every step by physics)
-# before the first step; the animal's body (AnimalBody) moves on its surface.
+# before the first step; the animal's body (AnimalBody) moves on its surface. Returns "" or what
+# went wrong.
 func set_terrain(node):
 	terrain = node
 	_body = AnimalBody.new()
@@ -459,7 +460,9 @@ func set_terrain(node):
 			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
 			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
 			CHASE_STOP_GAP_M, self, _far_eye_sq)
-	assert(ready)
+	if not ready:
+		return "the native AnimalBody refused the setup of %s: is godot/native/libavalon_native.so older than native/? Run `make setup`" % name
+	return ""
 
 
 # After its body's step (AnimalBody: move, chase, flee, native/animal_body.c) with `code`, its

@@ -22,7 +22,8 @@ var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera"
 
 
 # Finds the animals of the world and readies them for the episode; their slots of the `animals`
-# feature are in `features` (the simulation's, kept from step to step).
+# feature are in `features` (the simulation's, kept from step to step). Returns "" or what went
+# wrong.
 func setup(world_root, terrain, player, features):
 	animals = []
 	attack_damage = 0.0
@@ -35,7 +36,9 @@ func setup(world_root, terrain, player, features):
 	if entities != null:
 		for node in entities.get_children():
 			if node.is_in_group("animals"):
-				node.set_terrain(terrain)
+				var error = node.set_terrain(terrain)
+				if error != "":
+					return error
 				animals.append(node)
 				# Animals and the agent pass through each other: Bullet resolves a kinematic body
 				# against the other's position before this step's move, which held chasers a
@@ -57,11 +60,14 @@ func setup(world_root, terrain, player, features):
 	for material in AnimalMaterials:
 		Terrain.copy_fog(terrain.static_material if terrain != null else null, material)
 	if terrain != null and not animals.empty():
-		_set_obstacles(terrain, entities)
+		var error = _set_obstacles(terrain, entities)
+		if error != "":
+			return error
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
 	_agent.mechanics = player.mechanics
 	_join(features)
+	return ""
 
 
 # Hands each animal its slot of the `animals` feature; the slots past the last animal are marked
@@ -89,7 +95,8 @@ func _join(features):
 # cell to an obstacle's surface, for obstacles within OBSTACLE_MARGIN_M of the cell (a cell with
 # none holds OBSTACLE_MARGIN_M), with the obstacles near each cell that has some, [x, z, radius]
 # after one another. Animals move with physics queries only when a step could bring them near one
-# of these (native/animal_body.c); the terrain's sampler keeps both for them.
+# of these (native/animal_body.c); the terrain's sampler keeps both for them. Returns "" or what
+# went wrong.
 func _set_obstacles(terrain, entities):
 	var cell = terrain.cell_size_m
 	var cols = terrain.cols - 1
@@ -138,8 +145,9 @@ func _set_obstacles(terrain, entities):
 		runs.append(index)
 		runs.append(near.size() / 3)
 		runs.append_array(near)
-	var accepted = terrain.sampler.set_obstacles(grid, runs)
-	assert(accepted)
+	if not terrain.sampler.set_obstacles(grid, runs):
+		return "the native TerrainSampler refused the obstacle grid: is godot/native/libavalon_native.so older than native/? Run `make setup`"
+	return ""
 
 
 func prey_count():
