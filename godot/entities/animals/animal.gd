@@ -89,7 +89,6 @@ export var water_height_m = -1000000.0  # ground animals keep out of cells below
 var state = STATE_IDLE
 var hits = 0
 var home = Vector3.ZERO
-var terrain = null  # set by the manager: the world's terrain node (height lookups), or null
 var corpse = null  # the body left behind once knocked out
 var rng = RandomNumberGenerator.new()
 var half_height = 0.25
@@ -452,7 +451,6 @@ func _idle(feet, distance):
 # before the first step; the animal's body (AnimalBody) moves on its surface. Returns "" or what
 # went wrong.
 func set_terrain(node):
-	terrain = node
 	_body = AnimalBody.new()
 	var ready = _body.setup(node.sampler if node != null else null, _flies, can_climb, half_height, fly_height_m,
 			idle_speed_m_per_s, active_speed_m_per_s, water_height_m + WATER_MARGIN_M, _reach,
