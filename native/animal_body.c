@@ -276,15 +276,15 @@ static int move(animal_body *body, gdn_vector3 desired, bool active) {
 		}
 	}
 	double yaw = heading(body, desired);
-	if (!same(next, origin) || yaw != body->yaw) {
-		if (!same(next, origin)) {
-			body->origin = next;
-			report(body);
-		}
-		if (yaw != body->yaw)
-			set_yaw(body, yaw);
-		place(body);
+	bool moved = !same(next, origin), turned = yaw != body->yaw;
+	if (moved) {
+		body->origin = next;
+		report(body);
 	}
+	if (turned)
+		set_yaw(body, yaw);
+	if (moved || turned)
+		place(body);
 	return code;
 }
 
@@ -298,19 +298,18 @@ static void after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 vel
 	}
 	body->settled = false;
 	double yaw = heading(body, body->query_desired);
-	body->origin = moved_to;
-	gdn_vector3 next = moved_to;
+	gdn_vector3 next = moved_to; /* (move_and_slide has placed the node there) */
 	if (body->terrain != NULL) {
 		next.y = max_real(next.y, surface(body, next.x, next.z) + body->half_height_m);
 		if (next.y != moved_to.y)
 			body->vertical_speed = 0.0;
 	}
-	if (!same(next, moved_to) || yaw != body->yaw) {
-		body->origin = next;
-		if (yaw != body->yaw)
-			set_yaw(body, yaw);
+	body->origin = next;
+	bool turned = yaw != body->yaw;
+	if (turned)
+		set_yaw(body, yaw);
+	if (turned || !same(next, moved_to))
 		place(body);
-	}
 	report(body);
 }
 
@@ -325,9 +324,11 @@ static double gap(const animal_body *body, gdn_vector3 feet) {
 static gdn_vector3 away_from(const animal_body *body, gdn_vector3 point, double speed) {
 	gdn_vector3 away = {body->origin.x - point.x, body->origin.y - point.y, body->origin.z - point.z};
 	away.y = 0.0f;
-	if (distance(ZERO, away) < 1e-4)
-		away = (gdn_vector3){(float)body->forward_x, 0.0f, (float)body->forward_z};
 	float length = distance(ZERO, away);
+	if (length < 1e-4) {
+		away = (gdn_vector3){(float)body->forward_x, 0.0f, (float)body->forward_z};
+		length = distance(ZERO, away);
+	}
 	if (length != 0.0f)
 		away = (gdn_vector3){away.x / length, away.y / length, away.z / length};
 	else

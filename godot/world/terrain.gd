@@ -10,7 +10,7 @@ export var data_file = "terrain.bin"
 
 const P = preload("res://generated/protocol.gd")
 const StaticWorldShader = preload("res://world/static_world.shader")
-const TerrainSampler = preload("res://native/terrain_sampler.gdns")  # native/avalon_native.c
+const TerrainSampler = preload("res://native/terrain_sampler.gdns")  # native/terrain.c
 
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far

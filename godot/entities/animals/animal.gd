@@ -60,6 +60,8 @@ const MOVE_LEFT_TO_SCRIPT = MOVE_REFUSED | MOVE_QUERY  # what _moved handles
 const NOT_HIT = 0  # what after_physics returns
 const HIT = 1
 const KNOCKED_OUT = 2
+# What a native class's refusal of its setup most likely means (animals.gd says it too).
+const NATIVE_LIBRARY_STALE = "is godot/native/libavalon_native.so older than native/? Run `make setup`"
 const HIDDEN_FACE_TOLERANCE_M = 1e-4  # a face on another part's surface counts as inside it (see _build_mesh)
 
 export var species = ""
@@ -201,8 +203,9 @@ func is_down():
 # feature (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), its lists of
 # the animals hit this step and of those knocked out, and its clock ([the step of the episode]).
 # The animal writes its slot now and then keeps it up to date itself: its position as it moves
-# (its body: AnimalBody.report_to), its state at the end of think, its hits as they land (after_physics); the manager
-# rewrites the slots of knocked-out animals every step (their bodies move and are eaten).
+# (its body: AnimalBody.report_to), its state at the end of think, its hits as they land
+# (after_physics); the manager rewrites the slots of knocked-out animals every step (their bodies
+# move and are eaten).
 func join(features, offset, struck, down, clock):
 	_features = features
 	_slot = offset
@@ -459,7 +462,7 @@ func set_terrain(node):
 			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
 			CHASE_STOP_GAP_M, self, _far_eye_sq)
 	if not ready:
-		return "the native AnimalBody refused the setup of %s: is godot/native/libavalon_native.so older than native/? Run `make setup`" % name
+		return "the native AnimalBody refused the setup of %s: %s" % [name, NATIVE_LIBRARY_STALE]
 	return ""
 
 

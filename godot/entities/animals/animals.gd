@@ -146,7 +146,7 @@ func _set_obstacles(terrain, entities):
 		runs.append(near.size() / 3)
 		runs.append_array(near)
 	if not terrain.sampler.set_obstacles(grid, runs):
-		return "the native TerrainSampler refused the obstacle grid: is godot/native/libavalon_native.so older than native/? Run `make setup`"
+		return "the native TerrainSampler refused the obstacle grid: " + Animal.NATIVE_LIBRARY_STALE
 	return ""
 
 
