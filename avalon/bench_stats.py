@@ -44,11 +44,22 @@ def _binomial_half_cdf(count: int, k: int) -> float:
     return sum(math.comb(count, i) for i in range(k + 1)) / 2.0**count
 
 
+def fewest_values_for_interval(confidence: float = 0.95) -> int:
+    """The fewest values for which median_interval gives an interval at ``confidence`` (6 for 95%:
+    with 5, even the smallest and largest hold the median only 94% of the time)."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence {confidence!r} must be between 0 and 1 (exclusive)")
+    count = 1
+    while 0.5**count > (1.0 - confidence) / 2.0:  # P(all below the median) = P(none below)
+        count += 1
+    return count
+
+
 def median_interval(values: Sequence[float], confidence: float = 0.95) -> MedianInterval:
     """The median of ``values`` with a distribution-free interval for it: the order statistics
     x(k) and x(n + 1 - k), with k the largest rank for which fewer than k of n independent values
-    fall below the true median with probability at most (1 - confidence) / 2. Needs at least 6
-    values for 95% (with 5, even the smallest and largest hold the median only 94% of the time)."""
+    fall below the true median with probability at most (1 - confidence) / 2. Needs at least
+    fewest_values_for_interval(confidence) values."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence {confidence!r} must be between 0 and 1 (exclusive)")
     if len(values) == 0:

@@ -40,7 +40,7 @@ import numpy as np
 
 from avalon.animal_bench import ANIMALS, animal_bench_worlds
 from avalon.bench import process_cpu_s
-from avalon.bench_stats import median_interval
+from avalon.bench_stats import fewest_values_for_interval, median_interval
 from avalon.datagen.export import export_world
 from avalon.env import protocol
 from avalon.env.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
@@ -49,7 +49,6 @@ from avalon.env.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
 
 WARMUP_STEPS = 50
-MIN_REPEATS_FOR_INTERVAL = 6  # the fewest for a 95% interval of the median (avalon.bench_stats)
 TARGET_RATIO = 0.85  # issue 5: 10 active animals step at >= 85% of the same world without them
 
 
@@ -65,7 +64,7 @@ def _ratio_summary(ratios: list[float], target: float) -> str:
     """The median ratio with its 95% interval, and whether that interval meets ``target``."""
     interval = median_interval(ratios)
     if interval.low is None:
-        spread = f"too few repeats for a 95% interval (need {MIN_REPEATS_FOR_INTERVAL})"
+        spread = f"too few repeats for a 95% interval (need {fewest_values_for_interval()})"
     else:
         spread = f"95% interval {interval.low:.1%}-{interval.high:.1%}"
     return f"{interval.median:6.1%} of without, {spread}: target {target:.0%} {interval.verdict(target)}"

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from avalon.bench_stats import median_interval
+from avalon.bench_stats import fewest_values_for_interval, median_interval
 
 
 def test_ten_values_give_the_second_and_ninth_order_statistics():
@@ -28,6 +28,14 @@ def test_the_interval_holds_the_true_median_at_least_as_often_as_promised():
         held += interval.low <= 1.0 <= interval.high
     assert held / trials >= 0.9 - 0.02  # (a binomial standard error is ~0.007)
     assert held / trials < 0.99  # not a trivially wide interval
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.95, 0.99])
+def test_the_fewest_values_for_an_interval_are_the_first_that_give_one(confidence):
+    fewest = fewest_values_for_interval(confidence)
+    assert median_interval([float(v) for v in range(fewest)], confidence).low is not None
+    assert median_interval([float(v) for v in range(fewest - 1)], confidence).low is None
+    assert fewest_values_for_interval(0.95) == 6
 
 
 def test_verdicts():
