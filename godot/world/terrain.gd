@@ -174,19 +174,6 @@ func update_lod(viewer, force = false):
 			chunk_shown[i] = level
 
 
-# Terrain height (bilinear) at a world position; the grid is centred on the world origin.
-func height_at(x, z):
-	var gx = clamp((x + size_m / 2.0) / cell_size_m, 0.0, cols - 1.001)
-	var gz = clamp((z + size_m / 2.0) / cell_size_m, 0.0, rows - 1.001)
-	var c = int(gx)
-	var r = int(gz)
-	var fx = gx - c
-	var fz = gz - r
-	var top = lerp(heights[r * cols + c], heights[r * cols + c + 1], fx)
-	var bottom = lerp(heights[(r + 1) * cols + c], heights[(r + 1) * cols + c + 1], fx)
-	return lerp(top, bottom, fz)
-
-
 # Whether the terrain surface at a world position can be climbed (nearest grid point).
 func is_climbable(x, z):
 	var c = int(round(clamp((x + size_m / 2.0) / cell_size_m, 0.0, cols - 1)))
