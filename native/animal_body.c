@@ -1,9 +1,9 @@
 /* AnimalBody: one animal's step on the terrain, the rules of animal.gd's former _move (see
- * docs/animals.md). The animal's think() decides where it wants to go (m/s); move() takes the step
+ * docs/animals.md). Its state machine (animal_mind.c) decides where it wants to go (m/s); move() takes the step
  * on the terrain's surface without physics queries, keeping ground animals out of water and off
  * slopes steeper than MAX_WALK_SLOPE, unless the step could bring it into contact with a static
  * obstacle: then GDScript moves it with move_and_slide and hands back where it ended up
- * (after_query). What GDScript has to do after each call comes back as bits (enum below).
+ * (after_query). What GDScript has to do after each step comes back as bits (animal_body.h).
  *
  * The arithmetic keeps GDScript's precisions so that every decision is the same as before:
  * Vector3 values and their operations in single precision, GDScript floats in double, and the
@@ -16,36 +16,8 @@
 #include "godot.h"
 #include "terrain.h"
 
-enum {
-	MOVE_REFUSED = 8, /* the step was refused (water, too steep): a wanderer picks a new target */
-	MOVE_QUERY = 16, /* move it with move_and_slide at query_velocity(), then call after_query */
-	MOVE_EYE_NEAR = 32, /* the eye is within eye_near_sq of its origin (animal.gd: _update_sides) */
-};
-
-typedef struct {
-	/* The rules' constants (animal.gd's, from the generated protocol: one source). */
-	double dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2, climb_speed_factor,
-			obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn;
-	double agent_radius_m, agent_height_m, chase_stop_gap_m; /* the agent's capsule; where chasers stop */
-} rules;
-
-typedef struct {
-	gdn_object *node; /* the animal (a KinematicBody), whose transform the body writes */
-	gdn_array features; /* where it reports its position: features[slot..slot + 2] (report_to) */
-	int64_t slot;
-	bool reports;
-	const terrain_data *terrain; /* NULL: no terrain (every step by physics) */
-	rules rules;
-	bool flies, can_climb;
-	double half_height_m, fly_height_m, idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope;
-	double attack_reach_radius_m; /* half its longest horizontal side: attacks land from this far + the agent's radius */
-	double eye_near_sq; /* (m^2) an eye this near its origin may see through its mesh */
-	gdn_vector3 origin, velocity, query_velocity, query_desired, wet_point;
-	double yaw, forward_x, forward_z, vertical_speed, wet_depth;
-	bool settled, climbing;
-} animal_body;
-
-static const gdn_vector3 ZERO = {0.0f, 0.0f, 0.0f};
+const gdn_vector3 ZERO_VECTOR3 = {0.0f, 0.0f, 0.0f};
+#define ZERO ZERO_VECTOR3
 
 static gdn_vector3 add(gdn_vector3 a, gdn_vector3 b) {
 	return (gdn_vector3){a.x + b.x, a.y + b.y, a.z + b.z};
@@ -94,16 +66,19 @@ static void place(const animal_body *body) {
 	call_engine(set_transform, body->node, arguments, NULL);
 }
 
-/* Its position in its slot of the features (animal.gd: join). */
-static void report(const animal_body *body) {
+void body_report_value(const animal_body *body, int offset, double value) {
 	if (!body->reports)
 		return;
-	const float position[3] = {body->origin.x, body->origin.y, body->origin.z};
-	for (int k = 0; k < 3; k++) {
-		gdn_variant value = variant_of_real(position[k]); /* (a number: nothing to destroy) */
-		GODOT_CORE(GDN_ARRAY_SET, void (*)(gdn_array *, int, const gdn_variant *))(
-				(gdn_array *)&body->features, (int)(body->slot + k), &value);
-	}
+	gdn_variant number = variant_of_real(value); /* (a number: nothing to destroy) */
+	GODOT_CORE(GDN_ARRAY_SET, void (*)(gdn_array *, int, const gdn_variant *))(
+			(gdn_array *)&body->features, (int)(body->slot + offset), &number);
+}
+
+/* Its position in its slot of the features (animal.gd: join). */
+static void report(const animal_body *body) {
+	body_report_value(body, 0, body->origin.x);
+	body_report_value(body, 1, body->origin.y);
+	body_report_value(body, 2, body->origin.z);
 }
 
 static double surface(const animal_body *body, float x, float z) {
@@ -177,7 +152,7 @@ static bool step_is_clear(const animal_body *body, gdn_vector3 horizontal) {
 			(span <= body->rules.obstacle_margin_m && clear_of_near(body, cell, step_x, step_z, step_sq));
 }
 
-static int move(animal_body *body, gdn_vector3 desired, bool active) {
+int body_move(animal_body *body, gdn_vector3 desired, bool active) {
 	const rules *r = &body->rules;
 	if (body->settled && desired.x == 0.0f && desired.z == 0.0f && (!body->flies || (active && desired.y == 0.0f))) {
 		/* Given no step where its last one ended, it stays. */
@@ -290,7 +265,7 @@ static int move(animal_body *body, gdn_vector3 desired, bool active) {
 
 /* After move_and_slide: where it ended up (`moved_to`), the velocity it returned, whether it
  * stands on the floor and whether it now climbs. Never below the surface. */
-static void after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velocity, bool on_floor, bool climbing) {
+void body_after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velocity, bool on_floor, bool climbing) {
 	body->velocity = velocity;
 	if (!body->flies) {
 		body->vertical_speed = on_floor ? 0.0 : velocity.y;
@@ -314,14 +289,14 @@ static void after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 vel
 }
 
 /* The distance between its reach and the agent's capsule (feet at `feet`). */
-static double gap(const animal_body *body, gdn_vector3 feet) {
+double body_gap(const animal_body *body, gdn_vector3 feet) {
 	const rules *r = &body->rules;
 	float y = clamp_real(body->origin.y, feet.y + r->agent_radius_m, feet.y + r->agent_height_m - r->agent_radius_m);
 	return distance(body->origin, (gdn_vector3){feet.x, y, feet.z}) - r->agent_radius_m - body->attack_reach_radius_m;
 }
 
 /* Horizontally away from `point` at `speed` (m/s); straight ahead when on it. */
-static gdn_vector3 away_from(const animal_body *body, gdn_vector3 point, double speed) {
+gdn_vector3 body_away_from(const animal_body *body, gdn_vector3 point, double speed) {
 	gdn_vector3 away = {body->origin.x - point.x, body->origin.y - point.y, body->origin.z - point.z};
 	away.y = 0.0f;
 	float length = distance(ZERO, away);
@@ -338,14 +313,14 @@ static gdn_vector3 away_from(const animal_body *body, gdn_vector3 point, double 
 
 /* Toward the agent (feet at `feet`) at its active speed, coming to a stop just within attack
  * reach (chase_stop_gap_m) instead of shoving it; a flyer aims at the agent's chest. */
-static gdn_vector3 chase_velocity(const animal_body *body, gdn_vector3 feet) {
+gdn_vector3 body_chase_velocity(const animal_body *body, gdn_vector3 feet) {
 	const rules *r = &body->rules;
 	double dx = (double)feet.x - body->origin.x;
 	double dz = (double)feet.z - body->origin.z;
 	gdn_vector3 to_target = {(float)dx, 0.0f, (float)dz};
 	if (body->flies)
 		to_target.y = (float)(feet.y + r->agent_height_m * 0.6 - body->origin.y);
-	double speed = clamp_real((gap(body, feet) - r->chase_stop_gap_m) / r->dt, 0.0, body->active_speed_m_per_s);
+	double speed = clamp_real((body_gap(body, feet) - r->chase_stop_gap_m) / r->dt, 0.0, body->active_speed_m_per_s);
 	double length = distance(ZERO, to_target);
 	return length > 1e-4 ? scaled(to_target, (float)(speed / length)) : ZERO;
 }
@@ -414,77 +389,15 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 }
 
 /* MOVE_EYE_NEAR if the eye (at `eye`) is within eye_near_sq of where it now is. */
-static int eye_bit(const animal_body *body, gdn_vector3 eye) {
+int body_eye_bit(const animal_body *body, gdn_vector3 eye) {
 	float x = eye.x - body->origin.x, y = eye.y - body->origin.y, z = eye.z - body->origin.z;
 	float x2 = x * x, y2 = y * y, z2 = z * z;
 	return (double)(x2 + y2 + z2) <= body->eye_near_sq ? MOVE_EYE_NEAR : 0;
 }
 
-/* move(x, y, z: the desired velocity, m/s; active: bool; eye: Vector3) -> int (the MOVE_ bits). */
-static gdn_variant move_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	if (count != 5)
-		return variant_of_int(-1);
-	gdn_vector3 desired = {(float)real_of(a[0]), (float)real_of(a[1]), (float)real_of(a[2])};
-	int code = move(user_data, desired, bool_of(a[3]));
-	return variant_of_int(code | eye_bit(user_data, vector3_of(a[4])));
-}
-
-/* after_query(moved_to: Vector3, velocity: Vector3, on_floor: bool, climbing: bool, eye: Vector3)
- * -> int (MOVE_EYE_NEAR or 0). */
-static gdn_variant after_query_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	if (count != 5)
-		return variant_of_int(-1);
-	after_query(user_data, vector3_of(a[0]), vector3_of(a[1]), bool_of(a[2]), bool_of(a[3]));
-	return variant_of_int(eye_bit(user_data, vector3_of(a[4])));
-}
-
-/* chase(feet: Vector3, eye: Vector3) -> int: one step toward the agent (see chase_velocity); the
- * MOVE_ bits. */
-static gdn_variant chase_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	if (count != 2)
-		return variant_of_int(-1);
-	animal_body *body = user_data;
-	int code = move(body, chase_velocity(body, vector3_of(a[0])), true);
-	return variant_of_int(code | eye_bit(body, vector3_of(a[1])));
-}
-
-/* flee(point: Vector3, speed: float, active: bool, eye: Vector3) -> int: one step away from `point`. */
-static gdn_variant flee_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	if (count != 4)
-		return variant_of_int(-1);
-	animal_body *body = user_data;
-	int code = move(body, away_from(body, vector3_of(a[0]), real_of(a[1])), bool_of(a[2]));
-	return variant_of_int(code | eye_bit(body, vector3_of(a[3])));
-}
-
-/* away_from(point: Vector3, speed: float) -> Vector3: the velocity away from `point`. */
-static gdn_variant away_from_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	if (count != 2)
-		return variant_of_vector3(ZERO);
-	return variant_of_vector3(away_from(user_data, vector3_of(a[0]), real_of(a[1])));
-}
-
-/* gap(feet: Vector3) -> float: between its reach and the agent's capsule, m. */
-static gdn_variant gap_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
-	(void)owner;
-	(void)method_data;
-	if (count != 1)
-		return variant_of_real(__builtin_nan(""));
-	return variant_of_real(gap(user_data, vector3_of(a[0])));
-}
-
 /* report_to(features: Array, offset: int) -> bool: from now on it writes its position into
- * features[offset], [offset + 1], [offset + 2] whenever it changes, and now. */
+ * features[offset], [offset + 1], [offset + 2] and its state into features[offset + 3] whenever
+ * they change, and now (after setup_mind). */
 static gdn_variant report_to_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
@@ -493,7 +406,7 @@ static gdn_variant report_to_method(gdn_object *owner, void *method_data, void *
 		return variant_of_bool(false);
 	gdn_array features = GODOT_CORE(GDN_VARIANT_AS_ARRAY, gdn_array (*)(const gdn_variant *))(a[0]);
 	int64_t offset = int_of(a[1]);
-	if (offset < 0 || offset + 3 > GODOT_CORE(GDN_ARRAY_SIZE, int (*)(const gdn_array *))(&features)) {
+	if (offset < 0 || offset + 4 > GODOT_CORE(GDN_ARRAY_SIZE, int (*)(const gdn_array *))(&features)) {
 		GODOT_CORE(GDN_ARRAY_DESTROY, void (*)(gdn_array *))(&features);
 		return variant_of_bool(false);
 	}
@@ -503,6 +416,8 @@ static gdn_variant report_to_method(gdn_object *owner, void *method_data, void *
 	body->slot = offset;
 	body->reports = true;
 	report(body);
+	body_report_value(body, 3, (double)body->mind.state);
+	body->mind.reported_state = body->mind.state;
 	return variant_of_bool(true);
 }
 
@@ -514,12 +429,6 @@ NATIVE_GETTER(query_velocity_method, animal_body, variant_of_vector3(self->query
 void animal_body_register(void *handle) {
 	register_native_class(handle, "AnimalBody", "Reference", create, destroy);
 	register_native_method(handle, "AnimalBody", "setup", setup_method);
-	register_native_method(handle, "AnimalBody", "move", move_method);
-	register_native_method(handle, "AnimalBody", "after_query", after_query_method);
-	register_native_method(handle, "AnimalBody", "chase", chase_method);
-	register_native_method(handle, "AnimalBody", "flee", flee_method);
-	register_native_method(handle, "AnimalBody", "away_from", away_from_method);
-	register_native_method(handle, "AnimalBody", "gap", gap_method);
 	register_native_method(handle, "AnimalBody", "report_to", report_to_method);
 	register_native_method(handle, "AnimalBody", "origin", origin_method);
 	register_native_method(handle, "AnimalBody", "yaw", yaw_method);

@@ -1,7 +1,68 @@
-/* AnimalBody: how one animal moves on the terrain (entities/animals/animal.gd keeps one). */
+/* AnimalBody: one animal of entities/animals/animal.gd in native code: how it moves on the
+ * terrain (animal_body.c) and its state machine (animal_mind.c). */
 #ifndef AVALON_ANIMAL_BODY_H
 #define AVALON_ANIMAL_BODY_H
 
+#include "animal_mind.h"
+#include "gdnative_abi.h"
+#include "terrain.h"
+
+/* What GDScript has to do after a step, bits (animal.gd's MOVE_ and THINK_ constants). */
+enum {
+	MOVE_REFUSED = 8, /* the step was refused (water, too steep): a wanderer picks a new target */
+	MOVE_QUERY = 16, /* move it with move_and_slide at query_velocity(), then call after_query (resume) */
+	MOVE_EYE_NEAR = 32, /* the eye is within eye_near_sq of its origin (see update_sides) */
+	THINK_ESCAPED = 64, /* a predator stopped chasing the agent: escaped_<species> */
+	THINK_ATTACKED = 128, /* it attacked: the agent loses its attack_damage */
+	THINK_KNOCK_OUT = 256, /* it dies of its own attack (a bee's sting): knock it out */
+	THINK_SIDES = 512, /* it is to be drawn one-sided, or (with THINK_TWO_SIDED) two-sided */
+	THINK_TWO_SIDED = 1024,
+};
+
+typedef struct {
+	/* The rules' constants (animal.gd's, from the generated protocol: one source). */
+	double dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2, climb_speed_factor,
+			obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn;
+	double agent_radius_m, agent_height_m, chase_stop_gap_m; /* the agent's capsule; where chasers stop */
+} rules;
+
+typedef struct {
+	gdn_object *node; /* the animal (a KinematicBody), whose transform the body writes */
+	gdn_array features; /* where it reports its position and state: features[slot..slot + 3] (report_to) */
+	int64_t slot;
+	bool reports;
+	const terrain_data *terrain; /* NULL: no terrain (every step by physics) */
+	rules rules;
+	bool flies, can_climb;
+	double half_height_m, fly_height_m, idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope;
+	double attack_reach_radius_m; /* half its longest horizontal side: attacks land from this far + the agent's radius */
+	double eye_near_sq; /* (m^2) an eye this near its origin may see through its mesh */
+	gdn_vector3 origin, velocity, query_velocity, query_desired, wet_point;
+	double yaw, forward_x, forward_z, vertical_speed, wet_depth;
+	bool settled, climbing;
+	animal_mind mind;
+} animal_body;
+
+extern const gdn_vector3 ZERO_VECTOR3;
+
+/* One step at `desired` (m/s; `active`: chasing or fleeing); the MOVE_ bits but MOVE_EYE_NEAR. */
+int body_move(animal_body *body, gdn_vector3 desired, bool active);
+/* After move_and_slide (body_move's MOVE_QUERY): where it ended up, the velocity it returned,
+ * whether it stands on the floor, whether it now climbs. */
+void body_after_query(animal_body *body, gdn_vector3 moved_to, gdn_vector3 velocity, bool on_floor, bool climbing);
+/* Toward the agent (feet at `feet`) at its active speed, stopping just within attack reach. */
+gdn_vector3 body_chase_velocity(const animal_body *body, gdn_vector3 feet);
+/* Horizontally away from `point` at `speed` (m/s). */
+gdn_vector3 body_away_from(const animal_body *body, gdn_vector3 point, double speed);
+/* The distance between its reach and the agent's capsule (feet at `feet`), m. */
+double body_gap(const animal_body *body, gdn_vector3 feet);
+/* MOVE_EYE_NEAR if the eye (at `eye`) is within eye_near_sq of its origin, else 0. */
+int body_eye_bit(const animal_body *body, gdn_vector3 eye);
+/* Writes a number into its slot of the features (offset within the slot). */
+void body_report_value(const animal_body *body, int offset, double value);
+
 void animal_body_register(void *handle);
+/* Registers the state machine's methods on AnimalBody (animal_mind.c). */
+void animal_mind_register(void *handle);
 
 #endif

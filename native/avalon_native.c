@@ -1,6 +1,6 @@
 /* The simulator's native library: classes GDScript uses where the interpreter is too slow
  * (docs/native.md). TerrainSampler (terrain.c): the terrain's surface height and static obstacles.
- * AnimalBody (animal_body.c): one animal's step on the terrain. */
+ * AnimalBody (animal_body.c, animal_mind.c): one animal's step on the terrain and its state machine. */
 #include <stddef.h>
 
 #include "animal_body.h"
@@ -25,4 +25,5 @@ void godot_gdnative_terminate(const void *options) {
 void godot_nativescript_init(void *handle) {
 	terrain_register(handle);
 	animal_body_register(handle);
+	animal_mind_register(handle);
 }

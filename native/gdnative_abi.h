@@ -61,6 +61,7 @@ enum {
 	GDN_VARIANT_AS_POOL_REAL_ARRAY = 559,
 	GDN_METHOD_BIND_GET_METHOD = 732,
 	GDN_METHOD_BIND_PTRCALL = 733,
+	GDN_METHOD_BIND_CALL = 734,
 };
 
 /* Variant types (godot_variant_get_type; GDScript's TYPE_ARRAY, TYPE_REAL_ARRAY). */
@@ -77,6 +78,9 @@ typedef struct { void *handle; } gdn_array; /* an Array: a reference to values s
 typedef struct gdn_pool_access gdn_pool_access;
 typedef void gdn_object;
 typedef struct gdn_method_bind gdn_method_bind; /* an engine method, called with C arguments (ptrcall) */
+/* How a call with Variants went (godot_method_bind_call): the error, the argument at fault, the
+ * type expected. */
+typedef struct { int error; int argument; int expected; } gdn_call_error;
 /* A Transform: the basis's three rows, then the origin. */
 typedef struct { gdn_vector3 rows[3]; gdn_vector3 origin; } gdn_transform;
 

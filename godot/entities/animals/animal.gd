@@ -5,11 +5,12 @@ extends KinematicBody
 # centre of the bounding box `size`; the animal faces -z.
 #
 # Driven by entities/animals/animals.gd once per step, in scene order, after the agent has moved
-# (never by _process: the order and the inputs are fixed, so runs are deterministic): a small
-# state machine, one step of its body (AnimalBody, native/animal_body.c: on terrain; physics
-# queries only near static obstacles), and a ray cast only when a sight condition is being checked.
-# Random choices come from its own generator, seeded by the exporter from the world seed and
-# its name.
+# (never by _process: the order and the inputs are fixed, so runs are deterministic). Its state
+# machine and its step on the terrain are native code (AnimalBody: native/animal_mind.c,
+# native/animal_body.c); this script builds it, answers what needs the scene (sight by ray casts,
+# physics queries near static obstacles) or its random generator, and acts on what a step brings
+# (after_think). Random choices come from its own generator, seeded by the exporter from the world
+# seed and its name.
 
 const P = preload("res://generated/protocol.gd")
 const Corpse = preload("res://entities/animals/corpse.gd")
@@ -50,13 +51,20 @@ const WATER_LOOKAHEAD_S = P.WATER_LOOKAHEAD_S
 const WATER_MARGIN_M = P.WATER_MARGIN_M
 const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from the terrain's steepest slope (float rounding)
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
-const SEE_THROUGH_MARGIN_M = 0.1  # see _update_sides
-# What AnimalBody's steps leave to the script, bits (as native/animal_body.c's enum); the body
-# writes the animal's transform and reports its position itself.
-const MOVE_REFUSED = 8  # the step was refused
-const MOVE_QUERY = 16  # move it with move_and_slide, then after_query
-const MOVE_EYE_NEAR = 32  # the eye is within the sphere around its mesh (see _update_sides)
-const MOVE_LEFT_TO_SCRIPT = MOVE_REFUSED | MOVE_QUERY  # what _moved handles
+const SEE_THROUGH_MARGIN_M = 0.1  # see _near_eye_m
+# What AnimalBody's steps leave to the script, bits (as native/animal_body.h's enum); the body
+# writes the animal's transform and reports its position and state itself.
+const MOVE_QUERY = 16  # move it with move_and_slide, then resume
+const THINK_ESCAPED = 64  # it stopped chasing the agent: escaped_<species>
+const THINK_ATTACKED = 128  # it attacked: the agent loses attack_damage
+const THINK_KNOCK_OUT = 256  # it dies of its own attack (a bee's sting)
+const THINK_SIDES = 512  # to be drawn one-sided, or (with THINK_TWO_SIDED) two-sided
+const THINK_TWO_SIDED = 1024
+# What the body asks of the script (_answer; as native/animal_mind.c's enum).
+const ASK_SEES_ME = 1
+const ASK_SEES_AGENT = 2
+const ASK_LINE_TO_HEAD = 3
+const ASK_NEW_TARGET = 4
 const NOT_HIT = 0  # what after_physics returns
 const HIT = 1
 const KNOCKED_OUT = 2
@@ -88,7 +96,6 @@ export var parts = PoolRealArray()  # 10 per part: shape (0 box, 1 wedge), centr
 export var rng_seed = 0
 export var water_height_m = -1000000.0  # ground animals keep out of cells below this
 
-var state = STATE_IDLE
 var hits = 0
 var home = Vector3.ZERO
 var corpse = null  # the body left behind once knocked out
@@ -101,24 +108,20 @@ var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
 
 var _features = []  # holds its slot of the `animals` feature from _slot (see join); kept up to date as it changes
 var _slot = 0
-var _reported_state = -1  # the state in its slot
 var _struck = []  # the manager's list of the animals hit this step (see on_hit)
 var _down = []  # the manager's list of the knocked-out animals (see knock_out)
-var _target = Vector3.ZERO
-var _target_frames = 0
-var _path_angle = 0.0
-var _attack_ready_step = 0  # it attacks again from this step of the episode (the manager's clock)
-var _respite_frames = 0
+var _agent = {}  # the manager's: what the animals see of the agent this step (see _answer)
+var _path_angle = 0.0  # where a periodic path starts (its body keeps it from then on)
 var _hit_ready_step = 0  # hits count again from this step
 var _clock = [0]  # the manager's: this step of the episode, counted from 1 (see join)
 var _pending_hits = 0
 var _mesh = null
 var _mesh_instance = null
-var _two_sided = false  # drawn with TwoSidedMaterial (see _update_sides)
 var _mesh_box = AABB()  # the mesh's bounds, in the animal's frame
-var _near_eye_m = 0.3  # see _update_sides
-var _far_eye_sq = 0.0  # see _update_sides: squared, from the origin
-var _body = null  # its AnimalBody: how it moves on the terrain (see set_terrain, _moved)
+var _near_eye_m = 0.3  # see the materials (after_think)
+var _far_eye_sq = 0.0  # squared, from the origin: beyond this the eye is never within _near_eye_m of the mesh
+var _body = null  # its AnimalBody: its state machine and how it moves (see set_terrain, after_think)
+var _answers = null  # a FuncRef to _answer, for its body
 var _reach = 0.25  # half the diagonal of its box's horizontal sides (the box at any yaw) + OBSTACLE_CONTACT_MARGIN_M: what must clear a static obstacle
 # Activation (all must hold) and deactivation (any ends activity) conditions.
 var _never_activates = false
@@ -131,7 +134,6 @@ var _de_domain = false
 var _de_seen = false
 var _de_still = false
 var _de_cant_see = false
-var _deactivates = false  # any of the above (else only a knock-out ends activity)
 var _avoidant = false
 var _random = false
 var _periodic = false
@@ -152,7 +154,6 @@ func _ready():
 	_de_seen = _has(deactivation, "you_see_it")
 	_de_still = _has(deactivation, "you_stop_moving")
 	_de_cant_see = _has(deactivation, "cant_see_you")
-	_deactivates = _de_radius or _de_territory or _de_domain or _de_still or _de_seen or _de_cant_see
 	_flies = domain == "air"
 	_avoidant = idle == "static_avoidant"
 	_periodic = idle.ends_with("periodic_fixed")
@@ -163,7 +164,6 @@ func _ready():
 	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
 	rng.seed = int(rng_seed)
 	home = transform.origin
-	_target = home
 	_path_angle = rng.randf_range(0.0, 2.0 * PI)
 	var shape = BoxShape.new()
 	shape.extents = size / 2.0
@@ -180,7 +180,11 @@ func _ready():
 	add_child(mesh_instance)
 	_mesh_instance = mesh_instance
 	_mesh_box = _mesh.get_aabb()
-	# The near plane's corners (a square view) are this far from the eye.
+	# Back faces are culled (see _build_mesh), which draws the same image as long as the camera sees
+	# the animal from outside its parts; a camera inside one, or whose near plane cuts one, would see
+	# through it. So while the eye is within reach of that (the near plane's corners, this far from
+	# the eye, + SEE_THROUGH_MARGIN_M, from the mesh's bounds) its body has it drawn two-sided
+	# (native/animal_mind.c: update_sides; after_think swaps the material).
 	_near_eye_m = DEPTH_NEAR_M * sqrt(1.0 + 2.0 * _tan_half_view * _tan_half_view) + SEE_THROUGH_MARGIN_M
 	var corner_m = 0.0  # the mesh's farthest corner from the origin
 	for i in range(8):
@@ -196,24 +200,26 @@ static func _has(names, name):
 
 
 func is_down():
-	return state >= STATE_KNOCKED_OUT
+	return _body.state() >= STATE_KNOCKED_OUT
+
 
 
 # The manager hands over the simulation's features with this animal's slot of the `animals`
 # feature (from `offset`; a scratch array for an animal past MAX_REPORTED_ANIMALS), its lists of
-# the animals hit this step and of those knocked out, and its clock ([the step of the episode]).
-# The animal writes its slot now and then keeps it up to date itself: its position as it moves
-# (its body: AnimalBody.report_to), its state at the end of think, its hits as they land
-# (after_physics); the manager rewrites the slots of knocked-out animals every step (their bodies
-# move and are eaten).
-func join(features, offset, struck, down, clock):
+# the animals hit this step and of those knocked out, its clock ([the step of the episode]) and
+# what the animals see of the agent (`agent`, see animals.gd). The animal writes its slot now and
+# then keeps it up to date itself: its position and state as they change (its body:
+# AnimalBody.report_to), its hits as they land (after_physics); the manager rewrites the slots of
+# knocked-out animals every step (their bodies move and are eaten).
+func join(features, offset, struck, down, clock, agent):
 	_features = features
 	_slot = offset
 	_struck = struck
 	_down = down
 	_clock = clock
+	_agent = agent
 	_body.report_to(features, offset)
-	write_feature()
+	features[offset + 4] = float(hits)
 
 
 # Writes its slot: where it (or the body it left) is, its state (eaten once its body is gone), its
@@ -222,18 +228,17 @@ func write_feature():
 	var features = _features
 	var offset = _slot
 	var position = _body.origin()
-	var reported = state
+	var reported = _body.state()
 	if corpse != null:
 		if is_instance_valid(corpse):
 			position = corpse.global_transform.origin
-		if state == STATE_KNOCKED_OUT and not is_predator and (not is_instance_valid(corpse) or corpse.is_queued_for_deletion()):
+		if reported == STATE_KNOCKED_OUT and not is_predator and (not is_instance_valid(corpse) or corpse.is_queued_for_deletion()):
 			reported = STATE_EATEN
 	features[offset] = position.x
 	features[offset + 1] = position.y
 	features[offset + 2] = position.z
 	features[offset + 3] = float(reported)
 	features[offset + 4] = float(hits)
-	_reported_state = reported
 
 
 # Thrown rocks and swung sticks call this (entities/tools/tool.gd) with their impact speed.
@@ -257,7 +262,7 @@ func velocity_before_step(_age = 0):
 func after_physics():
 	if _pending_hits == 0:
 		return NOT_HIT
-	if state >= STATE_KNOCKED_OUT:
+	if is_down():
 		_pending_hits = 0
 		return NOT_HIT
 	hits += _pending_hits
@@ -271,107 +276,35 @@ func after_physics():
 
 # ---- One step ---------------------------------------------------------------------------------
 
-# One step (of DT seconds), the `now`th of the episode: decide, move, attack, and see whether the
-# eye is near (_update_sides). `feet` and `eye`: where the agent's feet and camera are; `agent`:
-# what else the sight and domain conditions need, {"feet", "head", "speed", "camera", "mechanics",
-# "exclude", "escaped"} (see animals.gd). Returns the energy its attack took this
-# step (0 without one); a predator that stops chasing appends its species to `agent.escaped`.
-func think(feet, eye, agent, now):
-	if state >= STATE_KNOCKED_OUT:  # (is_down(), inlined)
-		return 0.0
-	var distance = -1.0  # horizontally to the agent's feet, m: computed where a rule needs it
-	if state == STATE_ACTIVE:
-		if _deactivates:
-			distance = _horizontal_distance(feet)
-			if _deactivated(agent, distance):
-				state = STATE_IDLE
-				if is_predator:
-					agent.escaped.append(species)
-	elif state == STATE_RESPITE:
-		_respite_frames -= 1
-		if _respite_frames <= 0:
-			state = STATE_IDLE
-	elif not _never_activates:
-		distance = _horizontal_distance(feet)
-		if distance <= activation_radius_m and _activates(agent, distance):
-			state = STATE_ACTIVE
-	# One step of its body (native/animal_body.c): a chaser toward the agent, coming to a stop just
-	# within attack reach (CHASE_STOP_GAP_M) instead of shoving it; fleeing prey and a predator
-	# leaving after its attack (unhurried) away from it; otherwise as it idles. The body also says
-	# whether the eye is within the sphere around the mesh (MOVE_EYE_NEAR).
-	var code
-	var chasing = state == STATE_ACTIVE and is_predator
-	if chasing:
-		code = _body.chase(feet, eye)
-	elif state == STATE_ACTIVE:
-		code = _body.flee(feet, active_speed_m_per_s, true, eye)
-	elif state == STATE_RESPITE:
-		code = _body.flee(feet, idle_speed_m_per_s, false, eye)
-	else:
-		var desired = _idle(feet, distance if distance >= 0.0 else _horizontal_distance(feet))
-		code = _body.move(desired.x, desired.y, desired.z, state == STATE_ACTIVE, eye)
-	if code & MOVE_LEFT_TO_SCRIPT:
-		code = _moved(code, eye)
-	# Drawn two-sided while the eye is near (see _update_sides).
-	if _two_sided or code & MOVE_EYE_NEAR:
-		_update_sides(eye)
-	var damage = 0.0
-	if chasing and now >= _attack_ready_step and _body.gap(feet) <= ATTACK_REACH_M:
-		damage = _attack(now)
-	if state < STATE_KNOCKED_OUT and state != _reported_state:  # (a knocked-out one: the manager reports it)
-		_features[_slot + 3] = float(state)
-		_reported_state = state
-	return damage
+# The manager calls its body's think (native/animal_mind.c: decide, move, attack, see whether the
+# eye is near enough to see through its culled faces) once per step; when that returns bits
+# (`code`, rarely) it calls this to act on them. Returns the energy its attack took (0 without one).
+func after_think(code):
+	if code & MOVE_QUERY:
+		code |= _query()
+	if code & THINK_ESCAPED:
+		_agent.escaped.append(species)
+	if code & THINK_SIDES:
+		_mesh_instance.material_override = TwoSidedMaterial if code & THINK_TWO_SIDED else AnimalMaterial
+	if code & THINK_KNOCK_OUT:
+		knock_out()  # a bee dies when it stings
+	return attack_damage if code & THINK_ATTACKED else 0.0
 
 
-func _horizontal_distance(point):
-	var origin = _body.origin()
-	var dx = point.x - origin.x
-	var dz = point.z - origin.z
-	return sqrt(dx * dx + dz * dz)
-
-
-func _activates(agent, distance):
-	if _never_activates or distance > activation_radius_m:
-		return false
-	if _act_territory and not _in_territory(agent.feet):
-		return false
-	if _deactivated(agent, distance):
-		return false  # never activate into a state that would end at once (e.g. a jaguar and a still agent)
-	if _act_unseen and _agent_sees_me(agent):
-		return false
-	if _act_must_see and not _i_see_agent(agent):
-		return false
-	return true
-
-
-func _deactivated(agent, distance):
-	if _de_radius and distance > deactivation_radius_m:
-		return true
-	if _de_territory and not _in_territory(agent.feet):
-		return true
-	if _de_domain and _outside_domain(agent):
-		return true
-	if _de_still and agent.speed < STILL_SPEED_M_PER_S:
-		return true
-	if _de_seen and _agent_sees_me(agent):
-		return true
-	# Once it has seen the agent it keeps track of it while in line of sight (fleeing, it faces away).
-	if _de_cant_see and not _clear_line(_body.origin(), agent.head, agent):
-		return true
-	return false
-
-
-func _in_territory(point):
-	return Vector2(point.x - home.x, point.z - home.z).length() <= territory_radius_m
-
-
-# Out of this animal's domain: up a tree (or on anything high) for a ground animal that cannot
-# climb. ("No inside" needs buildings, which do not exist yet.)
-func _outside_domain(agent):
-	if _flies or can_climb:
-		return false
-	return agent.feet.y - (_body.origin().y - half_height) > OUT_OF_REACH_HEIGHT_M
+# What its body asks while it thinks (`question`: an ASK_ constant), of what only the scene or its
+# random generator knows.
+func _answer(question):
+	match question:
+		ASK_SEES_ME:
+			return _agent_sees_me(_agent)
+		ASK_SEES_AGENT:
+			return _i_see_agent(_agent)
+		ASK_LINE_TO_HEAD:
+			# Once it has seen the agent it keeps track of it while in line of sight (fleeing, it faces away).
+			return _clear_line(_body.origin(), _agent.head, _agent)
+		ASK_NEW_TARGET:
+			return _new_target()
+	return null
 
 
 # The agent sees the animal: its centre is in the camera's view (the square image's field of
@@ -407,52 +340,17 @@ func _clear_line(from, to, agent):
 	return get_world().direct_space_state.intersect_ray(from, to, excluded).empty()
 
 
-# ---- Moving -----------------------------------------------------------------------------------
-
-# It attacks (within reach, its cooldown over: see think); returns the energy the attack takes.
-func _attack(now):
-	match respite:
-		"temporary":
-			state = STATE_RESPITE
-			_respite_frames = int(ceil(respite_s * STEPS_PER_SECOND))
-		"permanent":
-			knock_out()  # a bee dies when it stings
-		_:
-			_attack_ready_step = now + int(ceil(P.ATTACK_INTERVAL_S * STEPS_PER_SECOND))
-	return attack_damage
-
-
-func _idle(feet, distance):
-	var origin = _body.origin()
-	if _avoidant:
-		if distance <= activation_radius_m + AVOID_MARGIN_M and not _never_activates:
-			state = STATE_AVOIDING
-			return _body.away_from(feet, idle_speed_m_per_s)
-		state = STATE_IDLE
-		return Vector3.ZERO
-	state = STATE_IDLE
-	if _periodic:
-		_path_angle = wrapf(_path_angle + idle_speed_m_per_s / PATH_RADIUS_M * DT, 0.0, 2.0 * PI)
-		_target = home + Vector3(cos(_path_angle), 0.0, sin(_path_angle)) * PATH_RADIUS_M
-	elif _random:
-		_target_frames -= 1
-		if _target_frames <= 0 or Vector2(_target.x - origin.x, _target.z - origin.z).length() < ARRIVED_M:
-			var radius = territory_radius_m if territory_radius_m > 0.0 else WANDER_RADIUS_M
-			var angle = rng.randf_range(0.0, 2.0 * PI)
-			var r = radius * sqrt(rng.randf())
-			_target = home + Vector3(cos(angle) * r, 0.0, sin(angle) * r)
-			_target_frames = RETARGET_FRAMES
-	else:
-		return Vector3.ZERO
-	var to_target = _target - origin
-	to_target.y = 0.0
-	var speed = min(idle_speed_m_per_s * (1.5 if _periodic else 1.0), to_target.length() / DT)
-	return to_target.normalized() * speed if to_target.length() > 1e-4 else Vector3.ZERO
+# A wanderer's next target: a random point of its territory (or of WANDER_RADIUS_M around home).
+func _new_target():
+	var radius = territory_radius_m if territory_radius_m > 0.0 else WANDER_RADIUS_M
+	var angle = rng.randf_range(0.0, 2.0 * PI)
+	var r = radius * sqrt(rng.randf())
+	return home + Vector3(cos(angle) * r, 0.0, sin(angle) * r)
 
 
 # The manager hands over the world's terrain node (or null: flat ground, every step by physics)
-# before the first step; the animal's body (AnimalBody) moves on its surface. Returns "" or what
-# went wrong.
+# before the first step; the animal's body (AnimalBody) moves on its surface and runs its state
+# machine. Returns "" or what went wrong.
 func set_terrain(node):
 	_body = AnimalBody.new()
 	var ready = _body.setup(node.sampler if node != null else null, _flies, can_climb, half_height, fly_height_m,
@@ -461,31 +359,35 @@ func set_terrain(node):
 			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
 			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
 			CHASE_STOP_GAP_M, self, _far_eye_sq)
+	_answers = funcref(self, "_answer")
+	ready = ready and _body.setup_mind(_answers,
+			STATE_ACTIVE, STATE_KNOCKED_OUT, STATE_IDLE, STATE_RESPITE, STATE_AVOIDING,
+			AVOID_MARGIN_M, PATH_RADIUS_M, ARRIVED_M, STILL_SPEED_M_PER_S, OUT_OF_REACH_HEIGHT_M,
+			ATTACK_REACH_M, P.ATTACK_INTERVAL_S, STEPS_PER_SECOND, RETARGET_FRAMES,
+			is_predator, _never_activates, _act_territory, _act_must_see, _act_unseen,
+			_de_radius, _de_territory, _de_domain, _de_seen, _de_still, _de_cant_see,
+			_avoidant, _random, _periodic, respite == "temporary", respite == "permanent",
+			activation_radius_m, deactivation_radius_m, territory_radius_m, respite_s,
+			home, _mesh_box.position, _mesh_box.end, _near_eye_m, _path_angle)
 	if not ready:
 		return "the native AnimalBody refused the setup of %s: %s" % [name, NATIVE_LIBRARY_STALE]
 	return ""
 
 
-# After its body's step (AnimalBody: move, chase, flee, native/animal_body.c) with `code`, its
-# MOVE_ bits, what is left to do here; returns the bits as they end (the eye's as well: `eye`).
-# On terrain the body takes the step on the terrain's surface (the animal does not collide with
-# the height field: Bullet's kinematic sweeps against it cost ~0.2 ms per animal and step), keeping
-# ground animals out of water and, unless climbing, off slopes steeper than MAX_WALK_SLOPE, and
-# writes the animal's transform; a step that could bring it into contact with a static obstacle
-# (or any step without terrain) is taken here with move_and_slide.
-func _moved(code, eye):
-	if code & MOVE_REFUSED:
-		_target_frames = 0
-	if code & MOVE_QUERY:
-		var velocity = _body.query_velocity()
-		if _flies:
-			velocity = move_and_slide(velocity, Vector3.UP)
-			code = _body.after_query(global_transform.origin, velocity, false, false, eye)
-		else:
-			velocity = move_and_slide(velocity, Vector3.UP, true, 4, 0.8, true)
-			var climbing = can_climb and state == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
-			code = _body.after_query(global_transform.origin, velocity, is_on_floor(), climbing, eye)
-	return code
+# Its body's step could bring it into contact with a static obstacle (MOVE_QUERY; or there is no
+# terrain): on terrain the body takes the step on the terrain's surface (the animal does not
+# collide with the height field: Bullet's kinematic sweeps against it cost ~0.2 ms per animal and
+# step), keeping ground animals out of water and, unless climbing, off slopes steeper than
+# MAX_WALK_SLOPE, and writes the animal's transform; this step is taken here with move_and_slide,
+# and the body ends the step from where it ended up. Returns the bits of the step's end.
+func _query():
+	var velocity = _body.query_velocity()
+	if _flies:
+		velocity = move_and_slide(velocity, Vector3.UP)
+		return _body.resume(global_transform.origin, velocity, false, false)
+	velocity = move_and_slide(velocity, Vector3.UP, true, 4, 0.8, true)
+	var climbing = can_climb and _body.state() == STATE_ACTIVE and is_on_wall() and _wall_is_climbable()
+	return _body.resume(global_transform.origin, velocity, is_on_floor(), climbing)
 
 
 func _wall_is_climbable():
@@ -496,30 +398,12 @@ func _wall_is_climbable():
 	return false
 
 
-# After the animal has moved, with the camera's position, when the camera is within the sphere
-# around the mesh's bounds + _near_eye_m or the animal is drawn two-sided (think). Back faces are
-# culled (see _build_mesh), which draws the same image as long as the camera sees the animal from
-# outside its parts; a camera inside one, or whose near plane cuts one, would see through it. So
-# while the eye is within reach of that (the near plane's corners, + SEE_THROUGH_MARGIN_M, from
-# the mesh's bounds) the animal is drawn two-sided.
-func _update_sides(eye):
-	var local = Basis(Vector3.UP, _body.yaw()).xform_inv(eye - _body.origin())
-	var outside = Vector3(
-			max(0.0, max(_mesh_box.position.x - local.x, local.x - _mesh_box.end.x)),
-			max(0.0, max(_mesh_box.position.y - local.y, local.y - _mesh_box.end.y)),
-			max(0.0, max(_mesh_box.position.z - local.z, local.z - _mesh_box.end.z)))
-	var near = outside.length_squared() < _near_eye_m * _near_eye_m
-	if near != _two_sided:
-		_two_sided = near
-		_mesh_instance.material_override = TwoSidedMaterial if near else AnimalMaterial
-
-
 # ---- Knocked out ------------------------------------------------------------------------------
 
 # The animal stops for good and leaves a body that falls and can be carried; a prey's body is
 # food (+1 energy when eaten).
 func knock_out():
-	state = STATE_KNOCKED_OUT
+	_body.set_state(STATE_KNOCKED_OUT)
 	var body = Corpse.new()
 	body.name = name + "Body"
 	body.kind = species
@@ -542,7 +426,7 @@ func knock_out():
 # (a face's two triangles share its corners) and without normals (drawn unshaded). The outside
 # faces wind clockwise, Godot's front faces, and AnimalMaterial culls the back faces: each part is
 # a closed solid, so seen from outside a back face is always behind a front face of the same part
-# (for a camera inside or next to the animal see _update_sides). A face inside another box part
+# (for a camera inside or next to the animal see _near_eye_m). A face inside another box part
 # (a leg's top in the body, say) can never be seen from outside and is left out: fewer triangles
 # for the rasterizer, the same picture.
 func _build_mesh():

@@ -12,13 +12,14 @@ const AnimalMaterials = [preload("res://entities/animals/animal_material.tres"),
 const Terrain = preload("res://world/terrain.gd")
 
 var animals = []  # in scene order
+var _bodies = []  # their AnimalBodies (animal.gd), in the same order
 var attack_damage = 0.0  # energy lost to attacks this step
 var _previous_feet = Vector3.ZERO
 var _struck = []  # the animals hit in this step's physics (animal.gd: on_hit)
 var _down = []  # the knocked-out animals (animal.gd: knock_out)
 var _clock = [0]  # [the step of the episode, from 1]: the animals' cooldowns end at a step (animal.gd)
 var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "mechanics": null, "exclude": null,
-		"escaped": []}  # what the animals see of the agent this step (animal.gd: think)
+		"escaped": []}  # what the animals see of the agent this step (animal.gd: _answer, after_think)
 
 
 # Finds the animals of the world and readies them for the episode; their slots of the `animals`
@@ -26,6 +27,7 @@ var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera"
 # wrong.
 func setup(world_root, terrain, player, features):
 	animals = []
+	_bodies = []
 	attack_damage = 0.0
 	var terrain_body = null  # the height field collider: animals use the surface height instead (animal.gd)
 	if terrain != null:
@@ -40,6 +42,7 @@ func setup(world_root, terrain, player, features):
 				if error != "":
 					return error
 				animals.append(node)
+				_bodies.append(node._body)
 				# Animals and the agent pass through each other: Bullet resolves a kinematic body
 				# against the other's position before this step's move, which held chasers a
 				# step behind a running agent. Animals keep their distance by themselves.
@@ -77,7 +80,7 @@ func _join(features):
 	for slot in range(P.MAX_REPORTED_ANIMALS):
 		var offset = P.F_ANIMALS + slot * stride
 		if slot < animals.size():
-			animals[slot].join(features, offset, _struck, _down, _clock)
+			animals[slot].join(features, offset, _struck, _down, _clock, _agent)
 		else:
 			for k in range(stride):
 				features[offset + k] = 0.0
@@ -85,7 +88,7 @@ func _join(features):
 	var scratch = []  # for the animals past MAX_REPORTED_ANIMALS, whose state is not reported
 	scratch.resize(stride)
 	for i in range(P.MAX_REPORTED_ANIMALS, animals.size()):
-		animals[i].join(scratch, 0, _struck, _down, _clock)
+		animals[i].join(scratch, 0, _struck, _down, _clock, _agent)
 
 
 
@@ -172,9 +175,14 @@ func step(player, dt):
 	var escaped = _agent.escaped
 	var now = _clock[0] + 1
 	_clock[0] = now
+	var speed = _agent.speed
 	var damage = 0.0
-	for animal in animals:
-		damage += animal.think(feet, eye, _agent, now)
+	var bodies = _bodies
+	for i in range(bodies.size()):
+		# Its state machine and step (native/animal_mind.c); the script acts on the bits it returns.
+		var code = bodies[i].think(feet, eye, speed, now)
+		if code != 0:
+			damage += animals[i].after_think(code)
 	attack_damage = damage
 	if not escaped.empty():
 		for species in escaped:
