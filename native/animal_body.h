@@ -7,17 +7,9 @@
 #include "gdnative_abi.h"
 #include "terrain.h"
 
-/* What GDScript has to do after a step, bits (animal.gd's MOVE_ and THINK_ constants). */
-enum {
-	MOVE_REFUSED = 8, /* the step was refused (water, too steep): a wanderer picks a new target */
-	MOVE_QUERY = 16, /* move it with move_and_slide at query_velocity(), then call after_query (resume) */
-	MOVE_EYE_NEAR = 32, /* the eye is within eye_near_sq of its origin (see update_sides) */
-	THINK_ESCAPED = 64, /* a predator stopped chasing the agent: escaped_<species> */
-	THINK_ATTACKED = 128, /* it attacked: the agent loses its attack_damage */
-	THINK_KNOCK_OUT = 256, /* it dies of its own attack (a bee's sting): knock it out */
-	THINK_SIDES = 512, /* it is to be drawn one-sided, or (with THINK_TWO_SIDED) two-sided */
-	THINK_TWO_SIDED = 1024,
-};
+/* What GDScript has to do after a step (MOVE_ and THINK_ bits) and what the body asks it (ASK_):
+ * generated from avalon/env/native_interface.py, as animal.gd's constants. */
+#include "generated/animal_interface.h"
 
 typedef struct {
 	/* The rules' constants (animal.gd's, from the generated protocol: one source). */

@@ -14,9 +14,6 @@
 #include "animal_body.h"
 #include "godot.h"
 
-/* What it asks its script (animal.gd's ASK_ constants). */
-enum { ASK_SEES_ME = 1, ASK_SEES_AGENT = 2, ASK_LINE_TO_HEAD = 3, ASK_NEW_TARGET = 4 };
-
 /* The bits think and resume return: what the script has to act on. */
 enum { SCRIPT_BITS = MOVE_QUERY | THINK_ESCAPED | THINK_ATTACKED | THINK_KNOCK_OUT | THINK_SIDES | THINK_TWO_SIDED };
 

@@ -48,7 +48,7 @@ def find_native_library() -> Path | None:
         raise SimulatorNotInstalledError(f"the simulator's native library {path} is missing; {how}")
     sources = repository_dir() / "native"
     if project.resolve() == (repository_dir() / "godot").resolve() and sources.is_dir():
-        newest = max((source.stat().st_mtime for source in sources.iterdir() if source.suffix in (".c", ".h")), default=0.0)
+        newest = max((source.stat().st_mtime for source in sources.rglob("*") if source.suffix in (".c", ".h")), default=0.0)
         if newest > path.stat().st_mtime:
             raise SimulatorNotInstalledError(f"the simulator's native library {path} is older than its sources in {sources}; {how}")
     return path

@@ -238,3 +238,17 @@ const STATE_EATEN = 5
 const STATE_ABSENT = -1
 const ANIMAL_STATE_FIELD_COUNT = 5
 const PREY_KINDS = ["frog", "turtle", "mouse", "rabbit", "pigeon", "squirrel", "crow", "deer"]
+
+# An animal's native AnimalBody and its script (avalon/env/native_interface.py)
+const MOVE_REFUSED = 1
+const MOVE_QUERY = 2
+const MOVE_EYE_NEAR = 4
+const THINK_ESCAPED = 8
+const THINK_ATTACKED = 16
+const THINK_KNOCK_OUT = 32
+const THINK_SIDES = 64
+const THINK_TWO_SIDED = 128
+const ASK_SEES_ME = 1
+const ASK_SEES_AGENT = 2
+const ASK_LINE_TO_HEAD = 3
+const ASK_NEW_TARGET = 4

@@ -2,7 +2,7 @@
 
 import pytest
 
-from avalon.env import codegen, mechanics, protocol
+from avalon.env import codegen, mechanics, native_interface, protocol
 
 
 def test_generated_files_are_up_to_date():
@@ -20,6 +20,15 @@ def test_generated_gdscript_carries_every_id_offset_and_constant():
     assert f"const VR_JUMP = 20" in text
     assert f"const MAX_WALK_SPEED_M_PER_S = {mechanics.MAX_WALK_SPEED_M_PER_S!r}\n" in text
     assert "const LEFT_HAND_REST_M = Vector3(-0.3, 1.2, -0.6)\n" in text
+
+
+def test_animal_script_and_native_body_get_the_same_bits_and_questions():
+    gdscript, header = codegen.generate(), codegen.native_interface_header()
+    for name, value in {**native_interface.STEP_BITS, **native_interface.QUESTIONS}.items():
+        assert f"const {name} = {value}\n" in gdscript
+        assert f"\t{name} = {value},\n" in header
+    bits = list(native_interface.STEP_BITS.values())
+    assert all(bit > 0 and bit & (bit - 1) == 0 for bit in bits) and len(set(bits)) == len(bits)  # distinct single bits
 
 
 def test_two_sided_shader_differs_from_the_static_world_shader_only_in_its_cull_mode():

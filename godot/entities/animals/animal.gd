@@ -52,19 +52,19 @@ const WATER_MARGIN_M = P.WATER_MARGIN_M
 const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from the terrain's steepest slope (float rounding)
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _near_eye_m
-# What AnimalBody's steps leave to the script, bits (as native/animal_body.h's enum); the body
-# writes the animal's transform and reports its position and state itself.
-const MOVE_QUERY = 16  # move it with move_and_slide, then resume
-const THINK_ESCAPED = 64  # it stopped chasing the agent: escaped_<species>
-const THINK_ATTACKED = 128  # it attacked: the agent loses attack_damage
-const THINK_KNOCK_OUT = 256  # it dies of its own attack (a bee's sting)
-const THINK_SIDES = 512  # to be drawn one-sided, or (with THINK_TWO_SIDED) two-sided
-const THINK_TWO_SIDED = 1024
-# What the body asks of the script (_answer; as native/animal_mind.c's enum).
-const ASK_SEES_ME = 1
-const ASK_SEES_AGENT = 2
-const ASK_LINE_TO_HEAD = 3
-const ASK_NEW_TARGET = 4
+# What AnimalBody's steps leave to the script, bits, and what it asks (_answer): from
+# avalon/env/native_interface.py, as native/generated/animal_interface.h. The body writes the
+# animal's transform and reports its position and state itself.
+const MOVE_QUERY = P.MOVE_QUERY  # move it with move_and_slide, then resume
+const THINK_ESCAPED = P.THINK_ESCAPED
+const THINK_ATTACKED = P.THINK_ATTACKED
+const THINK_KNOCK_OUT = P.THINK_KNOCK_OUT
+const THINK_SIDES = P.THINK_SIDES
+const THINK_TWO_SIDED = P.THINK_TWO_SIDED
+const ASK_SEES_ME = P.ASK_SEES_ME
+const ASK_SEES_AGENT = P.ASK_SEES_AGENT
+const ASK_LINE_TO_HEAD = P.ASK_LINE_TO_HEAD
+const ASK_NEW_TARGET = P.ASK_NEW_TARGET
 const NOT_HIT = 0  # what after_physics returns
 const HIT = 1
 const KNOCKED_OUT = 2
