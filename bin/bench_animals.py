@@ -12,7 +12,8 @@ the script reports steps per CPU-second (the CPU time of the Godot process's thr
 Python process, from the scheduler's counts and ``time.process_time``); other load disturbs both.
 Single repeats differ by 20-40% here, so the ratio is printed with a distribution-free 95%
 interval for its median (``avalon.bench_stats``) and whether that interval meets the target
-(``--target``, default 0.85): met, missed, or undecided by this many repeats.
+(``--target``, default 0.85): met, missed, or undecided by this many repeats. On a shared machine
+a decision may take ~150 repeats (about 12 minutes; docs/animals.md, "Sixth round").
 Usage: ``bin/bench_animals.py [--repeats 20] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
 ``--save-worlds DIR`` only writes the two worlds (``DIR/plain``, ``DIR/animals``) and exits, e.g.
 for ``bin/bench_callgrind.py --world-dir``.
