@@ -17,7 +17,15 @@
 #include "terrain.h"
 
 const gdn_vector3 ZERO_VECTOR3 = {0.0f, 0.0f, 0.0f};
-#define ZERO ZERO_VECTOR3
+
+float vector3_length_squared(gdn_vector3 v) {
+	float x2 = v.x * v.x, y2 = v.y * v.y, z2 = v.z * v.z;
+	return x2 + y2 + z2;
+}
+
+float vector3_length(gdn_vector3 v) {
+	return sqrtf(vector3_length_squared(v));
+}
 
 static gdn_vector3 add(gdn_vector3 a, gdn_vector3 b) {
 	return (gdn_vector3){a.x + b.x, a.y + b.y, a.z + b.z};
@@ -28,9 +36,7 @@ static gdn_vector3 scaled(gdn_vector3 a, float factor) {
 }
 
 static float distance(gdn_vector3 a, gdn_vector3 b) {
-	float x = b.x - a.x, y = b.y - a.y, z = b.z - a.z;
-	float x2 = x * x, y2 = y * y, z2 = z * z;
-	return sqrtf(x2 + y2 + z2);
+	return vector3_length((gdn_vector3){b.x - a.x, b.y - a.y, b.z - a.z});
 }
 
 static bool same(gdn_vector3 a, gdn_vector3 b) {
@@ -156,7 +162,7 @@ int body_move(animal_body *body, gdn_vector3 desired, bool active) {
 	const rules *r = &body->rules;
 	if (body->settled && desired.x == 0.0f && desired.z == 0.0f && (!body->flies || (active && desired.y == 0.0f))) {
 		/* Given no step where its last one ended, it stays. */
-		body->velocity = ZERO;
+		body->velocity = ZERO_VECTOR3;
 		return 0;
 	}
 	int code = 0;
@@ -204,7 +210,7 @@ int body_move(animal_body *body, gdn_vector3 desired, bool active) {
 			if (refused) {
 				code |= MOVE_REFUSED;
 				if (body->settled) { /* it stays where it stands, turning to face its way */
-					body->velocity = ZERO;
+					body->velocity = ZERO_VECTOR3;
 					double yaw = heading(body, desired);
 					if (yaw != body->yaw) {
 						set_yaw(body, yaw);
@@ -213,7 +219,7 @@ int body_move(animal_body *body, gdn_vector3 desired, bool active) {
 					return code;
 				}
 				next_ground = INFINITY;
-				horizontal = ZERO;
+				horizontal = ZERO_VECTOR3;
 			}
 		}
 		if (body->climbing)
@@ -299,15 +305,15 @@ double body_gap(const animal_body *body, gdn_vector3 feet) {
 gdn_vector3 body_away_from(const animal_body *body, gdn_vector3 point, double speed) {
 	gdn_vector3 away = {body->origin.x - point.x, body->origin.y - point.y, body->origin.z - point.z};
 	away.y = 0.0f;
-	float length = distance(ZERO, away);
+	float length = distance(ZERO_VECTOR3, away);
 	if (length < 1e-4) {
 		away = (gdn_vector3){(float)body->forward_x, 0.0f, (float)body->forward_z};
-		length = distance(ZERO, away);
+		length = distance(ZERO_VECTOR3, away);
 	}
 	if (length != 0.0f)
 		away = (gdn_vector3){away.x / length, away.y / length, away.z / length};
 	else
-		away = ZERO;
+		away = ZERO_VECTOR3;
 	return scaled(away, (float)speed);
 }
 
@@ -321,8 +327,8 @@ gdn_vector3 body_chase_velocity(const animal_body *body, gdn_vector3 feet) {
 	if (body->flies)
 		to_target.y = (float)(feet.y + r->agent_height_m * 0.6 - body->origin.y);
 	double speed = clamp_real((body_gap(body, feet) - r->chase_stop_gap_m) / r->dt, 0.0, body->active_speed_m_per_s);
-	double length = distance(ZERO, to_target);
-	return length > 1e-4 ? scaled(to_target, (float)(speed / length)) : ZERO;
+	double length = distance(ZERO_VECTOR3, to_target);
+	return length > 1e-4 ? scaled(to_target, (float)(speed / length)) : ZERO_VECTOR3;
 }
 
 /* ---- The class ---------------------------------------------------------------------------- */
@@ -379,8 +385,8 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 		set_transform = engine_method("Spatial", "set_transform");
 	if (body->node == NULL || set_transform == NULL)
 		return variant_of_bool(false);
-	body->velocity = ZERO;
-	body->wet_point = ZERO;
+	body->velocity = ZERO_VECTOR3;
+	body->wet_point = ZERO_VECTOR3;
 	body->wet_depth = 0.0;
 	body->vertical_speed = 0.0;
 	body->settled = false;
@@ -390,9 +396,8 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 
 /* MOVE_EYE_NEAR if the eye (at `eye`) is within eye_near_sq of where it now is. */
 int body_eye_bit(const animal_body *body, gdn_vector3 eye) {
-	float x = eye.x - body->origin.x, y = eye.y - body->origin.y, z = eye.z - body->origin.z;
-	float x2 = x * x, y2 = y * y, z2 = z * z;
-	return (double)(x2 + y2 + z2) <= body->eye_near_sq ? MOVE_EYE_NEAR : 0;
+	gdn_vector3 to_eye = {eye.x - body->origin.x, eye.y - body->origin.y, eye.z - body->origin.z};
+	return (double)vector3_length_squared(to_eye) <= body->eye_near_sq ? MOVE_EYE_NEAR : 0;
 }
 
 /* report_to(features: Array, offset: int) -> bool: from now on it writes its position into

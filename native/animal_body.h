@@ -36,6 +36,9 @@ typedef struct {
 } animal_body;
 
 extern const gdn_vector3 ZERO_VECTOR3;
+/* GDScript's Vector3 length_squared() and length(): single precision, (x*x + y*y) + z*z. */
+float vector3_length_squared(gdn_vector3 v);
+float vector3_length(gdn_vector3 v);
 
 /* One step at `desired` (m/s; `active`: chasing or fleeing); the MOVE_ bits but MOVE_EYE_NEAR. */
 int body_move(animal_body *body, gdn_vector3 desired, bool active);

@@ -133,14 +133,21 @@ static gdn_vector3 idle_velocity(animal_body *body, gdn_vector3 feet, double dis
 		return ZERO_VECTOR3;
 	}
 	gdn_vector3 to_target = {mind->target.x - origin.x, 0.0f, mind->target.z - origin.z};
-	float x2 = to_target.x * to_target.x, y2 = to_target.y * to_target.y, z2 = to_target.z * to_target.z;
-	float length = sqrtf(x2 + y2 + z2);
+	float length = vector3_length(to_target);
 	float wanted = (float)(body->idle_speed_m_per_s * (mind->periodic ? 1.5 : 1.0));
 	float reachable = (float)(length / body->rules.dt);
 	float speed = wanted < reachable ? wanted : reachable; /* (GDScript's min: single precision) */
 	if (!(length > 1e-4))
 		return ZERO_VECTOR3;
 	return (gdn_vector3){to_target.x / length * speed, to_target.y / length * speed, to_target.z / length * speed};
+}
+
+/* How far `at` lies outside [low, high], 0 inside: GDScript's max(0.0, max(low - at, at - high))
+ * (the differences in double, max in single precision). */
+static float beyond(float at, float low, float high) {
+	float below = (float)((double)low - at), above = (float)((double)at - high);
+	float outside = below > above ? below : above;
+	return 0.0f > outside ? 0.0f : outside;
 }
 
 /* Whether the eye is near enough to see through its culled back faces: then it is drawn
@@ -153,15 +160,9 @@ static int update_sides(animal_body *body, gdn_vector3 eye) {
 	/* Basis(Vector3.UP, yaw).xform_inv(v): rows (c, 0, s), (0, 1, 0), (-s, 0, c), transposed. */
 	gdn_vector3 local = {c * v.x + 0.0f * v.y + -s * v.z, 0.0f * v.x + 1.0f * v.y + 0.0f * v.z,
 			s * v.x + 0.0f * v.y + c * v.z};
-	const float *low = &mind->box_position.x, *high = &mind->box_end.x, *at = &local.x;
-	float outside[3];
-	for (int k = 0; k < 3; k++) {
-		float below = (float)((double)low[k] - at[k]), above = (float)((double)at[k] - high[k]);
-		float beyond = below > above ? below : above;
-		outside[k] = 0.0f > beyond ? 0.0f : beyond; /* (max(0.0, beyond)) */
-	}
-	float x2 = outside[0] * outside[0], y2 = outside[1] * outside[1], z2 = outside[2] * outside[2];
-	bool near = (double)(x2 + y2 + z2) < mind->near_eye_m * mind->near_eye_m;
+	gdn_vector3 outside = {beyond(local.x, mind->box_position.x, mind->box_end.x),
+			beyond(local.y, mind->box_position.y, mind->box_end.y), beyond(local.z, mind->box_position.z, mind->box_end.z)};
+	bool near = (double)vector3_length_squared(outside) < mind->near_eye_m * mind->near_eye_m;
 	if (near == mind->two_sided)
 		return 0;
 	mind->two_sided = near;
