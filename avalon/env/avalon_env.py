@@ -87,6 +87,7 @@ class AvalonEnv(gym.Env):
         self._generated_world: Path | None = None
         self._world: WorldInfo | None = None
         self._episode_seed: int | None = None
+        self._episode_time_limit_frames: int | None = None
         self._energy = 0.0
         self._score_state = (INITIAL_ENERGY, 0.0)  # (E_f, T) of Appendix M so far
         self._food_done = False
@@ -115,10 +116,10 @@ class AvalonEnv(gym.Env):
         if self._simulator is None or not self._simulator.is_running:
             self._start_simulator()
         movement_coefficient = self.config.movement_coefficient if self.config.is_training else 0.0
-        observation = self._simulator.reset(
-            str(world.path), int(episode_seed), time_limit_frames or world.time_limit_frames, movement_coefficient
-        )
+        episode_time_limit = time_limit_frames or world.time_limit_frames
+        observation = self._simulator.reset(str(world.path), int(episode_seed), episode_time_limit, movement_coefficient)
         self._world, self._episode_seed = world, int(episode_seed)
+        self._episode_time_limit_frames = episode_time_limit
         self._episode_count += 1
         self._energy = _feature(observation.features, "energy")
         self._score_state = (self._energy, _feature(observation.features, "frames_remaining"))
@@ -184,6 +185,12 @@ class AvalonEnv(gym.Env):
     @property
     def episode_seed(self) -> int | None:
         return self._episode_seed
+
+    @property
+    def episode_time_limit_frames(self) -> int | None:
+        """The time limit of the current episode, frames: the one its RESET carried (a reset
+        option's override, else the world's own)."""
+        return self._episode_time_limit_frames
 
     def _start_simulator(self) -> None:
         simulator = Simulator(self.config.simulator_settings())
