@@ -228,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser(
         "replay", help="replay an episode file and check the observations are identical",
-        epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in REPLAY_EXIT_CODES.items()),
+        epilog="exit codes:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in REPLAY_EXIT_CODES.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     replay.add_argument("file")
     replay.add_argument(
