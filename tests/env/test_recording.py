@@ -180,6 +180,7 @@ def test_a_replay_that_differs_names_the_observation_the_keys_and_the_reward(epi
     members["rgbd_sha256"][5, 0] ^= 0xFF
     members[OBSERVATION_PREFIX + "energy"] = members[OBSERVATION_PREFIX + "energy"].copy()
     members[OBSERVATION_PREFIX + "energy"][5, 0] += 0.25
+    tampered_energy = float(members[OBSERVATION_PREFIX + "energy"][5, 0])
     members["rewards"] = members["rewards"].copy()
     members["rewards"][2] += 1.0  # step 3's reward
     result = replay(_save(tmp_path / "tampered.npz", members))
@@ -187,7 +188,7 @@ def test_a_replay_that_differs_names_the_observation_the_keys_and_the_reward(epi
     assert result.first_mismatch == 5 and result.frames == 5  # the replay stops at the first difference
     assert result.differing_keys == ("rgbd", "energy")
     energy_line = result.differences[1]
-    assert f"recorded {recorded_energy + 0.25:.9g}, replayed {recorded_energy:.9g}" in energy_line
+    assert f"recorded {tampered_energy:.9g}, replayed {recorded_energy:.9g} (max |difference| 0.25)" in energy_line
     assert result.first_reward_mismatch == 3 and "step 3" in result.reward_difference
     text = result.describe()
     assert "observation 5 of 12 differs" in text and "rgbd: the frame differs" in text and "energy: recorded" in text
