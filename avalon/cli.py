@@ -34,18 +34,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_replay(args: argparse.Namespace) -> int:
-    from avalon.env.recording import replay
+#: ``avalon replay``'s exit codes (2 is argparse's own, for a usage error).
+REPLAY_EXIT_CODES = {
+    0: "identical: every observation, reward and the episode's end as recorded",
+    1: "replayed, but different (what differed is printed)",
+    2: "usage error",
+    3: "the file is missing, unreadable, truncated or not an episode file",
+    4: "the world inside the file is refused as unsafe or corrupt",
+    5: "the simulator failed (or is not installed)",
+}
 
-    result = replay(args.file)
-    if result.identical:
-        print(f"identical: {result.frames} steps replayed to the same observation bytes and rewards")
-        return 0
-    if result.first_mismatch is not None:
-        print(f"DIFFERENT: observation {result.first_mismatch} differs (0 = after reset)")
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from avalon.env.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
+    from avalon.env.recording import EpisodeFileError, replay
+
+    overrides = {} if args.renderer is None else {"renderer": args.renderer}
+    try:
+        result = replay(args.file, **overrides)
+    except EpisodeFileError as error:
+        code, what = 3, error
+    except WorldLoadError as error:
+        code, what = 4, error
+    except (SimulatorError, SimulatorNotInstalledError) as error:
+        code, what = 5, error
     else:
-        print("DIFFERENT: observations match but rewards differ")
-    return 1
+        print(result.describe())
+        return 0 if result.identical else 1
+    print(f"avalon replay: error: {what}", file=sys.stderr)
+    return code
 
 
 def _cmd_benchmark(args: argparse.Namespace) -> int:
@@ -209,8 +226,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", help="output folder (default runs/random-TIMESTAMP)")
     run.set_defaults(handler=_cmd_run)
 
-    replay = commands.add_parser("replay", help="replay an episode file and check the observations are identical")
+    replay = commands.add_parser(
+        "replay", help="replay an episode file and check the observations are identical",
+        epilog="exit codes:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in REPLAY_EXIT_CODES.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     replay.add_argument("file")
+    replay.add_argument(
+        "--renderer", choices=RENDERERS, default=None, help="replay with this renderer (default: the recorded one)"
+    )
     replay.set_defaults(handler=_cmd_replay)
 
     bench = commands.add_parser("benchmark", help="steps per second and memory, with the ceiling and a peer")

@@ -1,28 +1,17 @@
-"""Recording episodes to a file and replaying them to identical observations.
+"""Recording episodes to episode files and replaying them to identical observations.
 
-An episode file (``.npz``, readable with ``numpy.load``) holds:
-
-- ``meta``: a JSON string: ``format_version``, ``protocol_version``, ``action_space``,
-  ``resolution``, ``renderer``, ``episode_seed``, ``frames`` (steps taken), and ``world``
-  (``task``, ``difficulty``, ``seed``, ``content_hash`` and the original ``path``).
-- ``actions``: float32 ``(frames, action_size)``, each step's action in the flat layout of
-  ``docs/spaces.md`` (binary parts as 0 or 1).
-- ``rewards``: float32 ``(frames,)``.
-- ``observation_sha256``: uint8 ``(frames + 1, 32)``, the SHA-256 of every observation, the
-  reset observation first (see :func:`observation_digest`).
-- ``world_tar``: uint8 bytes of a gzipped tar of the world folder, so the file is self-contained.
-
-Replay needs the same renderer and the same Godot and Mesa builds to reproduce bytes.
+:class:`RecordEpisodes` writes every episode of an env to a file (the format:
+:mod:`avalon.env.episode_file`, documented in ``vr_data/README.md``); :func:`replay` rebuilds the
+env exactly as recorded, replays the actions and says what differed, if anything. Replay needs
+the same renderer and the same Godot and Mesa builds to reproduce bytes. Version 1 files (one
+digest per observation; no mode or time limit) still replay as they were recorded: in training
+mode with the default C_move and the world's own time limit.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import os
 import shutil
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -34,34 +23,39 @@ import numpy as np
 from avalon.env import protocol
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.env.spaces import ActionCodec
+from avalon.env.episode_file import (
+    DIGEST_BYTES,
+    OBSERVATION_PREFIX,
+    RECORDED_CONFIG,
+    RECORDING_FORMAT_VERSION,
+    EpisodeFileError,
+    Recording,
+    godot_version,
+    observation_digest,
+    rgbd_digest,
+    write_episode_file,
+)
+from avalon.env.spaces import RGBD_KEY, ActionCodec
 
-RECORDING_FORMAT_VERSION = 1
-
-
-def observation_digest(observation: dict[str, np.ndarray]) -> bytes:
-    """SHA-256 over every key and array of an observation, in sorted key order."""
-    digest = hashlib.sha256()
-    for key in sorted(observation):
-        digest.update(key.encode())
-        digest.update(np.ascontiguousarray(observation[key]).tobytes())
-    return digest.digest()
-
-
-def _tar_folder(folder: Path) -> np.ndarray:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                tar.add(path, arcname=path.relative_to(folder).as_posix(), recursive=False)
-    return np.frombuffer(buffer.getvalue(), np.uint8)
+__all__ = [
+    "OBSERVATION_PREFIX",
+    "RECORDING_FORMAT_VERSION",
+    "EpisodeFileError",
+    "RecordEpisodes",
+    "Recording",
+    "ReplayResult",
+    "observation_digest",
+    "replay",
+    "rgbd_digest",
+]
 
 
 class RecordEpisodes(gym.Wrapper):
     """Writes every episode of an :class:`AvalonEnv` to ``directory/episode-NNNNN.npz``.
 
     An episode is written when it ends, or when ``reset()``/``close()`` cuts it short.
-    ``self.last_path`` is the file written most recently.
+    ``self.last_path`` is the file written most recently. Per step it keeps the action, the
+    reward, the RGBD frame's SHA-256 and the proprioceptive vectors (about 300 bytes).
     """
 
     def __init__(self, env: gym.Env, directory: str | os.PathLike) -> None:
@@ -76,12 +70,19 @@ class RecordEpisodes(gym.Wrapper):
         self._actions: list[np.ndarray] = []
         self._rewards: list[float] = []
         self._digests: list[bytes] = []
+        self._vectors: list[np.ndarray] = []
+        self._keys: list[str] = []
+        self._sizes: list[tuple[str, int]] = []  # (key, values) in the order of self._vectors' rows
         self._recording = False
 
     def reset(self, **kwargs: Any):
-        self._flush()
+        self._flush("cut_short")
         observation, info = self.env.reset(**kwargs)
-        self._actions, self._rewards, self._digests = [], [], [observation_digest(observation)]
+        self._keys = sorted(key for key in observation if key != RGBD_KEY)
+        self._sizes = [(key, observation[key].size) for key in self._keys]
+        self._actions, self._rewards = [], []
+        self._digests, self._vectors = [], []
+        self._keep(observation)
         self._recording = True
         return observation, info
 
@@ -90,16 +91,20 @@ class RecordEpisodes(gym.Wrapper):
         if self._recording:
             self._actions.append(self._codec.encode(action))
             self._rewards.append(reward)
-            self._digests.append(observation_digest(observation))
+            self._keep(observation)
             if terminated or truncated:
-                self._flush()
+                self._flush("terminated" if terminated else "truncated")
         return observation, reward, terminated, truncated, info
 
     def close(self) -> None:
-        self._flush()
+        self._flush("cut_short")
         super().close()
 
-    def _flush(self) -> None:
+    def _keep(self, observation: dict[str, np.ndarray]) -> None:
+        self._digests.append(rgbd_digest(observation[RGBD_KEY]))
+        self._vectors.append(np.concatenate([observation[key] for key in self._keys]))
+
+    def _flush(self, ending: str) -> None:
         if not self._recording:
             return
         self._recording = False
@@ -108,11 +113,11 @@ class RecordEpisodes(gym.Wrapper):
         meta = {
             "format_version": RECORDING_FORMAT_VERSION,
             "protocol_version": protocol.PROTOCOL_VERSION,
-            "action_space": env.config.action_space,
-            "resolution": env.config.resolution,
-            "renderer": env.config.renderer,
+            **{name: getattr(env.config, name) for name in RECORDED_CONFIG},
+            "time_limit_frames": env.episode_time_limit_frames,
             "episode_seed": env.episode_seed,
             "frames": len(self._actions),
+            "ending": ending,
             "world": {
                 "task": world.task,
                 "difficulty": world.difficulty,
@@ -121,85 +126,195 @@ class RecordEpisodes(gym.Wrapper):
                 "path": str(world.path),
             },
         }
+        version = godot_version(env.config.godot_binary)
+        if version is not None:
+            meta["godot_version"] = version
+        vectors = np.stack(self._vectors)
+        observations, offset = {}, 0
+        for key, size in self._sizes:
+            observations[key] = vectors[:, offset : offset + size]
+            offset += size
         path = self.directory / f"episode-{self._episode_index:05d}.npz"
         self._episode_index += 1
-        actions = np.array(self._actions, np.float32).reshape(len(self._actions), self._codec.size)
-        np.savez_compressed(
+        write_episode_file(
             path,
-            meta=np.array(json.dumps(meta, sort_keys=True)),
-            actions=actions,
+            meta,
+            actions=np.array(self._actions, np.float32).reshape(len(self._actions), self._codec.size),
             rewards=np.array(self._rewards, np.float32),
-            observation_sha256=np.frombuffer(b"".join(self._digests), np.uint8).reshape(-1, 32),
-            world_tar=_tar_folder(world.path),
+            rgbd_sha256=np.frombuffer(b"".join(self._digests), np.uint8).reshape(-1, DIGEST_BYTES),
+            observations=observations,
+            world_dir=world.path,
         )
         self.last_path = path
 
 
-@attr.s(frozen=True, auto_attribs=True)
-class Recording:
-    """An episode file, loaded."""
-
-    meta: dict[str, Any]
-    actions: np.ndarray
-    rewards: np.ndarray
-    observation_sha256: np.ndarray
-    world_tar: bytes
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> "Recording":
-        with np.load(path, allow_pickle=False) as data:
-            missing = {"meta", "actions", "rewards", "observation_sha256", "world_tar"} - set(data.files)
-            if missing:
-                raise ValueError(f"{path} is not an episode file: it lacks {sorted(missing)}")
-            meta = json.loads(str(data["meta"]))
-            if meta.get("format_version") != RECORDING_FORMAT_VERSION:
-                raise ValueError(f"{path} has format_version {meta.get('format_version')}, expected {RECORDING_FORMAT_VERSION}")
-            return cls(meta, data["actions"], data["rewards"], data["observation_sha256"], data["world_tar"].tobytes())
-
-    def extract_world(self, folder: Path) -> Path:
-        with tarfile.open(fileobj=io.BytesIO(self.world_tar), mode="r:gz") as tar:
-            tar.extractall(folder, filter="data")
-        return folder
-
-
-@attr.s(frozen=True, auto_attribs=True)
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class ReplayResult:
-    """``first_mismatch`` is the index of the first differing observation (0 = after reset), or None."""
+    """What a replay found. Observation indices count from 0 (the reset observation); observation
+    ``i`` follows step ``i``.
+
+    ``first_mismatch``: the first observation that differs (None: all match); the replay stops
+    there. ``differing_keys``: its keys that differ; ``differences``: what differs, one line per
+    key (version 1 files only know that the whole observation differs: no keys, one line).
+    ``first_reward_mismatch``: the first step whose reward differs, described in
+    ``reward_difference``. ``ending_difference``: the replayed episode ended otherwise than the
+    recorded one (sooner, later, or differently). ``notes``: settings that differ from the
+    recording's (a chosen renderer, another Godot or protocol version).
+    """
 
     frames: int
-    first_mismatch: int | None
-    rewards_match: bool
+    recorded_frames: int
+    first_mismatch: int | None = None
+    differing_keys: tuple[str, ...] = ()
+    differences: tuple[str, ...] = ()
+    first_reward_mismatch: int | None = None
+    reward_difference: str | None = None
+    ending_difference: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def rewards_match(self) -> bool:
+        return self.first_reward_mismatch is None
 
     @property
     def identical(self) -> bool:
-        return self.first_mismatch is None and self.rewards_match
+        return self.first_mismatch is None and self.rewards_match and self.ending_difference is None
+
+    def describe(self) -> str:
+        """A few lines for people: identical, or what differed where; then the notes."""
+        lines = []
+        if self.identical:
+            lines.append(f"identical: {self.frames} steps replayed to the same observation bytes and rewards")
+        else:
+            if self.first_mismatch is not None:
+                lines.append(
+                    f"DIFFERENT: observation {self.first_mismatch} of {self.recorded_frames} differs "
+                    f"(0 = after reset); the replay stopped there"
+                )
+                lines += [f"  {line}" for line in self.differences]
+            if self.reward_difference is not None:
+                lines.append(f"DIFFERENT: {self.reward_difference}")
+            if self.ending_difference is not None:
+                lines.append(f"DIFFERENT: {self.ending_difference}")
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
+def _values(array: np.ndarray) -> str:
+    text = ", ".join(f"{value:.9g}" for value in array.tolist())
+    return text if array.size == 1 else f"[{text}]"
+
+
+def _compare(recording: Recording, index: int, observation: dict[str, np.ndarray]) -> dict[str, str]:
+    """What differs between recorded observation ``index`` and ``observation``: key -> a line
+    saying how (version 1: one line under the key ""); empty if nothing."""
+    if recording.format_version == 1:
+        if observation_digest(observation) == recording.observation_sha256[index].tobytes():
+            return {}
+        return {"": "the observation's SHA-256 differs (a version-1 file keeps no more to say which key)"}
+    differences = {}
+    if rgbd_digest(observation[RGBD_KEY]) != recording.rgbd_sha256[index].tobytes():
+        differences[RGBD_KEY] = f"{RGBD_KEY}: the frame differs (its SHA-256; the file keeps no pixels)"
+    for key in sorted(set(recording.observations) | set(observation) - {RGBD_KEY}):
+        if key not in observation:
+            differences[key] = f"{key}: recorded, but this simulator does not observe it"
+        elif key not in recording.observations:
+            differences[key] = f"{key}: observed, but not in the recording"
+        else:
+            recorded, replayed = recording.observations[key][index], np.asarray(observation[key], np.float32)
+            if recorded.tobytes() == replayed.tobytes():
+                continue
+            if recorded.shape != replayed.shape:
+                differences[key] = f"{key}: recorded {recorded.size} values, replayed {replayed.size}"
+            else:
+                gap = float(np.max(np.abs(recorded.astype(np.float64) - replayed)))
+                differences[key] = f"{key}: recorded {_values(recorded)}, replayed {_values(replayed)} (max |difference| {gap:.3g})"
+    return differences
+
+
+def _setting_notes(recording: Recording, config: EnvConfig) -> tuple[str, ...]:
+    meta, notes = recording.meta, []
+    for name in RECORDED_CONFIG:
+        recorded = meta.get(name, getattr(EnvConfig(), name))
+        if getattr(config, name) != recorded:
+            notes.append(f"{name}: replayed with {getattr(config, name)!r}, recorded with {recorded!r}")
+    if meta["protocol_version"] != protocol.PROTOCOL_VERSION:
+        notes.append(f"protocol version {protocol.PROTOCOL_VERSION} replays a recording of version {meta['protocol_version']}")
+    recorded_godot, godot = meta.get("godot_version"), godot_version(config.godot_binary)
+    if recorded_godot is not None and godot is not None and recorded_godot != godot:
+        notes.append(f"Godot {godot} replays a recording made with Godot {recorded_godot}")
+    return tuple(notes)
+
+
+def _ending(terminated: bool, truncated: bool) -> str | None:
+    return "terminated" if terminated else "truncated" if truncated else None
 
 
 def replay(path: str | os.PathLike, **config_overrides: Any) -> ReplayResult:
-    """Replays an episode file in a fresh simulator and compares every observation's hash."""
+    """Replays an episode file in a fresh simulator and compares every observation and reward.
+
+    The env is rebuilt exactly as recorded (:meth:`Recording.env_config`); ``config_overrides``
+    change ``EnvConfig`` fields (e.g. ``renderer="GLES3"``), and the result's ``notes`` name any
+    recorded setting they change. Raises :class:`EpisodeFileError` for a bad file,
+    :class:`WorldLoadError` for a world inside it that is refused, and ``SimulatorError`` when
+    the simulator fails.
+    """
     recording = Recording.load(path)
     meta = recording.meta
-    config = EnvConfig(
-        resolution=meta["resolution"], renderer=meta["renderer"], action_space=meta["action_space"], **config_overrides
-    )
+    if config_overrides.get("action_space", meta["action_space"]) != meta["action_space"]:
+        raise ValueError(f"action_space={config_overrides['action_space']!r}: the recorded actions are {meta['action_space']!r} actions")
+    config = recording.env_config(**config_overrides)
+    notes = _setting_notes(recording, config)
     codec = ActionCodec(meta["action_space"])
     work = Path(tempfile.mkdtemp(prefix="avalon-replay-"))
     env = AvalonEnv(config)
     try:
         world_dir = recording.extract_world(work / "world")
-        observation, _ = env.reset(options={"world_dir": str(world_dir), "episode_seed": meta["episode_seed"]})
-        first_mismatch = None if observation_digest(observation) == recording.observation_sha256[0].tobytes() else 0
-        rewards_match = True
-        frames = 0
-        for index, vector in enumerate(recording.actions, start=1):
-            if first_mismatch is not None:
-                break
-            observation, reward, _, _, _ = env.step(codec.decode(vector))
-            frames = index
-            if observation_digest(observation) != recording.observation_sha256[index].tobytes():
-                first_mismatch = index
-            rewards_match = rewards_match and np.float32(reward) == recording.rewards[index - 1]
-        return ReplayResult(frames, first_mismatch, bool(rewards_match))
+        return _replay_in(env, recording, codec, world_dir, notes)
     finally:
         env.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _replay_in(
+    env: AvalonEnv, recording: Recording, codec: ActionCodec, world_dir: Path, notes: tuple[str, ...]
+) -> ReplayResult:
+    """Steps ``env`` through the recorded episode until the first differing observation."""
+    observation, _ = env.reset(options=recording.reset_options(world_dir))
+    differences = _compare(recording, 0, observation)
+    first_mismatch = 0 if differences else None
+    first_reward_mismatch = reward_difference = ending_difference = None
+    frames, ending = 0, None
+    for index, vector in enumerate(recording.actions, start=1):
+        if first_mismatch is not None:
+            break
+        if ending is not None:
+            ending_difference = f"the replayed episode {ending} after {frames} steps; the recording has {recording.frames}"
+            break
+        observation, reward, terminated, truncated, _ = env.step(codec.decode(vector))
+        frames, ending = index, _ending(terminated, truncated)
+        differences = _compare(recording, index, observation)
+        if differences:
+            first_mismatch = index
+        recorded_reward = recording.rewards[index - 1]
+        if first_reward_mismatch is None and np.float32(reward).tobytes() != recorded_reward.tobytes():
+            first_reward_mismatch = index
+            reward_difference = f"the reward of step {index} is {np.float32(reward):.9g}, recorded {recorded_reward:.9g}"
+    recorded_ending = recording.meta.get("ending")  # version 1 files do not say
+    if ending_difference is None and first_mismatch is None and frames == recording.frames:
+        if recorded_ending in ("terminated", "truncated") and ending != recorded_ending:
+            ending_difference = f"the recorded episode {recorded_ending} after {frames} steps, the replayed one {ending or 'did not end'}"
+        elif recorded_ending == "cut_short" and ending is not None:
+            ending_difference = f"the replayed episode {ending} after {frames} steps; the recording was cut short there, not ended"
+    mismatch = first_mismatch is not None
+    return ReplayResult(
+        frames=frames,
+        recorded_frames=recording.frames,
+        first_mismatch=first_mismatch,
+        differing_keys=tuple(key for key in differences if key) if mismatch else (),
+        differences=tuple(differences.values()) if mismatch else (),
+        first_reward_mismatch=first_reward_mismatch,
+        reward_difference=reward_difference,
+        ending_difference=ending_difference,
+        notes=notes,
+    )

@@ -48,7 +48,7 @@ def test_recorded_episode_replays_to_identical_bytes_and_a_tampered_one_does_not
         env.close()  # writes the unfinished episode
     path = env.last_path
     recording = Recording.load(path)
-    assert recording.actions.shape == (30, 21) and recording.observation_sha256.shape == (31, 32)
+    assert recording.actions.shape == (30, 21) and recording.rgbd_sha256.shape == (31, 32)
     assert recording.meta["episode_seed"] == 4 and recording.meta["world"]["task"] == "trivial"
     assert replay(path).identical  # the world folder is gone; the file carries it
 
@@ -73,6 +73,11 @@ def test_episode_file_is_documented_numpy(tmp_path):
     files = sorted(p.name for p in tmp_path.glob("*.npz"))
     assert files == ["episode-00000.npz", "episode-00001.npz"]
     with np.load(tmp_path / files[0]) as data:
-        assert set(data.files) == {"meta", "actions", "rewards", "observation_sha256", "world_tar"}
+        observed = {"observation/" + key for key in env.observation_space if key != "rgbd"}
+        assert set(data.files) == {"meta", "actions", "rewards", "rgbd_sha256", "world_tar"} | observed
+        assert data["observation/energy"].shape == (2, 1) and data["observation/energy"].dtype == np.float32
         meta = json.loads(str(data["meta"]))
-    assert {"format_version", "protocol_version", "action_space", "resolution", "renderer", "episode_seed", "frames", "world"} <= set(meta)
+    assert {
+        "format_version", "protocol_version", "action_space", "resolution", "renderer", "is_training",
+        "movement_coefficient", "time_limit_frames", "episode_seed", "frames", "ending", "world",
+    } <= set(meta)
