@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import tarfile
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from avalon.env import protocol
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import ActionCodec
+from avalon.env.temp_folders import make_temp_folder
 
 RECORDING_FORMAT_VERSION = 1
 
@@ -183,7 +183,7 @@ def replay(path: str | os.PathLike, **config_overrides: Any) -> ReplayResult:
         resolution=meta["resolution"], renderer=meta["renderer"], action_space=meta["action_space"], **config_overrides
     )
     codec = ActionCodec(meta["action_space"])
-    work = Path(tempfile.mkdtemp(prefix="avalon-replay-"))
+    work = make_temp_folder("replay")
     env = AvalonEnv(config)
     try:
         world_dir = recording.extract_world(work / "world")

@@ -24,7 +24,6 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -34,6 +33,7 @@ from typing import TextIO
 import attr
 
 from avalon.env.errors import AvalonError
+from avalon.env.temp_folders import make_temp_folder
 from avalon.tasks import check_difficulty, check_seed, check_task
 
 #: Niceness of the generator process: generation runs ahead, so the simulators come first.
@@ -127,7 +127,7 @@ class WorldSupply:
         if not timeout_s > 0:
             raise ValueError(f"timeout_s={timeout_s!r} must be positive (seconds)")
         self._owns_directory = directory is None
-        self.directory = Path(tempfile.mkdtemp(prefix="avalon-worlds-")) if directory is None else Path(directory)
+        self.directory = make_temp_folder("worlds") if directory is None else Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.timeout_s = timeout_s
         self._pending: collections.deque[WorldRequest] = collections.deque()
