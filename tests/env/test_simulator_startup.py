@@ -4,7 +4,10 @@ Clients connect to the listening port before Godot is launched (a seam around
 ``Simulator._launch``), so they are all queued ahead of Godot's own connection.
 """
 
+import select
 import socket
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -16,44 +19,71 @@ pytestmark = pytest.mark.godot
 
 
 def _connect_without_waiting(port: int) -> socket.socket:
-    """A client that connects (in the background: the kernel completes it) and never speaks."""
+    """A client that connects in the background (the kernel completes it) and never speaks."""
     client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     client.setblocking(False)
     client.connect_ex(("127.0.0.1", port))
     return client
 
 
-def _was_dropped(client: socket.socket, timeout_s: float = 10.0) -> bool:
-    """True when we see the end of the stream (or a reset): the simulator closed its end."""
-    client.setblocking(True)
-    client.settimeout(timeout_s)
-    try:
-        return client.recv(1) == b""
-    except ConnectionResetError:
-        return True
-    except socket.timeout:
-        return False
+def _say_once_connected(clients_and_bytes: list, timeout_s: float = 30.0) -> threading.Thread:
+    """Sends each client's bytes as soon as its background connection completes."""
+
+    def run() -> None:
+        deadline = time.monotonic() + timeout_s
+        for client, data in clients_and_bytes:
+            select.select([], [client], [], max(0.0, deadline - time.monotonic()))
+            if client.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                try:
+                    client.sendall(data)
+                except OSError:
+                    pass  # already dropped
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def _not_dropped(clients: list, timeout_s: float = 10.0) -> list[int]:
+    """Indices of the clients that do not see their connection end (EOF or reset) in time."""
+    waiting = dict(enumerate(clients))
+    deadline = time.monotonic() + timeout_s
+    while waiting and time.monotonic() < deadline:
+        ready, _, _ = select.select(list(waiting.values()), [], [], max(0.0, deadline - time.monotonic()))
+        for client in ready:
+            index = next(i for i, c in waiting.items() if c is client)
+            try:
+                ended = client.recv(1) == b""
+            except ConnectionResetError:
+                ended = True
+            except BlockingIOError:
+                continue
+            if ended:
+                del waiting[index]
+    return sorted(waiting)
 
 
 class _CrowdedSimulator(Simulator):
     """Silent clients, then foreign ones, connect to the bridge port before Godot does."""
 
     silent_count = 20
-    foreign_count = 4
+    with_foreign = True
 
     def _launch(self, binary, port, secret, display, *rest):
         self.port = port
         self.silent = [_connect_without_waiting(port) for _ in range(self.silent_count)]
-        self.foreign = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(self.foreign_count)]
-        if not self.foreign:
-            return super()._launch(binary, port, secret, display, *rest)
-        self.foreign[0].sendall(protocol.encode_hello(b"0" * protocol.SECRET_SIZE))  # wrong secret
-        self.foreign[1].sendall(b"GET / HTTP/1.0\r\n\r\n")  # not the protocol at all
-        self.foreign[2].sendall(protocol.encode_hello(secret.encode())[:9])  # half a HELLO, then silence
-        self.foreign[3].sendall(protocol.HEADER.pack(protocol.MessageType.HELLO, 10**6))  # a HELLO too long
+        messages = [
+            protocol.encode_hello(b"0" * protocol.SECRET_SIZE),  # wrong secret
+            b"GET / HTTP/1.0\r\n\r\n",  # not the protocol at all
+            protocol.encode_hello(secret.encode())[:9],  # half a HELLO, then silence
+            protocol.HEADER.pack(protocol.MessageType.HELLO, 10**6),  # a HELLO far too long
+        ] if self.with_foreign else []
+        self.foreign = [_connect_without_waiting(port) for _ in messages]
+        self.sender = _say_once_connected(list(zip(self.foreign, messages)))
         return super()._launch(binary, port, secret, display, *rest)
 
     def close_clients(self):
+        self.sender.join()
         for client in self.silent + self.foreign:
             client.close()
 
@@ -67,8 +97,9 @@ def test_twenty_silent_local_clients_do_not_delay_start_up_and_foreign_ones_are_
         assert simulator.reset(str(trivial_world_dir), 0, 10).frame == 0
         assert simulator.step(np.zeros(21, np.float32)).frame == 1
         # Nothing of them is held once Godot has greeted: every client sees its connection end.
-        assert [index for index, client in enumerate(simulator.foreign) if not _was_dropped(client)] == []
-        assert [index for index, client in enumerate(simulator.silent) if not _was_dropped(client)] == []
+        simulator.sender.join()
+        assert _not_dropped(simulator.foreign) == []
+        assert _not_dropped(simulator.silent) == []
         with pytest.raises(ConnectionRefusedError):  # and the listener is gone
             socket.create_connection(("127.0.0.1", simulator.port), timeout=5)
     finally:
@@ -80,7 +111,7 @@ class _FloodedSimulator(_CrowdedSimulator):
     """Many more silent clients than are held at once; records how many were held."""
 
     silent_count = 3 * simulator_module.MAX_PENDING_HELLOS  # more than the kernel queues, too
-    foreign_count = 0
+    with_foreign = False
 
     @staticmethod
     def _take_connections(listener, selector, pending):
