@@ -1,10 +1,11 @@
 """One Godot simulator process and its end of the lock-step bridge.
 
 Python listens on 127.0.0.1 (ephemeral port) and starts Godot, which connects and proves it is
-ours with a per-process secret. Connections without it are dropped and the listener goes on
-waiting; once the simulator has greeted, the listener closes and nothing else can connect.
-Every blocking read has a deadline. On any failure the process group is killed, the temporary
-folder removed, and a :class:`SimulatorError` quotes the tail of the Godot log.
+ours with a per-process secret. Other local connections are read side by side with it and
+dropped, so they cannot delay it; once the simulator has greeted, the listener closes and
+nothing else can connect. Every blocking read has a deadline, and every reply must carry the
+frame number Python expects. On any failure the process group is killed, the temporary folder
+removed, and a :class:`SimulatorError` quotes the tail of the Godot log.
 """
 
 from __future__ import annotations
@@ -181,6 +182,8 @@ class Simulator:
                             self._take_connections(listener, selector, pending)
                             continue
                         connection = key.fileobj
+                        if connection not in pending:
+                            continue  # pushed out by a newer one in this same round
                         hello = self._read_pending_hello(connection, pending[connection])
                         if hello is None:
                             continue  # not complete yet
@@ -209,7 +212,8 @@ class Simulator:
                 connection, _ = listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError:  # e.g. out of file descriptors: what we hold is served first
+            except OSError:  # e.g. out of file descriptors: serve what we hold, retry shortly
+                time.sleep(0.01)
                 return
             if len(pending) >= MAX_PENDING_HELLOS:
                 _drop(selector, pending, next(iter(pending)))

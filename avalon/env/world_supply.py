@@ -11,7 +11,8 @@ the worlds still follow the curriculum closely (each is drawn when its request i
 The generator process exits when its pipe closes: on :meth:`close`, at interpreter exit, or when
 the Python process dies outright. Folders are written under the supply's own temporary directory,
 which :meth:`close` removes (and the generator as it exits, should the trainer have died
-outright); callers delete each folder once its episode is over (:meth:`discard`).
+outright; should both have died, the next process to start: :mod:`avalon.env.temp_folders`);
+callers delete each folder once its episode is over (:meth:`discard`).
 """
 
 from __future__ import annotations

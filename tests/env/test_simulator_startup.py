@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from avalon.env import protocol, simulator as simulator_module
+from avalon.env.errors import SimulatorError
 from avalon.env.simulator import Simulator, SimulatorSettings
 
 pytestmark = pytest.mark.godot
@@ -130,3 +131,31 @@ def test_a_flood_of_local_clients_is_held_within_bounds_and_godot_still_connects
     finally:
         simulator.close()
         simulator.close_clients()
+
+
+class _StaleSimulator(Simulator):
+    """A HELLO with the right secret and another protocol version reaches the port first."""
+
+    def _launch(self, binary, port, secret, display, *rest):
+        self.stale = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.stale.sendall(protocol.encode_hello(secret.encode(), version=protocol.PROTOCOL_VERSION + 1))
+        return super()._launch(binary, port, secret, display, *rest)
+
+
+def test_a_hello_with_the_secret_and_another_protocol_version_is_a_clear_error():
+    simulator = _StaleSimulator(SimulatorSettings(renderer="GLES2", startup_timeout_s=20.0))
+    try:
+        with pytest.raises(SimulatorError, match=rf"speaks protocol version {protocol.PROTOCOL_VERSION + 1}, Python "
+                           rf"speaks {protocol.PROTOCOL_VERSION}; regenerate godot/generated/protocol.gd"):
+            simulator.start()
+        assert simulator.process.poll() is not None and simulator.temp_dir is None  # killed, folder gone
+    finally:
+        simulator.close()
+        simulator.stale.close()
+
+
+def test_a_process_that_exits_during_start_up_is_reported_with_its_exit_code():
+    simulator = Simulator(SimulatorSettings(godot_binary="false", startup_timeout_s=20.0))
+    with pytest.raises(SimulatorError, match="exited during start-up with code 1"):
+        simulator.start()
+    assert simulator.temp_dir is None
