@@ -9,7 +9,8 @@ removes the folders of ours whose owner is gone: no process with that pid, a zom
 with a different start time (the pid was reused). Folders of live owners are never touched, nor
 anything that is not a directory of our user with a name of this pattern (symbolic links
 included: they are never followed). Folders in the older naming without a pid are left alone: no
-owner can be told for them.
+owner can be told for them. Processes sharing one temporary root must see each other's pids (one
+pid namespace): a container's /tmp shared with the host would make the host's owners look dead.
 """
 
 from __future__ import annotations
