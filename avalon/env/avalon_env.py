@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from avalon.env.errors import SimulatorError
 from avalon.env.mechanics import FRAME_PENALTY, INITIAL_ENERGY
 from avalon.env.simulator import Simulator
 from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
+from avalon.env.temp_folders import make_temp_folder
 from avalon.tasks import generate_world
 
 _OFFSETS = protocol.feature_offsets()
@@ -203,7 +203,7 @@ class AvalonEnv(gym.Env):
         if world_dir is not None:
             return read_world_info(world_dir)
         if self._work_dir is None:
-            self._work_dir = Path(tempfile.mkdtemp(prefix="avalon-worlds-"))
+            self._work_dir = make_temp_folder("worlds")
         previous = self._generated_world
         # Named by what determines it, so the same episode seed gives the same folder and info.
         name = f"{self.config.task}-{self.config.difficulty:.6f}-{episode_seed}"

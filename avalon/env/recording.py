@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from avalon.env.episode_file import (
     write_episode_file,
 )
 from avalon.env.spaces import RGBD_KEY, ActionCodec
+from avalon.env.temp_folders import make_temp_folder
 
 __all__ = [
     "OBSERVATION_PREFIX",
@@ -266,7 +266,7 @@ def replay(path: str | os.PathLike, **config_overrides: Any) -> ReplayResult:
     config = recording.env_config(**config_overrides)
     notes = _setting_notes(recording, config)
     codec = ActionCodec(meta["action_space"])
-    work = Path(tempfile.mkdtemp(prefix="avalon-replay-"))
+    work = make_temp_folder("replay")
     env = AvalonEnv(config)
     try:
         world_dir = recording.extract_world(work / "world")

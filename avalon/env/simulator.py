@@ -1,10 +1,11 @@
 """One Godot simulator process and its end of the lock-step bridge.
 
 Python listens on 127.0.0.1 (ephemeral port) and starts Godot, which connects and proves it is
-ours with a per-process secret. Connections without it are dropped and the listener goes on
-waiting; once the simulator has greeted, the listener closes and nothing else can connect.
-Every blocking read has a deadline. On any failure the process group is killed, the temporary
-folder removed, and a :class:`SimulatorError` quotes the tail of the Godot log.
+ours with a per-process secret. Other local connections are read side by side with it and
+dropped, so they cannot delay it; once the simulator has greeted, the listener closes and
+nothing else can connect. Every blocking read has a deadline, and every reply must carry the
+frame number Python expects. On any failure the process group is killed, the temporary folder
+removed, and a :class:`SimulatorError` quotes the tail of the Godot log.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import atexit
 import hmac
 import os
 import secrets
+import selectors
 import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -30,11 +31,18 @@ from avalon.env.display import acquire_display, acquire_window_position, release
 from avalon.env.errors import SimulatorError, WorldLoadError
 from avalon.env.mechanics import STEPS_PER_SECOND
 from avalon.env.paths import find_godot_binary, find_native_library, godot_project_dir
+from avalon.env.temp_folders import make_temp_folder
 
 LOG_TAIL_LINES = 30
 # Godot renders observations into its own offscreen viewport; the window shows nothing we read,
 # but it is still cleared, blitted and swapped through the X server every frame, so keep it tiny.
 WINDOW_SIZE_PX = 8
+#: Start-up: connections the kernel queues for us, and how many we hold while reading their
+#: HELLOs (a newer one pushes out the oldest), each for at most HELLO_TIMEOUT_S.
+LISTEN_BACKLOG = 128
+MAX_PENDING_HELLOS = 64
+HELLO_TIMEOUT_S = 5.0
+HELLO_MAX_BYTES = 1024  # a HELLO's payload: magic, version, secret and Godot's version string
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -69,6 +77,9 @@ class Simulator:
         self._action_size = protocol.action_size(settings.action_space)
         self._socket_timeout_s: float | None = None
         self._log_offset = 0  # the log's size at the last RESET or ERROR: "Godot said" quotes what follows
+        # The frame of the last OBSERVATION (None before a successful RESET): a RESET's reply
+        # must carry frame 0 and a STEP's this + 1, or the reply stream is out of step.
+        self._frame: int | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -81,17 +92,24 @@ class Simulator:
         return self.process is not None and self.process.poll() is None and self.connection is not None
 
     def start(self) -> None:
+        """Launches Godot and waits for its handshake (at most ``startup_timeout_s``).
+
+        Raises :class:`ValueError` when ``log_dir`` cannot be created or written,
+        :class:`SimulatorNotInstalledError` when Godot or its native library is missing, and
+        :class:`SimulatorError` when Godot does not greet in time; nothing is left behind.
+        """
         binary = find_godot_binary(self.settings.godot_binary)
         find_native_library()
-        self.temp_dir = Path(tempfile.mkdtemp(prefix="avalon-sim-"))
-        log_root = Path(self.settings.log_dir) if self.settings.log_dir else self.temp_dir
-        log_root.mkdir(parents=True, exist_ok=True)
-        self.log_path = log_root / f"godot-{os.getpid()}-{time.time_ns()}.log"
-        secret = secrets.token_hex(protocol.SECRET_SIZE // 2)
+        log_root = _prepare_log_dir(self.settings.log_dir)
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
+            self.temp_dir = make_temp_folder("sim")
+            self.log_path = (log_root or self.temp_dir) / f"godot-{os.getpid()}-{time.time_ns()}.log"
+            secret = secrets.token_hex(protocol.SECRET_SIZE // 2)
             listener.bind(("127.0.0.1", 0))
-            listener.listen(4)
+            # Room for a local flood in the kernel's queue: Godot's connection waits behind it
+            # only until _accept takes the queue in (all of it at once), not for a retried SYN.
+            listener.listen(LISTEN_BACKLOG)
             display = acquire_display()
             self._display_held = True
             self._window_cell, position = acquire_window_position(WINDOW_SIZE_PX)
@@ -136,42 +154,103 @@ class Simulator:
             )
 
     def _accept(self, listener: socket.socket, secret: bytes) -> socket.socket:
+        """The first connection whose HELLO carries ``secret``; every other one is closed.
+
+        Pending connections are taken in all at once and their HELLOs read side by side (one
+        selector, non-blocking sockets), each with its own ``HELLO_TIMEOUT_S``: a silent or
+        foreign client costs Godot nothing. At most ``MAX_PENDING_HELLOS`` are held; a newer
+        one pushes out the oldest, so a local flood can neither exhaust file descriptors nor
+        keep Godot's connection out.
+        """
         deadline = time.monotonic() + self.settings.startup_timeout_s
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise self._failure(f"did not connect within {self.settings.startup_timeout_s:.0f} s")
-            listener.settimeout(min(0.2, remaining))
+        pending: dict[socket.socket, _PendingHello] = {}  # insertion order: oldest first
+        listener.setblocking(False)
+        with selectors.DefaultSelector() as selector:
+            selector.register(listener, selectors.EVENT_READ)
             try:
-                connection, _ = listener.accept()
-            except socket.timeout:
-                if self.process.poll() is not None:
-                    raise self._failure(f"exited during start-up with code {self.process.returncode}") from None
-                continue
-            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            try:
-                hello = self._read_hello(connection, min(deadline, time.monotonic() + 5.0))
-            except (OSError, protocol.ProtocolError):
-                connection.close()  # not our simulator: drop it and keep waiting
-                continue
-            if hello.magic != protocol.MAGIC or not hmac.compare_digest(hello.secret, secret):
-                connection.close()
-                continue
-            if hello.version != protocol.PROTOCOL_VERSION:
-                connection.close()
-                raise self._failure(
-                    f"speaks protocol version {hello.version}, Python speaks {protocol.PROTOCOL_VERSION}; "
-                    "regenerate godot/generated/protocol.gd with `python -m avalon.env.codegen`"
-                )
-            return connection
+                while True:
+                    now = time.monotonic()
+                    if now >= deadline:
+                        raise self._failure(f"did not connect within {self.settings.startup_timeout_s:.0f} s")
+                    if self.process.poll() is not None:
+                        raise self._failure(f"exited during start-up with code {self.process.returncode}")
+                    for connection in [c for c, hello in pending.items() if hello.deadline <= now]:
+                        _drop(selector, pending, connection)  # silent too long
+                    wait_s = min([0.2, deadline - now] + [hello.deadline - now for hello in pending.values()])
+                    for key, _ in selector.select(max(0.0, wait_s)):
+                        if key.fileobj is listener:
+                            self._take_connections(listener, selector, pending)
+                            continue
+                        connection = key.fileobj
+                        if connection not in pending:
+                            continue  # pushed out by a newer one in this same round
+                        hello = self._read_pending_hello(connection, pending[connection])
+                        if hello is None:
+                            continue  # not complete yet
+                        if hello is _REFUSED or hello.magic != protocol.MAGIC or not hmac.compare_digest(hello.secret, secret):
+                            _drop(selector, pending, connection)  # not our simulator
+                            continue
+                        _drop(selector, pending, connection, close=False)
+                        if hello.version != protocol.PROTOCOL_VERSION:
+                            connection.close()
+                            raise self._failure(
+                                f"speaks protocol version {hello.version}, Python speaks {protocol.PROTOCOL_VERSION}; "
+                                "regenerate godot/generated/protocol.gd with `python -m avalon.env.codegen`"
+                            )
+                        connection.setblocking(True)
+                        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                        return connection
+            finally:
+                for connection in list(pending):
+                    _drop(selector, pending, connection)
 
     @staticmethod
-    def _read_hello(connection: socket.socket, deadline: float) -> protocol.Hello:
-        header = _recv_exact(connection, protocol.HEADER.size, deadline)
-        message_type, length = protocol.decode_header(header)
-        if message_type != protocol.MessageType.HELLO or length > 1024:
-            raise protocol.ProtocolError("expected HELLO")
-        return protocol.decode_hello(_recv_exact(connection, length, deadline))
+    def _take_connections(listener: socket.socket, selector: selectors.BaseSelector, pending: dict) -> None:
+        """Accepts every connection the kernel has queued."""
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:  # e.g. out of file descriptors: serve what we hold, retry shortly
+                time.sleep(0.01)
+                return
+            if len(pending) >= MAX_PENDING_HELLOS:
+                _drop(selector, pending, next(iter(pending)))
+            connection.setblocking(False)
+            pending[connection] = _PendingHello(time.monotonic() + HELLO_TIMEOUT_S)
+            selector.register(connection, selectors.EVENT_READ)
+
+    @staticmethod
+    def _read_pending_hello(connection: socket.socket, state: "_PendingHello") -> "protocol.Hello | object | None":
+        """Reads what has arrived: the decoded HELLO once complete, None while incomplete,
+        ``_REFUSED`` for a closed connection or anything that is not a HELLO."""
+        try:
+            chunk = connection.recv(HELLO_MAX_BYTES + protocol.HEADER.size - len(state.received))
+        except (BlockingIOError, InterruptedError):
+            return None
+        except OSError:
+            return _REFUSED
+        if not chunk:
+            return _REFUSED
+        state.received += chunk
+        if len(state.received) < protocol.HEADER.size:
+            return None
+        try:
+            message_type, length = protocol.decode_header(state.received[: protocol.HEADER.size])
+        except protocol.ProtocolError:
+            return _REFUSED
+        if message_type != protocol.MessageType.HELLO or length > HELLO_MAX_BYTES:
+            return _REFUSED
+        end = protocol.HEADER.size + length
+        if len(state.received) < end:
+            return None
+        if len(state.received) > end:
+            return _REFUSED  # Godot says nothing more before we answer
+        try:
+            return protocol.decode_hello(bytes(state.received[protocol.HEADER.size:end]))
+        except protocol.ProtocolError:
+            return _REFUSED
 
     def close(self) -> None:
         """Asks Godot to quit, waits briefly, then makes sure it and its files are gone."""
@@ -185,6 +264,7 @@ class Simulator:
 
     def kill(self) -> None:
         """Kills the process group, reaps it, releases the display and removes the temp folder."""
+        self._frame = None
         if self.connection is not None:
             self.connection.close()
             self.connection = None
@@ -240,17 +320,28 @@ class Simulator:
             self.connection.sendall(message)
             message_type, payload = self._receive(deadline)
             if message_type == protocol.MessageType.OBSERVATION:
-                return protocol.decode_observation(payload, self.settings.resolution)
+                observation = protocol.decode_observation(payload, self.settings.resolution)
+                expected = 0 if world_dir is not None else None if self._frame is None else self._frame + 1
+                if expected is None or observation.frame == expected:
+                    self._frame = observation.frame
+                    return observation
         except socket.timeout:
             raise self._failure(f"did not answer within {timeout_s:.0f} s (hung?)") from None
         except (OSError, ConnectionError, protocol.ProtocolError) as error:
             raise self._failure(f"broke the connection ({error})", grace_s=2.0) from None
+        if message_type == protocol.MessageType.OBSERVATION:
+            self._frame = None
+            raise self._failure(
+                f"broke the protocol: its reply carries frame {observation.frame}, expected frame {expected} "
+                "(the reply stream is out of step)"
+            )
         if message_type == protocol.MessageType.ERROR:
             text = bytes(payload).decode("utf-8", "replace")
             said = self._log_since(self._log_offset)
             self._log_offset = self._log_size()
             details = f"\nGodot said:\n{said}" if said else ""
             if world_dir is not None:
+                self._frame = None  # the episode is gone, and a new one did not begin
                 raise WorldLoadError(f"world folder {world_dir} could not be loaded: {text}{details}")
             raise SimulatorError(f"simulator refused the request: {text}{details}")
         raise self._failure(f"sent unexpected message {message_type.name}")
@@ -339,23 +430,42 @@ class Simulator:
         return SimulatorError(f"Godot simulator (pid {pid}) {what}. Last lines of its log ({where}):\n{tail}")
 
 
-def _recv_exact_into(connection: socket.socket, buffer: bytearray, deadline: float) -> None:
-    view, received, size = memoryview(buffer), 0, len(buffer)
-    while received < size:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise socket.timeout()
-        connection.settimeout(remaining)
-        count = connection.recv_into(view[received:])
-        if count == 0:
-            raise ConnectionError("connection closed by the simulator")
-        received += count
+@attr.s(auto_attribs=True)
+class _PendingHello:
+    """A connection accepted during start-up whose HELLO is not complete yet."""
+
+    deadline: float  # time.monotonic() after which it is dropped
+    received: bytearray = attr.Factory(bytearray)
 
 
-def _recv_exact(connection: socket.socket, size: int, deadline: float) -> bytes:
-    buffer = bytearray(size)
-    _recv_exact_into(connection, buffer, deadline)
-    return bytes(buffer)
+_REFUSED = object()  # _read_pending_hello's verdict on a connection that is not our simulator
+
+
+def _drop(selector: selectors.BaseSelector, pending: dict, connection: socket.socket, close: bool = True) -> None:
+    selector.unregister(connection)
+    del pending[connection]
+    if close:
+        connection.close()
+
+
+def _prepare_log_dir(log_dir: str | None) -> Path | None:
+    """``log_dir`` created and proved writable, or a ValueError naming it and the reason."""
+    if log_dir is None:
+        return None
+    path = Path(log_dir)
+    probe = path / f".avalon-write-test-{os.getpid()}-{time.time_ns()}"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe.touch()
+        probe.unlink()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ValueError(
+            f"log_dir={log_dir!r} cannot be used for Godot logs: {reason}"
+            + (f" ({error.filename})" if error.filename and str(error.filename) != log_dir else "")
+            + "; expected a folder that exists or can be created, and is writable"
+        ) from None
+    return path
 
 
 # Every simulator that has a process (strong references: a simulator dropped without close()

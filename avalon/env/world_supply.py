@@ -11,7 +11,8 @@ the worlds still follow the curriculum closely (each is drawn when its request i
 The generator process exits when its pipe closes: on :meth:`close`, at interpreter exit, or when
 the Python process dies outright. Folders are written under the supply's own temporary directory,
 which :meth:`close` removes (and the generator as it exits, should the trainer have died
-outright); callers delete each folder once its episode is over (:meth:`discard`).
+outright; should both have died, the next process to start: :mod:`avalon.env.temp_folders`);
+callers delete each folder once its episode is over (:meth:`discard`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -34,6 +34,7 @@ from typing import TextIO
 import attr
 
 from avalon.env.errors import AvalonError
+from avalon.env.temp_folders import make_temp_folder
 from avalon.tasks import check_difficulty, check_seed, check_task
 
 #: Niceness of the generator process: generation runs ahead, so the simulators come first.
@@ -127,7 +128,7 @@ class WorldSupply:
         if not timeout_s > 0:
             raise ValueError(f"timeout_s={timeout_s!r} must be positive (seconds)")
         self._owns_directory = directory is None
-        self.directory = Path(tempfile.mkdtemp(prefix="avalon-worlds-")) if directory is None else Path(directory)
+        self.directory = make_temp_folder("worlds") if directory is None else Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.timeout_s = timeout_s
         self._pending: collections.deque[WorldRequest] = collections.deque()

@@ -58,13 +58,30 @@ func receive():
 
 
 # The STEP payload is a marshalled PoolRealArray (see avalon/env/protocol.py): one native decode.
+# Returns the action, null when it has the wrong size, or a String naming the first value that
+# is not finite (NaN or an infinity would poison the physics).
 func decode_action(payload, size):
 	if payload.size() != 8 + size * 4:
 		return null
 	var action = bytes2var(payload)
 	if typeof(action) != TYPE_REAL_ARRAY or action.size() != size:
 		return null
+	# One sum instead of a test per value: it is finite exactly when every value is (x - x is 0
+	# only for finite x; float32 values summed as doubles cannot overflow).
+	var total = 0.0
+	for value in action:
+		total += value
+	if total - total != 0.0:
+		return _non_finite_value(action)
 	return action
+
+
+func _non_finite_value(action):
+	for index in range(action.size()):
+		var value = action[index]
+		if value - value != 0.0:
+			return "STEP value at index %d is %s; every action value must be finite" % [index, str(value)]
+	return "STEP values are not all finite"
 
 
 func decode_reset(payload):

@@ -107,6 +107,8 @@ func step(action):
 		return "no world is loaded: send RESET first"
 	if action == null:
 		return "STEP carries the wrong number of values for action space %s" % action_space
+	if typeof(action) == TYPE_STRING:  # bridge.decode_action refused a value
+		return action
 	player.apply_action(action, action_space)
 	animals.step(player, P.STEP_SECONDS)
 	if terrain != null:

@@ -5,11 +5,13 @@ These tests create their own envs and close them, so the shared Xvfb's lifetime 
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -93,8 +95,9 @@ _CHILD = textwrap.dedent(
 )
 
 
-def _child(mode: str) -> tuple[subprocess.Popen, dict]:
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, mode], stdout=subprocess.PIPE, text=True)
+def _child(mode: str, temp_root: Path | None = None) -> tuple[subprocess.Popen, dict]:
+    env = None if temp_root is None else {**os.environ, "TMPDIR": str(temp_root)}
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, mode], stdout=subprocess.PIPE, text=True, env=env)
     facts = json.loads(child.stdout.readline())
     return child, facts
 
@@ -115,6 +118,69 @@ def test_python_killed_outright_leaves_no_godot_or_xvfb():
     assert wait_gone(pids) == []  # Godot sees its socket close; Xvfb -terminate sees its clients go
     for folder in facts["folders"]:  # temporary folders cannot be removed by a killed process
         subprocess.run(["rm", "-rf", folder], check=True)
+
+
+def test_folders_of_python_processes_killed_outright_are_removed_by_the_next_start(tmp_path, trivial_world_dir):
+    """SIGTERM and SIGKILL run no clean-up; the next process to start a simulator removes what
+    they left, and keeps the folders of a process that still runs."""
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    children = []
+    try:
+        for _ in range(3):
+            children.append(_child("hang", temp_root))
+        (alive_child, alive_facts), killed = children[2], []
+        for (child, facts), how in zip(children, (signal.SIGKILL, signal.SIGTERM)):
+            child.send_signal(how)
+            assert child.wait(timeout=60) == -how
+            killed.append(facts)
+        left = [Path(folder) for facts in killed for folder in facts["folders"]]
+        assert all(folder.is_dir() for folder in left)  # nobody removed them
+        assert wait_gone([facts["godot"] for facts in killed]) == []
+        next_start = textwrap.dedent(
+            """
+            import sys
+            from avalon import AvalonEnv
+            env = AvalonEnv(renderer="GLES2", world_dir=sys.argv[1])
+            env.reset(seed=0)
+            env.close()
+            """
+        )
+        subprocess.run([sys.executable, "-c", next_start, str(trivial_world_dir)], check=True, timeout=120,
+                       env={**os.environ, "TMPDIR": str(temp_root)})
+        assert [folder for folder in left if folder.exists()] == []
+        assert all(Path(folder).is_dir() for folder in alive_facts["folders"])  # its owner still runs
+        assert sorted(path.name for path in temp_root.iterdir()) == sorted(Path(f).name for f in alive_facts["folders"])
+    finally:
+        for child, _facts in children:
+            child.kill()
+            child.wait()
+        shutil.rmtree(temp_root, ignore_errors=True)
+
+
+def test_an_uncreatable_log_dir_is_a_clear_error_and_leaves_nothing_behind(tmp_path, trivial_world_dir, monkeypatch):
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp_root))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("a file where a folder should be")
+    for bad in (blocker / "logs", blocker):
+        env = AvalonEnv(renderer="GLES2", world_dir=str(trivial_world_dir), log_dir=str(bad))
+        for _attempt in range(2):
+            with pytest.raises(ValueError, match=rf"log_dir='{re.escape(str(bad))}' cannot be used for Godot logs: "
+                               r"(Not a directory|File exists); expected a folder"):
+                env.reset(seed=0)
+        env.close()
+    assert list(temp_root.iterdir()) == []  # no avalon-sim-* folder per attempt
+    good = tmp_path / "logs" / "nested"
+    env = AvalonEnv(renderer="GLES2", world_dir=str(trivial_world_dir), log_dir=str(good))
+    try:
+        env.reset(seed=0)
+        assert env.step(zero_action())[4]["frame"] == 1
+        assert [path.name.startswith("godot-") for path in good.iterdir()] == [True]
+    finally:
+        env.close()
+    assert list(temp_root.iterdir()) == []
 
 
 def test_godot_killed_mid_episode_raises_clearly_and_the_next_reset_recovers(trivial_world_dir):
