@@ -117,6 +117,17 @@ def _with_terrain(island: Path, folder: Path, data: bytes) -> Path:
     return folder
 
 
+def test_godot_reports_a_scene_it_cannot_use_and_keeps_serving(simulator, trivial_world_dir, tmp_path):
+    # What the Python checks refuse first (see tests/env/test_lifecycle.py), Godot refuses too.
+    broken = tampering.copy_world(trivial_world_dir, tmp_path / "broken")
+    (broken / "world.tscn").write_text("[gd_scene load_steps=2 format=2]\n[node name=broken")
+    assert re.search(f"{broken}.*could not be parsed", _load(simulator, broken))
+    no_spawn = tampering.copy_world(trivial_world_dir, tmp_path / "no_spawn")
+    edit_scene(no_spawn, replace('[node name="SpawnPoint"', '[node name="Elsewhere"'), seal=False)
+    assert re.search(f"{no_spawn}.*has no SpawnPoint", _load(simulator, no_spawn))
+    assert _load(simulator, trivial_world_dir) == "loaded"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fraction", [0.0, 0.001, 0.01, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 0.99, 0.999, -1])
 def test_a_truncated_terrain_file_is_an_error_not_a_crash(simulator, island, tmp_path, fraction):
