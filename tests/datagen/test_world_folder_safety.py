@@ -12,6 +12,7 @@ import struct
 import attr
 import pytest
 
+from avalon import AvalonEnv
 from avalon.datagen.animals import animal_entity
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, content_hash, export_world
 from avalon.datagen.export.scene_check import check_scene_text
@@ -233,6 +234,17 @@ def test_a_repeated_key_is_refused(flat):
     text = (flat / "world.json").read_text()
     (flat / "world.json").write_text(text.replace("{", '{"seed": 5, ', 1))
     refused(flat, r"key\(s\) \['seed'\] appear more than once", file="world.json")
+
+
+def test_a_time_limit_beyond_u32_is_a_world_load_error_at_reset_not_a_struct_error(flat):
+    edit_info(flat, time_limit_frames=2**33)
+    env = AvalonEnv(world_dir=str(flat))
+    try:
+        with pytest.raises(WorldLoadError, match=f"{flat.resolve() / 'world.json'}: time_limit_frames is 8589934592"):
+            env.reset(seed=0)
+        assert env.simulator_pid is None  # refused before any simulator started
+    finally:
+        env.close()
 
 
 def test_the_time_limit_bound_is_what_the_reset_message_carries():

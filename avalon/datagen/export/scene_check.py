@@ -10,8 +10,11 @@ data, and its scene must be exactly of the form the exporter writes before Godot
   section (``[connection]``, ``[editable]``, ...) is refused;
 - ext_resources: only the project's own scenes the exporter instances (:data:`ENTITY_SCENES`,
   :data:`SKY_DOME_SCENE`, :data:`TERRAIN_SCENE`), as ``PackedScene``; never a script;
-- sub_resources and typed nodes: only the types the exporter writes, each with only the
-  properties it writes (:data:`SUB_RESOURCE_PROPERTIES`, :data:`NODE_PROPERTIES`);
+- sub_resources: only the types the exporter writes, each with only the properties it writes
+  (:data:`SUB_RESOURCE_PROPERTIES`);
+- nodes: the tree the exporter writes, each name with its type or scene (:data:`NODE_LAYOUT`;
+  the simulator finds nodes by name and calls their methods), built-in types with only the
+  properties the exporter writes (:data:`NODE_PROPERTIES`), groups only where it gives them;
 - instanced nodes (entities, sky, terrain): any property name but ``script`` (entity params are
   open-ended), with plain values only: numbers, booleans, strings, vectors, colours, transforms,
   colour and string arrays. No ``Object(``, ``Resource(``, ``NodePath(``, ``ExtResource(`` values;
@@ -103,7 +106,7 @@ _HEADER_RE = re.compile(r"\[([a-z_]+)((?: .*)?)\]\Z")
 _ATTRIBUTE_RE = re.compile(r' ([a-z_]+)=(' + _STRING + r'|\d+|ExtResource\( \d+ \)|\[ ' + _STRING + r'(?:, ' + _STRING + r')* \])')
 # Node names as the exporter writes them: no quote, backslash or Godot path characters.
 _NODE_NAME_RE = re.compile(r'[^"\\/:@.%\x00-\x1f]+\Z')
-# Constructor → (kind, number of numeric arguments; None: any multiple of the given group size).
+# Constructor → (kind, number of numeric arguments).
 _VECTORS: dict[str, tuple[str, int]] = {"Vector2": (VECTOR2, 2), "Vector3": (VECTOR3, 3), "Color": (COLOR, 4), "Transform": (TRANSFORM, 12)}
 _HEADER_ATTRIBUTES = {
     "gd_scene": ({"load_steps", "format"}, {"load_steps", "format"}),
