@@ -1,9 +1,11 @@
 /* The simulator's native library: classes GDScript uses where the interpreter is too slow
  * (docs/native.md). TerrainSampler (terrain.c): the terrain's surface height and static obstacles.
- * AnimalBody (animal_body.c, animal_mind.c): one animal's step on the terrain and its state machine. */
+ * AnimalBody (animal_body.c, animal_mind.c): one animal's step on the terrain and its state machine.
+ * DataCheck (data_check.c): checks of a world folder's data files before Godot decodes them. */
 #include <stddef.h>
 
 #include "animal_body.h"
+#include "data_check.h"
 #include "godot.h"
 #include "terrain.h"
 
@@ -26,4 +28,5 @@ void godot_nativescript_init(void *handle) {
 	terrain_register(handle);
 	animal_body_register(handle);
 	animal_mind_register(handle);
+	data_check_register(handle);
 }

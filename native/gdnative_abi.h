@@ -39,11 +39,26 @@ typedef struct {
 
 /* Positions in core 1.0 of the functions used (their C signatures: see the call sites). */
 enum {
+	GDN_POOL_BYTE_ARRAY_READ = 165,
+	GDN_POOL_BYTE_ARRAY_SIZE = 169,
+	GDN_POOL_BYTE_ARRAY_DESTROY = 170,
+	GDN_POOL_INT_ARRAY_READ = 181,
+	GDN_POOL_INT_ARRAY_SIZE = 185,
+	GDN_POOL_INT_ARRAY_DESTROY = 186,
 	GDN_POOL_REAL_ARRAY_READ = 197,
 	GDN_POOL_REAL_ARRAY_SIZE = 201,
 	GDN_POOL_REAL_ARRAY_DESTROY = 202,
+	GDN_POOL_VECTOR3_ARRAY_READ = 245,
+	GDN_POOL_VECTOR3_ARRAY_SIZE = 249,
+	GDN_POOL_VECTOR3_ARRAY_DESTROY = 250,
+	GDN_POOL_BYTE_ARRAY_READ_ACCESS_PTR = 268,
+	GDN_POOL_BYTE_ARRAY_READ_ACCESS_DESTROY = 270,
+	GDN_POOL_INT_ARRAY_READ_ACCESS_PTR = 272,
+	GDN_POOL_INT_ARRAY_READ_ACCESS_DESTROY = 274,
 	GDN_POOL_REAL_ARRAY_READ_ACCESS_PTR = 276,
 	GDN_POOL_REAL_ARRAY_READ_ACCESS_DESTROY = 278,
+	GDN_POOL_VECTOR3_ARRAY_READ_ACCESS_PTR = 288,
+	GDN_POOL_VECTOR3_ARRAY_READ_ACCESS_DESTROY = 290,
 	GDN_VARIANT_GET_TYPE = 507,
 	GDN_VARIANT_NEW_BOOL = 510,
 	GDN_VARIANT_NEW_INT = 512,
@@ -58,7 +73,10 @@ enum {
 	GDN_VARIANT_AS_VECTOR3 = 544,
 	GDN_VARIANT_AS_OBJECT = 554,
 	GDN_VARIANT_AS_ARRAY = 556,
+	GDN_VARIANT_AS_POOL_BYTE_ARRAY = 557,
+	GDN_VARIANT_AS_POOL_INT_ARRAY = 558,
 	GDN_VARIANT_AS_POOL_REAL_ARRAY = 559,
+	GDN_VARIANT_AS_POOL_VECTOR3_ARRAY = 562,
 	GDN_METHOD_BIND_GET_METHOD = 732,
 	GDN_METHOD_BIND_PTRCALL = 733,
 	GDN_METHOD_BIND_CALL = 734,
@@ -74,6 +92,7 @@ typedef struct { float x, y, z; } gdn_vector3;
  * registers (a struct of three floats would in SSE ones), so calls returning one use this. */
 typedef struct { uint8_t bytes[12]; } gdn_vector3_bytes;
 typedef struct { void *handle; } gdn_pool_real_array;
+typedef struct { void *handle; } gdn_pool_array; /* any pool array: all are one reference */
 typedef struct { void *handle; } gdn_array; /* an Array: a reference to values shared with its copies */
 typedef struct gdn_pool_access gdn_pool_access;
 typedef void gdn_object;

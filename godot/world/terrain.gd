@@ -11,6 +11,7 @@ export var data_file = "terrain.bin"
 const P = preload("res://generated/protocol.gd")
 const StaticWorldShader = preload("res://world/static_world.shader")
 const TerrainSampler = preload("res://native/terrain_sampler.gdns")  # native/terrain.c
+const TerrainFile = preload("res://world/terrain_file.gd")
 
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
@@ -40,16 +41,14 @@ func _ready():
 		load_data(owner.filename.get_base_dir())  # show the terrain when the world opens in the editor
 
 
-# Builds the terrain from the data file in `world_dir`; returns "" or what went wrong.
+# Builds the terrain from the data file in `world_dir`; returns "" or what went wrong. The file is
+# read and checked whole first (terrain_file.gd): a bad one is an error message, never a crash.
 func load_data(world_dir):
+	var read = TerrainFile.read(world_dir, data_file)
+	if read.error != "":
+		return read.error
+	var data = read.data
 	var path = world_dir.plus_file(data_file)
-	var file = File.new()
-	if file.open(path, File.READ) != OK:
-		return "cannot open %s" % path
-	var data = file.get_var()
-	file.close()
-	if typeof(data) != TYPE_DICTIONARY or not data.has("chunks") or data.get("format_version") != P.TERRAIN_FORMAT_VERSION:
-		return "%s is not a terrain data file this simulator reads" % path
 	rows = data.rows
 	cols = data.cols
 	cell_size_m = data.cell_size_m
@@ -57,8 +56,6 @@ func load_data(world_dir):
 	heights = data.heights
 	max_slope = data.max_slope
 	climbable = data.climbable
-	if heights.size() != rows * cols or climbable.size() != rows * cols:
-		return "%s: grids do not match %d x %d" % [path, rows, cols]
 	sampler = TerrainSampler.new()
 	if sampler == null:
 		return "the simulator's native library did not load (godot/native/libavalon_native.so): run `make setup`"
@@ -89,7 +86,7 @@ func _static_material():
 	material.shader = StaticWorldShader
 	material.render_priority = DRAWN_AFTER_OTHER_OPAQUES
 	var holder = get_parent().get_node_or_null("Environment") if get_parent() != null else null
-	if holder != null and holder.environment != null and holder.environment.fog_enabled:
+	if holder is WorldEnvironment and holder.environment != null and holder.environment.fog_enabled:
 		var environment = holder.environment
 		material.set_shader_param("fog_enabled", true)
 		material.set_shader_param("fog_color", environment.fog_color)

@@ -278,9 +278,10 @@ def test_corrupt_world_scene_is_reported_and_the_simulator_keeps_serving(tmp_pat
     try:
         env.reset(seed=0)
         pid = env.simulator_pid
-        with pytest.raises(WorldLoadError, match=f"{broken}.*could not be parsed"):
+        # Refused before Godot (content hash); Godot's own answers: tests/env/test_untrusted_worlds.py
+        with pytest.raises(WorldLoadError, match=f"{broken}/world.json: content_hash .* a file was changed"):
             env.reset(options={"world_dir": str(broken)})
-        with pytest.raises(WorldLoadError, match=f"{no_spawn}.*has no SpawnPoint"):
+        with pytest.raises(WorldLoadError, match=f"{no_spawn}/world.json: content_hash .* a file was changed"):
             env.reset(options={"world_dir": str(no_spawn)})
         with pytest.raises(WorldLoadError, match=f"{tmp_path / 'missing'} does not exist"):
             env.reset(options={"world_dir": str(tmp_path / "missing")})

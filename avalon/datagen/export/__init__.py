@@ -11,13 +11,13 @@ folder appears complete or not at all.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from avalon.datagen import world_folder
 from avalon.datagen.export import marshal
 from avalon.datagen.export.scene_text import (
     ENTITY_SCENES,
@@ -43,12 +43,9 @@ __all__ = [
 ]
 
 def content_hash(folder: Path) -> str:
-    """SHA-256 over every file of a world folder except ``world.json``, in name order."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != INFO_FILE):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    return "sha256:" + digest.hexdigest()
+    """SHA-256 over every file of a world folder except ``world.json``, in name order (see
+    :func:`avalon.datagen.world_folder.content_hash`: regular files only, never followed links)."""
+    return world_folder.content_hash(folder)
 
 
 def write_world_files(world: World, folder: Path) -> None:
