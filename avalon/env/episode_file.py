@@ -25,7 +25,6 @@ from typing import Any
 import attr
 import numpy as np
 
-from avalon.datagen.export import content_hash
 from avalon.datagen.world_folder import read_world_info
 from avalon.env.config import EnvConfig
 from avalon.env.errors import AvalonError, WorldLoadError
@@ -297,7 +296,8 @@ class Recording:
         """Unpacks the world folder into ``folder`` and checks it is the world that was recorded.
 
         Raises :class:`WorldLoadError` for anything but plain files, a corrupt archive, a folder
-        whose files do not match its ``world.json`` content hash, or one that is not the recorded world.
+        that :func:`~avalon.datagen.world_folder.read_world_info` refuses (its files, values,
+        content hash or scene), or one that is not the recorded world.
         """
         source = self.path or "the episode file"
         try:
@@ -312,13 +312,11 @@ class Recording:
                 tar.extractall(folder, members=members, filter="data")
         except (tarfile.TarError, EOFError, OSError, zlib.error) as error:
             raise WorldLoadError(f"the world inside {source} is corrupt: {error}") from None
-        info = read_world_info(folder)
-        actual = content_hash(folder)
-        if actual != info.content_hash:
-            raise WorldLoadError(
-                f"the world inside {source} is corrupt: its files hash to {actual}, its world.json says {info.content_hash}"
-            )
+        try:
+            info = read_world_info(folder)  # files, world.json, content hash and world.tscn
+        except WorldLoadError as error:
+            raise WorldLoadError(f"the world inside {source} is refused: {error}") from None
         recorded = self.meta["world"]["content_hash"]
-        if actual != recorded:
-            raise WorldLoadError(f"the world inside {source} hashes to {actual}, not to the recorded {recorded}")
+        if info.content_hash != recorded:
+            raise WorldLoadError(f"the world inside {source} hashes to {info.content_hash}, not to the recorded {recorded}")
         return folder

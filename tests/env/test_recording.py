@@ -324,7 +324,7 @@ def _world_files(path) -> dict[str, bytes]:
     [
         (lambda files: {**files, "../outside.txt": b"x"}, "'../outside.txt' is not a plain file of a world folder"),
         (lambda files: {**files, "sub/extra.bin": b"x"}, "'sub/extra.bin' is not a plain file"),
-        (lambda files: {**files, "world.tscn": files["world.tscn"] + b"\n"}, "its files hash to"),
+        (lambda files: {**files, "world.tscn": files["world.tscn"] + b"\n"}, "the folder's files hash to"),
         (lambda files: None, "is corrupt"),
     ],
     ids=["outside", "subfolder", "hash", "not-a-tar"],
