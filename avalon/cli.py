@@ -137,7 +137,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from avalon.evaluation import RandomPolicy, evaluate, evaluation_worlds, save_results
+    from avalon.evaluation import EvaluationFailed, RandomPolicy, evaluate, evaluation_worlds, save_results
     from avalon.env.spaces import action_space
 
     if (args.checkpoint is None) == (args.policy is None):
@@ -161,15 +161,21 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         f"difficulty {args.min_difficulty:g} to {args.max_difficulty:g}; {config.action_space}, {config.renderer}, "
         f"{config.resolution}x{config.resolution}; time limits: {args.time_limits})"
     )
-    result = evaluate(
-        policy, config, requests, num_envs=args.envs, deterministic=args.deterministic,
-        time_limits=args.time_limits, video_path=None if args.no_video else out / "episode.gif",
-    )
+    try:
+        result = evaluate(
+            policy, config, requests, num_envs=args.envs, deterministic=args.deterministic,
+            time_limits=args.time_limits, video_path=None if args.no_video else out / "episode.gif",
+        )
+    except EvaluationFailed as failure:  # the finished episodes are kept and written all the same
+        result = failure.result
     print(result.table())
     saved = save_results(result, out / "eval.json", extra={"policy": name, "argv": sys.argv[1:]})
     print(f"results: {saved}")
     if result.video_path is not None:
-        print(f"video of the first episode (RGB beside depth): {result.video_path}")
+        print(f"video of the first world's episode (RGB beside depth): {result.video_path}")
+    if result.failed_worlds:
+        print(f"avalon eval: error: {result.failure_message()}", file=sys.stderr)
+        return 1
     return 0
 
 

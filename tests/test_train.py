@@ -14,54 +14,11 @@ import pytest
 import torch
 
 from avalon.cli import main
+from tests.processes import descendants, is_alive, our_godot_pids
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 SMALL = ["--resolution", "32", "--unroll", "50", "--envs", "2", "--tasks", "eat,move"]
-
-
-def processes() -> dict[int, tuple[str, str, int]]:
-    """Every process now: pid -> (command name, state letter, parent pid), from /proc/PID/stat."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = process_stat(int(entry.name))
-            if stat is not None:
-                table[int(entry.name)] = stat
-    return table
-
-
-def process_stat(pid: int) -> tuple[str, str, int] | None:
-    """(command name, state letter, parent pid) of a process, None when it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    return stat[stat.index("(") + 1 : stat.rindex(")")], fields[0], int(fields[1])
-
-
-def is_alive(pid: int) -> bool:
-    stat = process_stat(pid)
-    return stat is not None and stat[1] != "Z"
-
-
-def descendants(root: int) -> dict[int, str]:
-    """Living descendants of process ``root``: pid -> command name."""
-    table = {pid: stat for pid, stat in processes().items() if stat[1] != "Z"}
-    found, frontier = {}, [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (name, _, ppid) in table.items():
-            if ppid == parent and pid not in found:
-                found[pid] = name
-                frontier.append(pid)
-    return found
-
-
-def our_godot_pids() -> list[int]:
-    """Godot processes started by this Python process."""
-    return [pid for pid, (name, _, parent) in processes().items() if parent == os.getpid() and name.startswith("godot")]
 
 
 def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(tmp_path, capsys):
