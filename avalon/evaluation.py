@@ -357,7 +357,7 @@ def evaluate(
     for index, request in enumerate(requests):
         todo.put((index, request))
     video_world = 0 if video_path is not None else None
-    slots = [_Slot(config, todo, time_limits, max_attempts, video_world) for _ in range(min(num_envs, len(requests)))]
+    slots: list[_Slot] = []
     outcomes: dict[int, EpisodeResult | FailedWorld] = {}
     bar = tqdm(total=len(requests), desc="evaluating", unit="episode", disable=not progress)
 
@@ -370,6 +370,8 @@ def evaluate(
             bar.set_postfix(success=f"{np.mean([e.success for e in episodes]):.0%}", restarts=restarts)
 
     try:
+        for _ in range(min(num_envs, len(requests))):
+            slots.append(_Slot(config, todo, time_limits, max_attempts, video_world))
         with ThreadPoolExecutor(max_workers=len(slots), thread_name_prefix="avalon-eval") as pool:
             for finished in pool.map(_Slot.next_episode, slots):
                 record(finished)
