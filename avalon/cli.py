@@ -139,22 +139,31 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
     )
     difficulties = ", ".join(f"{task} {value:.4f}" for task, value in summary["max_difficulty"].items())
     print(f"curriculum max difficulty: {difficulties}")
-    if "evaluation" in summary:
-        evaluation = summary["evaluation"]
+    evaluation = summary.get("evaluation")
+    if evaluation is not None:
         print(f"evaluation (difficulty 0 to {evaluation['max_difficulty']:g}, {evaluation['time_limits']} time limits):")
         print(evaluation["table"])
     print(f"logs (tensorboard --logdir {summary['tensorboard']}): {summary['tensorboard']}")
     print(f"checkpoint: {summary['checkpoint']}")
-    if "evaluation" in summary:
-        print(f"evaluation results: {summary['evaluation']['results']}")
-        if summary["evaluation"]["video"]:
-            print(f"video of an evaluation episode (RGB beside depth): {summary['evaluation']['video']}")
+    if evaluation is not None:
+        print(f"evaluation results: {evaluation['results']}")
+        if evaluation["video"]:
+            print(f"video of an evaluation episode (RGB beside depth): {evaluation['video']}")
     print(f"summary: {summary['summary']}")
+    if summary["interrupted"] is not None:
+        print(
+            f"stopped by {summary['interrupted']} after the update at {summary['env_steps']} env steps, no evaluation; "
+            f"to continue: the same command with --resume --out {run.out_dir}"
+        )
+        return 128 + signal.Signals[summary["interrupted"]].value
+    if evaluation is not None and evaluation["error"]:
+        print(f"avalon train: error: evaluation: {evaluation['error']}", file=sys.stderr)
+        return 1
     return 0
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from avalon.evaluation import RandomPolicy, evaluate, evaluation_worlds, save_results
+    from avalon.evaluation import EvaluationFailed, RandomPolicy, evaluate, evaluation_worlds, save_results
     from avalon.env.spaces import action_space
 
     if (args.checkpoint is None) == (args.policy is None):
@@ -178,15 +187,21 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         f"difficulty {args.min_difficulty:g} to {args.max_difficulty:g}; {config.action_space}, {config.renderer}, "
         f"{config.resolution}x{config.resolution}; time limits: {args.time_limits})"
     )
-    result = evaluate(
-        policy, config, requests, num_envs=args.envs, deterministic=args.deterministic,
-        time_limits=args.time_limits, video_path=None if args.no_video else out / "episode.gif",
-    )
+    try:
+        result = evaluate(
+            policy, config, requests, num_envs=args.envs, deterministic=args.deterministic,
+            time_limits=args.time_limits, video_path=None if args.no_video else out / "episode.gif",
+        )
+    except EvaluationFailed as failure:  # the finished episodes are kept and written all the same
+        result = failure.result
     print(result.table())
     saved = save_results(result, out / "eval.json", extra={"policy": name, "argv": sys.argv[1:]})
     print(f"results: {saved}")
     if result.video_path is not None:
-        print(f"video of the first episode (RGB beside depth): {result.video_path}")
+        print(f"video of the first world's episode (RGB beside depth): {result.video_path}")
+    if result.failed_worlds:
+        print(f"avalon eval: error: {result.failure_message()}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -333,7 +348,9 @@ def _terminate_cleanly():
     Python's default for SIGTERM ends the process at once, without ``finally`` blocks or
     ``atexit``: the simulators die with their sockets, but their temporary folders, the world
     supply's folders and a half-written run would be left behind. As an exception, everything
-    unwinds as on Ctrl-C. Only installed over the default handler, from the main thread.
+    unwinds as on Ctrl-C. Only installed over the default handler, from the main thread. While
+    ``train_ppo`` runs, its own handler (``avalon.agent.stopping.StopRequest``) takes precedence:
+    the update in progress is finished and checkpointed, and this one is put back afterwards.
     """
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
         yield
@@ -358,6 +375,9 @@ def main(argv: list[str] | None = None) -> int:
         except (AvalonError, ValueError, FileExistsError) as error:
             print(f"avalon {args.command}: error: {error}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:  # Ctrl-C outside training (which handles it itself): no traceback
+            print(f"avalon {args.command}: interrupted", file=sys.stderr)
+            return 128 + signal.SIGINT
 
 
 if __name__ == "__main__":

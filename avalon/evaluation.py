@@ -8,6 +8,11 @@ worlds in practice and the same command always evaluates on the same worlds. Epi
 evaluation mode (``C_move = 0``, Appendix B.1) up to each world's own time limit (Appendix G.3),
 unless ``time_limits="training"``.
 
+A simulator that crashes or hangs does not end an evaluation: its world's episode is rerun from
+the world's start in a fresh simulator (up to ``max_attempts`` runs), and the reruns are counted.
+A world that fails every attempt is reported with the error, beside every finished episode
+(:class:`EvaluationFailed`); no world is dropped silently.
+
 Any object with ``act(observations, deterministic) -> actions`` (batched dicts of arrays) is a
 policy: a trained agent (``avalon.agent``) or :class:`RandomPolicy`, whose figures are the
 baseline every score is normalised against (section 5.4).
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
 import math
 import queue
 from concurrent.futures import ThreadPoolExecutor
@@ -32,13 +38,18 @@ from tqdm import tqdm
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.curriculum import training_time_limit_frames
+from avalon.env.errors import AvalonError, SimulatorError
 from avalon.env.spaces import RGBD_KEY
 from avalon.env.world_supply import WorldRequest, WorldSupply
 from avalon.tasks import check_difficulty, check_task
 
+log = logging.getLogger(__name__)
+
 #: Mixed into evaluation world seeds so they differ from any seed a training run draws.
 EVALUATION_SEED_TAG = 0x5EED_E7A1
 TIME_LIMITS = ("world", "training")
+#: Runs of a world's episode (the first and the reruns after simulator crashes) before it is given up.
+DEFAULT_MAX_ATTEMPTS = 3
 
 
 class Policy(Protocol):
@@ -88,15 +99,36 @@ class EpisodeResult:
     episode_return: float
     episode_length: int
     achievements: tuple[str, ...]
+    #: Runs of this world's episode: 1, plus one per simulator crash that cut it short (each
+    #: rerun starts from the world's start in a fresh simulator; only the last run counts).
+    attempts: int = 1
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class FailedWorld:
+    """A world whose episode could not be played: its simulator failed on every attempt (or the
+    world could not be generated, ``attempts=0``); ``error`` is the last error."""
+
+    task: str
+    difficulty: float
+    seed: int
+    attempts: int
+    error: str
 
 
 @attr.s(frozen=True, auto_attribs=True)
 class EvaluationResult:
+    """Every finished episode (in the order of the requested worlds), the worlds that failed, and
+    ``restarts``: simulators that crashed, hung or were found dead during the evaluation (each
+    replaced by a fresh one)."""
+
     episodes: tuple[EpisodeResult, ...]
     video_path: Path | None = None
+    failed_worlds: tuple[FailedWorld, ...] = ()
+    restarts: int = 0
 
     def per_task(self) -> dict[str, dict[str, float]]:
-        """Per task: episodes, success rate, mean score, mean return, mean length."""
+        """Per task: finished episodes, success rate, mean score, mean return, mean length."""
         groups: dict[str, list[EpisodeResult]] = collections.defaultdict(list)
         for episode in self.episodes:
             groups[episode.task].append(episode)
@@ -111,10 +143,25 @@ class EvaluationResult:
             for task, group in groups.items()
         }
 
+    def failure_message(self) -> str | None:
+        """Which worlds failed and why (each error's first line), or None when none did."""
+        if not self.failed_worlds:
+            return None
+        total = len(self.episodes) + len(self.failed_worlds)
+        worlds = "; ".join(
+            f"{world.task} difficulty {world.difficulty:g} seed {world.seed} after {world.attempts} attempt(s): "
+            f"{world.error.splitlines()[0] if world.error else '?'}"
+            for world in self.failed_worlds
+        )
+        return f"{len(self.failed_worlds)} of {total} evaluation worlds failed: {worlds}"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "per_task": self.per_task(),
             "episodes": [attr.asdict(episode) for episode in self.episodes],
+            "restarts": self.restarts,
+            "failed_worlds": [attr.asdict(world) for world in self.failed_worlds],
+            "error": self.failure_message(),
             "video": None if self.video_path is None else str(self.video_path),
         }
 
@@ -124,25 +171,157 @@ class EvaluationResult:
             lines.append(
                 f"{task:<9} {row['episodes']:>8}  {row['success_rate']:>6.1%}  {row['mean_score']:>10.3f}  {row['mean_length']:>11.1f}"
             )
+        reruns = sum(episode.attempts - 1 for episode in self.episodes)
+        lines.append(f"simulator restarts: {self.restarts} ({reruns} episode(s) rerun from their world's start)")
+        for world in self.failed_worlds:
+            lines.append(f"FAILED: {world.task} difficulty {world.difficulty:g} seed {world.seed} ({world.attempts} attempts)")
         return "\n".join(lines)
 
 
-class _Slot:
-    """One environment of the evaluation, its world supply and its episode in play."""
+class EvaluationFailed(AvalonError):
+    """Some worlds of an evaluation failed on every attempt. ``result`` holds every finished
+    episode and the failed worlds with their errors; the message names the failed worlds."""
 
-    def __init__(self, config: EnvConfig) -> None:
+    def __init__(self, result: EvaluationResult) -> None:
+        super().__init__(result.failure_message())
+        self.result = result
+
+
+#: What one slot's call returns: each world it finished or gave up, by index in the requests.
+_Outcomes = list[tuple[int, "EpisodeResult | FailedWorld"]]
+
+
+class _Slot:
+    """One environment of the evaluation: its world supply, the world in play and its episode.
+
+    Its methods run in the evaluation's worker threads, one slot per thread at a time.
+    """
+
+    def __init__(self, config: EnvConfig, todo: queue.SimpleQueue, time_limits: str, max_attempts: int, video_world: int | None) -> None:
         self.env = AvalonEnv(config)
         self.supply = WorldSupply()
-        self.request: WorldRequest | None = None
+        self.todo = todo
+        self.time_limits = time_limits
+        self.max_attempts = max_attempts
+        self.video_world = video_world
+        self.queued: collections.deque[int] = collections.deque()  # indices of the worlds submitted to the supply
+        self.started = False
+        self.index: int | None = None  # the world in play, None when this slot has none left
         self.world = None
+        self.options: dict[str, Any] = {}
+        self.attempts = 0
+        self.last_error = ""
         self.observation: dict[str, np.ndarray] | None = None
         self.episode_return = 0.0
         self.length = 0
-        self.frames: list[np.ndarray] | None = None
+        self.frames: list[np.ndarray] | None = None  # of the video world's current run
+        self.video_frames: list[np.ndarray] | None = None  # of its finished episode
+        self.restarts = 0
+        self._pid: int | None = None  # the simulator that served the last reset or step
+
+    def next_episode(self) -> _Outcomes:
+        """Starts the next world's episode; returns the worlds given up on the way. ``index``
+        is None afterwards when no world is left."""
+        if not self.started:  # keep one world generating ahead of the one in play
+            self.started = True
+            self._submit_next()
+            self._submit_next()
+        outcomes: _Outcomes = []
+        while True:
+            if self.world is not None:
+                self.supply.discard(self.world)
+                self.world = None
+            if not self.queued:
+                self.index = None
+                return outcomes
+            self.world, self.index = self.supply.take(), self.queued.popleft()
+            self._submit_next()
+            self.attempts = 0
+            if self.world.error is not None:
+                self.last_error = f"world generation failed: {self.world.error}"
+                outcomes.append((self.index, self._failed()))
+                continue
+            request = self.world.request
+            self.options = {"world_dir": str(self.world.path), "episode_seed": request.seed}
+            if self.time_limits == "training":
+                self.options["time_limit_frames"] = training_time_limit_frames(request.task, request.difficulty)
+            if self._begin():
+                return outcomes
+            outcomes.append((self.index, self._failed()))
+
+    def step(self, action: dict[str, np.ndarray]) -> _Outcomes:
+        """One step of the episode in play; when it ends (or its world is given up), the next
+        world's episode starts. Returns the worlds finished or given up."""
+        try:
+            observation, reward, terminated, truncated, info = self.env.step(action)
+        except SimulatorError as error:
+            self._crashed(error)
+            if self._begin():  # the same world again, from its start
+                return []
+            return [(self.index, self._failed())] + self.next_episode()
+        self.observation = observation
+        self.episode_return += float(reward)
+        self.length += 1
+        if self.frames is not None:
+            self.frames.append(observation[RGBD_KEY])
+        if not (terminated or truncated):
+            return []
+        request = self.world.request
+        result = EpisodeResult(
+            task=request.task, difficulty=request.difficulty, seed=request.seed, success=bool(info["success"]),
+            score=float(info["score"]), episode_return=self.episode_return, episode_length=self.length,
+            achievements=tuple(sorted(info["achievements"])), attempts=self.attempts,
+        )
+        if self.frames is not None:
+            self.video_frames, self.frames = self.frames, None
+        return [(self.index, result)] + self.next_episode()
 
     def close(self) -> None:
         self.env.close()
         self.supply.close()
+
+    def _begin(self) -> bool:
+        """Resets into the world in play, from its start; False once it has had ``max_attempts`` runs."""
+        while self.attempts < self.max_attempts:
+            self.attempts += 1
+            try:
+                self.observation, _ = self.env.reset(options=self.options)
+            except SimulatorError as error:
+                self._crashed(error)
+                continue
+            pid = self.env.simulator_pid
+            if self._pid is not None and pid != self._pid:  # it died between episodes; the reset replaced it
+                self.restarts += 1
+                log.warning("simulator %s was found dead at a reset and replaced by %s", self._pid, pid)
+            self._pid = pid
+            self.episode_return, self.length = 0.0, 0
+            self.frames = [self.observation[RGBD_KEY]] if self.index == self.video_world else None
+            return True
+        return False
+
+    def _crashed(self, error: SimulatorError) -> None:
+        """The simulator crashed or hung; the env has killed it and its next reset starts a fresh one."""
+        self.restarts += 1
+        self._pid = None
+        self.last_error = str(error)
+        request = self.world.request
+        log.warning(
+            "simulator failed in evaluation world %s difficulty %g seed %d (attempt %d of %d): %s",
+            request.task, request.difficulty, request.seed, self.attempts, self.max_attempts, error,
+        )
+
+    def _failed(self) -> FailedWorld:
+        request = self.world.request
+        self.frames = None
+        return FailedWorld(request.task, request.difficulty, request.seed, self.attempts, self.last_error)
+
+    def _submit_next(self) -> None:
+        try:
+            index, request = self.todo.get_nowait()
+        except queue.Empty:
+            return
+        self.supply.submit(request)
+        self.queued.append(index)
 
 
 def evaluate(
@@ -154,96 +333,70 @@ def evaluate(
     time_limits: str = "world",
     video_path: str | Path | None = None,
     progress: bool = True,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
 ) -> EvaluationResult:
     """Runs one episode in each requested world, ``num_envs`` at a time, and collects the results.
 
-    The first episode is recorded (RGB beside depth) as an animated GIF at ``video_path``.
+    The episode of the first world is recorded (RGB beside depth) as an animated GIF at
+    ``video_path``. When a simulator crashes or hangs, that world's episode is rerun from its
+    start in a fresh simulator (the partial run is dropped), up to ``max_attempts`` runs per
+    world; ``EpisodeResult.attempts`` and ``EvaluationResult.restarts`` count them. A world that
+    fails every attempt does not stop the others: at the end :class:`EvaluationFailed` is
+    raised, carrying the whole result (finished episodes and failed worlds).
     """
     if time_limits not in TIME_LIMITS:
         raise ValueError(f"time_limits={time_limits!r} is not one of {TIME_LIMITS}")
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+        raise ValueError(f"max_attempts={max_attempts!r} must be an int >= 1")
     if not requests:
         raise ValueError("no worlds to evaluate on")
     config = attr.evolve(env_config, is_training=False)
     todo: queue.SimpleQueue[tuple[int, WorldRequest]] = queue.SimpleQueue()
     for index, request in enumerate(requests):
         todo.put((index, request))
-    slots = [_Slot(config) for _ in range(min(num_envs, len(requests)))]
-    results: dict[int, EpisodeResult] = {}
-    record = video_path is not None
-    frames_for_video: list[np.ndarray] = []
+    video_world = 0 if video_path is not None else None
+    slots: list[_Slot] = []
+    outcomes: dict[int, EpisodeResult | FailedWorld] = {}
     bar = tqdm(total=len(requests), desc="evaluating", unit="episode", disable=not progress)
 
-    def start(slot: _Slot) -> bool:
-        """Resets ``slot`` into its next world (keeping one more in generation); False when none is left."""
-        if slot.world is not None:
-            slot.supply.discard(slot.world)
-            slot.world = None
-        if slot.request is None:  # first use: queue up to two worlds
-            for _ in range(2):
-                if not todo.empty():
-                    slot.supply.submit(todo.get()[1])
-        if slot.supply.pending == 0:
-            slot.request = None
-            return False
-        world = slot.supply.take()
-        if not todo.empty():
-            slot.supply.submit(todo.get()[1])
-        if world.error is not None:
-            raise RuntimeError(f"could not generate evaluation world {world.request}: {world.error}")
-        slot.world, slot.request = world, world.request
-        options = {"world_dir": str(world.path), "episode_seed": world.request.seed}
-        if time_limits == "training":
-            options["time_limit_frames"] = training_time_limit_frames(world.request.task, world.request.difficulty)
-        slot.observation, _ = slot.env.reset(options=options)
-        slot.episode_return, slot.length = 0.0, 0
-        return True
-
-    def step(slot: _Slot, action: dict[str, np.ndarray]) -> EpisodeResult | None:
-        observation, reward, terminated, truncated, info = slot.env.step(action)
-        slot.observation = observation
-        slot.episode_return += float(reward)
-        slot.length += 1
-        if slot.frames is not None:
-            slot.frames.append(observation[RGBD_KEY])
-        if not (terminated or truncated):
-            return None
-        request = slot.request
-        return EpisodeResult(
-            task=request.task, difficulty=request.difficulty, seed=request.seed, success=bool(info["success"]),
-            score=float(info["score"]), episode_return=slot.episode_return, episode_length=slot.length,
-            achievements=tuple(sorted(info["achievements"])),
-        )
+    def record(finished: _Outcomes) -> None:
+        outcomes.update(finished)
+        bar.update(len(finished))
+        episodes = [outcome for outcome in outcomes.values() if isinstance(outcome, EpisodeResult)]
+        if finished and episodes:
+            restarts = sum(slot.restarts for slot in slots)
+            bar.set_postfix(success=f"{np.mean([e.success for e in episodes]):.0%}", restarts=restarts)
 
     try:
+        for _ in range(min(num_envs, len(requests))):
+            slots.append(_Slot(config, todo, time_limits, max_attempts, video_world))
         with ThreadPoolExecutor(max_workers=len(slots), thread_name_prefix="avalon-eval") as pool:
-            active = [slot for slot, started in zip(slots, pool.map(start, slots)) if started]
-            if record and active:
-                active[0].frames = [active[0].observation[RGBD_KEY]]
-            # Which request each slot is playing, by position in `requests` (results keep that order).
-            index_of = {id(request): index for index, request in enumerate(requests)}
-            while active:
+            for finished in pool.map(_Slot.next_episode, slots):
+                record(finished)
+            while active := [slot for slot in slots if slot.index is not None]:
                 batch = {key: np.stack([slot.observation[key] for slot in active]) for key in active[0].observation}
                 actions = policy.act(batch, deterministic=deterministic)
                 single = [{key: value[i] for key, value in actions.items()} for i in range(len(active))]
-                outcomes = list(pool.map(step, active, single))
-                finished = [(slot, outcome) for slot, outcome in zip(active, outcomes) if outcome is not None]
-                for slot, outcome in finished:
-                    results[index_of[id(slot.request)]] = outcome
-                    bar.update(1)
-                    bar.set_postfix(success=f"{np.mean([r.success for r in results.values()]):.0%}")
-                    if slot.frames is not None:
-                        frames_for_video, slot.frames = slot.frames, None
-                done = [slot for slot, _ in finished]
-                exhausted = {id(slot) for slot, started in zip(done, pool.map(start, done)) if not started}
-                active = [slot for slot in active if id(slot) not in exhausted]
+                for finished in pool.map(_Slot.step, active, single):
+                    record(finished)
     finally:
         bar.close()
         for slot in slots:
             slot.close()
-    written = write_episode_gif(frames_for_video, Path(video_path)) if record and frames_for_video else None
-    return EvaluationResult(tuple(results[index] for index in sorted(results)), written)
+    frames = next((slot.video_frames for slot in slots if slot.video_frames), None)
+    written = write_episode_gif(frames, Path(video_path)) if frames else None
+    ordered = [outcomes[index] for index in sorted(outcomes)]
+    result = EvaluationResult(
+        episodes=tuple(outcome for outcome in ordered if isinstance(outcome, EpisodeResult)),
+        video_path=written,
+        failed_worlds=tuple(outcome for outcome in ordered if isinstance(outcome, FailedWorld)),
+        restarts=sum(slot.restarts for slot in slots),
+    )
+    if result.failed_worlds:
+        raise EvaluationFailed(result)
+    return result
 
 
 def write_episode_gif(frames: Sequence[np.ndarray], path: Path, scale: int = 2, fps: int = 10) -> Path:

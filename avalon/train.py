@@ -3,7 +3,8 @@
 Builds the curriculum over the protocol's tasks, the training environments (worlds generated
 ahead, simulators stepped in parallel), trains PPO with progress bar, TensorBoard logs and
 checkpoints, then evaluates the final policy on fresh worlds and writes its per-task success
-rates and a GIF of one episode.
+rates and a GIF of one episode. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
+:func:`run_training`).
 """
 
 from __future__ import annotations
@@ -45,8 +46,16 @@ class TrainingRun:
 
 
 def run_training(run: TrainingRun) -> dict[str, Any]:
-    """Trains, evaluates, and returns a summary (paths and figures), also saved as summary.json."""
-    from avalon.agent import PPOConfig, train_ppo
+    """Trains, evaluates, and returns a summary (paths and figures), also saved as summary.json.
+
+    summary.json is written as soon as training ends, then again with the evaluation added, so
+    a failed evaluation never loses it. When training is stopped by SIGINT or SIGTERM (after a
+    checkpoint, see :func:`~avalon.agent.train_ppo`), ``summary["interrupted"]`` is the signal's
+    name and no evaluation runs. When evaluation worlds fail every attempt,
+    ``summary["evaluation"]["failed_worlds"]`` lists them and ``["error"]`` says why; the
+    finished episodes are kept.
+    """
+    from avalon.agent import PPOConfig, TrainingInterrupted, train_ppo
 
     train_tasks, eval_tasks = protocol_tasks(run.protocol, run.tasks)
     config = PPOConfig(**run.ppo_overrides)
@@ -54,12 +63,15 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     curriculum = Curriculum(train_tasks, run.curriculum)
     out_dir = Path(run.out_dir)
     envs = make_training_envs(run.env_config, curriculum, run.num_envs, seed=run.seed)
+    interrupted = None
     try:
         result = train_ppo(
             envs, out_dir, run.total_steps, config, curriculum=curriculum, resume=run.resume, seed=run.seed,
             progress=run.progress, checkpoint_interval_steps=run.checkpoint_interval_steps,
             keep_checkpoints=run.keep_checkpoints,
         )
+    except TrainingInterrupted as stop:
+        result, interrupted = stop.result, stop.signal_name
     finally:
         envs.close()
     crashes = sum(env.env.crashes for env in envs.envs)
@@ -70,6 +82,7 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
         "out_dir": str(out_dir),
         "tensorboard": str(out_dir / "tensorboard"),
         "checkpoint": str(result.final_checkpoint),
+        "interrupted": interrupted,
         "env_steps": result.env_steps,
         "updates": result.updates,
         "episodes": result.episodes,
@@ -83,30 +96,43 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
         "world_wait_s_total": waits,
         "world_wait_s_max": max(env.max_world_wait_s for env in envs.envs),
     }
-    if run.eval_episodes > 0:
+    path = out_dir / "summary.json"
+    _write_summary(summary, path)
+    if interrupted is None and run.eval_episodes > 0:
         summary["evaluation"] = _evaluate(run, eval_tasks, result.final_checkpoint)
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-    summary["summary"] = str(out_dir / "summary.json")
+        _write_summary(summary, path)
+    summary["summary"] = str(path)
     return summary
+
+
+def _write_summary(summary: dict[str, Any], path: Path) -> None:
+    path.write_text(json.dumps(summary, indent=2))
 
 
 def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dict[str, Any]:
     from avalon.agent import load_policy
-    from avalon.evaluation import evaluate, evaluation_worlds, save_results
+    from avalon.evaluation import EvaluationFailed, evaluate, evaluation_worlds, save_results
 
     policy = load_policy(checkpoint, seed=run.seed)
     config = attr.evolve(run.env_config, **policy.env_config_overrides())
     eval_dir = Path(run.out_dir) / f"eval-{time.strftime('%Y%m%d-%H%M%S')}"
     requests = evaluation_worlds(tasks, run.eval_episodes, 0.0, run.eval_max_difficulty, seed=run.seed)
-    result = evaluate(
-        policy, config, requests, num_envs=run.num_envs, time_limits=run.eval_time_limits,
-        video_path=eval_dir / "episode.gif", progress=run.progress,
-    )
+    try:
+        result = evaluate(
+            policy, config, requests, num_envs=run.num_envs, time_limits=run.eval_time_limits,
+            video_path=eval_dir / "episode.gif", progress=run.progress,
+        )
+    except EvaluationFailed as failure:  # the finished episodes and the failed worlds are reported
+        result = failure.result
     saved = save_results(result, eval_dir / "eval.json", extra={"checkpoint": str(checkpoint)})
+    written = result.to_json()
     return {
         "results": str(saved),
-        "video": None if result.video_path is None else str(result.video_path),
-        "per_task": result.per_task(),
+        "video": written["video"],
+        "per_task": written["per_task"],
+        "restarts": written["restarts"],
+        "failed_worlds": written["failed_worlds"],
+        "error": written["error"],
         "table": result.table(),
         "max_difficulty": run.eval_max_difficulty,
         "time_limits": run.eval_time_limits,

@@ -1,6 +1,11 @@
-"""Evaluation on fixed sets of fresh worlds: which worlds, and one run with the real simulator."""
+"""Evaluation on fixed sets of fresh worlds: which worlds, runs with the real simulator, and
+simulators that crash or never start during an evaluation."""
 
 import json
+import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -8,8 +13,10 @@ from PIL import Image
 
 from avalon.cli import main
 from avalon.env.config import EnvConfig
+from avalon.env.curriculum import training_time_limit_frames
 from avalon.env.spaces import action_space
-from avalon.evaluation import RandomPolicy, evaluate, evaluation_worlds
+from avalon.evaluation import EvaluationFailed, RandomPolicy, evaluate, evaluation_worlds
+from tests.processes import godot_that_fails_after, is_alive, our_godot_pids
 
 
 def test_evaluation_worlds_have_evenly_spaced_difficulties_and_fixed_seeds():
@@ -78,3 +85,142 @@ def test_eval_command_writes_results_and_refuses_ambiguous_policies(tmp_path, ca
     assert saved["per_task"]["trivial"]["episodes"] == 1 and (out / "episode.gif").is_file()
     assert main(["eval", "--tasks", "eat"]) == 2
     assert "exactly one of --checkpoint PATH and --policy random" in capsys.readouterr().err
+
+
+class KillingPolicy:
+    """Random actions; before its action batches number ``kill_at`` (1 = the first step of the
+    first episodes) it kills one of the simulators running at the first of them, in pid order,
+    with SIGKILL: a crash a known number of steps into an episode."""
+
+    def __init__(self, kill_at: tuple[int, ...]) -> None:
+        self.policy = RandomPolicy(action_space("vr"), seed=0)
+        self.kill_at = kill_at
+        self.calls = 0
+        self.targets: list[int] = []
+        self.killed: list[int] = []
+
+    def act(self, observations, deterministic=False):
+        self.calls += 1
+        if self.calls in self.kill_at:
+            if not self.targets:
+                self.targets = our_godot_pids()
+                assert len(self.targets) >= len(self.kill_at), self.targets
+            pid = self.targets[len(self.killed)]
+            assert is_alive(pid), f"simulator {pid} died before it was killed"
+            os.kill(pid, signal.SIGKILL)
+            self.killed.append(pid)
+        return self.policy.act(observations, deterministic)
+
+
+def assert_full_episodes(episodes):
+    """Each episode ran from its world's start: at most the training time limit, all of it
+    unless the food was eaten (a rerun that kept counting the crashed run's steps would overrun)."""
+    for episode in episodes:
+        limit = training_time_limit_frames(episode.task, episode.difficulty)
+        assert episode.episode_length <= limit and (episode.success or episode.episode_length == limit), episode
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_simulators_killed_mid_episode_are_restarted_and_their_worlds_rerun_from_the_start(tmp_path):
+    requests = evaluation_worlds(["eat"], 6, 0.0, 0.1, seed=5)
+    # Both first episodes are cut short: one 20 steps in, the other 60 steps in (while the
+    # first one's rerun is at step 40 in a fresh simulator).
+    policy = KillingPolicy(kill_at=(20, 60))
+    result = evaluate(
+        policy, EnvConfig(renderer="GLES2", resolution=32), requests, num_envs=2, time_limits="training",
+        video_path=tmp_path / "episode.gif", progress=False,
+    )
+    assert len(policy.killed) == 2
+    assert [(e.task, e.difficulty, e.seed) for e in result.episodes] == [(r.task, r.difficulty, r.seed) for r in requests]
+    assert result.failed_worlds == ()
+    assert result.restarts == 2
+    # The two slots' first worlds were each played twice; world 0 is always a slot's first.
+    assert sorted(e.attempts for e in result.episodes) == [1, 1, 1, 1, 2, 2]
+    assert result.episodes[0].attempts == 2
+    assert_full_episodes(result.episodes)
+    # The video of world 0 shows its rerun only: its first frame and one per step.
+    assert Image.open(result.video_path).n_frames == result.episodes[0].episode_length + 1
+    saved = result.to_json()
+    assert saved["restarts"] == 2 and [e["attempts"] for e in saved["episodes"]] == [e.attempts for e in result.episodes]
+    assert "simulator restarts: 2" in result.table()
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_eval_command_survives_a_simulator_killed_during_the_evaluation(tmp_path, capsys):
+    killed: list[int] = []
+
+    def kill_one_simulator():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            pids = our_godot_pids()
+            if len(pids) == 2:
+                time.sleep(0.2)  # into start-up or the first episode: a slot plays 3 worlds of 200+ steps
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_one_simulator, daemon=True)
+    killer.start()
+    out = tmp_path / "eval"
+    code = main([
+        "eval", "--policy", "random", "--tasks", "eat", "--episodes", "6", "--envs", "2", "--resolution", "32",
+        "--time-limits", "training", "--max-difficulty", "0.1", "--out", str(out), "--no-video",
+    ])
+    killer.join()
+    assert killed and code == 0
+    saved = json.loads((out / "eval.json").read_text())
+    assert len(saved["episodes"]) == 6 and saved["per_task"]["eat"]["episodes"] == 6
+    assert saved["failed_worlds"] == [] and saved["restarts"] >= 1
+    printed = capsys.readouterr().out
+    assert f"simulator restarts: {saved['restarts']}" in printed
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_world_whose_simulator_fails_every_attempt_is_reported_with_the_finished_ones(tmp_path, monkeypatch):
+    # Two simulators start; after one is killed, no simulator starts again.
+    wrapper = godot_that_fails_after(2, tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{wrapper}{os.pathsep}{os.environ['PATH']}")
+    requests = evaluation_worlds(["eat"], 3, 0.0, 0.1, seed=5)
+    policy = KillingPolicy(kill_at=(20,))
+    with pytest.raises(EvaluationFailed) as caught:
+        evaluate(policy, EnvConfig(renderer="GLES2", resolution=32), requests, num_envs=2, time_limits="training", progress=False)
+    result = caught.value.result
+    # The killed slot's worlds fail (one crash, then two refused starts; then three refused
+    # starts); the other slot's worlds finish. Nothing is dropped.
+    played = [(e.task, e.difficulty, e.seed) for e in result.episodes]
+    failed = [(f.task, f.difficulty, f.seed) for f in result.failed_worlds]
+    assert sorted(played + failed) == sorted((r.task, r.difficulty, r.seed) for r in requests)
+    assert played and failed
+    assert all(f.attempts == 3 and "exited during start-up with code 3" in f.error for f in result.failed_worlds)
+    assert all(e.attempts == 1 for e in result.episodes)
+    assert_full_episodes(result.episodes)
+    assert result.restarts == 3 * len(failed)
+    message = str(caught.value)
+    assert f"{len(failed)} of 3 evaluation worlds failed" in message
+    for task, difficulty, seed in failed:
+        assert f"seed {seed}" in message
+
+
+@pytest.mark.godot
+def test_eval_command_writes_the_failed_worlds_and_exits_non_zero(tmp_path, monkeypatch, capsys):
+    wrapper = godot_that_fails_after(0, tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{wrapper}{os.pathsep}{os.environ['PATH']}")
+    out = tmp_path / "eval"
+    code = main([
+        "eval", "--policy", "random", "--tasks", "eat", "--episodes", "2", "--envs", "1", "--resolution", "32",
+        "--time-limits", "training", "--max-difficulty", "0.1", "--out", str(out),
+    ])
+    assert code == 1
+    captured = capsys.readouterr()
+    assert "2 of 2 evaluation worlds failed" in captured.err and "exited during start-up with code 3" in captured.err
+    assert str(out / "eval.json") in captured.out
+    saved = json.loads((out / "eval.json").read_text())
+    assert saved["episodes"] == [] and saved["restarts"] == 6
+    expected = [(r.task, r.seed) for r in evaluation_worlds(["eat"], 2, 0.0, 0.1, seed=0)]
+    assert [(f["task"], f["seed"]) for f in saved["failed_worlds"]] == expected
+    assert all(f["attempts"] == 3 and "code 3" in f["error"] for f in saved["failed_worlds"])
+    assert "2 of 2 evaluation worlds failed" in saved["error"]

@@ -14,54 +14,11 @@ import pytest
 import torch
 
 from avalon.cli import main
+from tests.processes import descendants, godot_that_fails_after, is_alive, our_godot_pids
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 SMALL = ["--resolution", "32", "--unroll", "50", "--envs", "2", "--tasks", "eat,move"]
-
-
-def processes() -> dict[int, tuple[str, str, int]]:
-    """Every process now: pid -> (command name, state letter, parent pid), from /proc/PID/stat."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = process_stat(int(entry.name))
-            if stat is not None:
-                table[int(entry.name)] = stat
-    return table
-
-
-def process_stat(pid: int) -> tuple[str, str, int] | None:
-    """(command name, state letter, parent pid) of a process, None when it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    return stat[stat.index("(") + 1 : stat.rindex(")")], fields[0], int(fields[1])
-
-
-def is_alive(pid: int) -> bool:
-    stat = process_stat(pid)
-    return stat is not None and stat[1] != "Z"
-
-
-def descendants(root: int) -> dict[int, str]:
-    """Living descendants of process ``root``: pid -> command name."""
-    table = {pid: stat for pid, stat in processes().items() if stat[1] != "Z"}
-    found, frontier = {}, [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (name, _, ppid) in table.items():
-            if ppid == parent and pid not in found:
-                found[pid] = name
-                frontier.append(pid)
-    return found
-
-
-def our_godot_pids() -> list[int]:
-    """Godot processes started by this Python process."""
-    return [pid for pid, (name, _, parent) in processes().items() if parent == os.getpid() and name.startswith("godot")]
 
 
 def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(tmp_path, capsys):
@@ -134,32 +91,64 @@ def test_bad_training_settings_are_named(tmp_path, capsys):
     assert "minibatches=3 does not divide the batch of 100" in capsys.readouterr().err
 
 
-def test_sigterm_stops_a_training_run_cleanly(tmp_path):
-    """``kill PID`` of a training run ends it with 143 and leaves no process and no temporary folder."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_a_training_run_with_a_checkpoint_and_a_summary(tmp_path, signum):
+    """Ctrl-C or ``kill PID`` of a training run: exit 128 + the signal, no traceback, a checkpoint
+    and summary.json marked interrupted, no process and no temporary folder left behind."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     environment = {**os.environ, "TMPDIR": str(scratch)}
+    out = tmp_path / "run"
     command = [sys.executable, "-m", "avalon.cli", "train", "ppo", *SMALL, "--steps", "100000",
-               "--out", str(tmp_path / "run"), "--eval-episodes", "0"]
-    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+               "--checkpoint-every", "100", "--out", str(out), "--eval-episodes", "1"]
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         started: dict[int, str] = {}
         while time.monotonic() < deadline and process.poll() is None:
             started = descendants(process.pid)
-            if sum(name.startswith("godot") for name in started.values()) == 2:
-                break
+            if (out / "checkpoints").is_dir() and any((out / "checkpoints").glob("step-*.pt")):
+                break  # an update has finished: the run is training
             time.sleep(0.2)
         assert sum(name.startswith("godot") for name in started.values()) == 2, "the run did not start its simulators"
         assert any(scratch.iterdir()), "the run made no temporary folder (is TMPDIR honoured?)"
-        time.sleep(2.0)  # into the training loop
-        process.send_signal(signal.SIGTERM)
-        _, errors = process.communicate(timeout=60)
+        started = descendants(process.pid)
+        process.send_signal(signum)
+        printed, errors = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert process.returncode == 128 + signal.SIGTERM, errors.decode()[-2000:]
+    printed, errors = printed.decode(), errors.decode()
+    assert process.returncode == 128 + signum, errors[-2000:]
+    assert "Traceback" not in errors, errors[-2000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] == signal.Signals(signum).name and "evaluation" not in summary
+    checkpoints = sorted((out / "checkpoints").glob("step-*.pt"))
+    assert summary["checkpoint"] == str(checkpoints[-1])
+    assert torch.load(checkpoints[-1], weights_only=True)["env_steps"] == summary["env_steps"] >= 100
+    assert f"checkpoint: {checkpoints[-1]}" in printed and "--resume" in printed
     assert [pid for pid in started if is_alive(pid)] == []
     # (torch may leave its own compile cache there; ours all start with "avalon-")
     assert sorted(path.name for path in scratch.iterdir() if path.name.startswith("avalon")) == []
+
+
+def test_a_failed_final_evaluation_keeps_the_training_summary_and_exits_non_zero(tmp_path, monkeypatch, capsys):
+    # Godot starts once (the training simulator), then never again (the evaluation's).
+    wrapper = godot_that_fails_after(1, tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{wrapper}{os.pathsep}{os.environ['PATH']}")
+    out = tmp_path / "run"
+    code = main(["train", "ppo", "--resolution", "32", "--unroll", "50", "--envs", "1", "--tasks", "eat", "--steps", "50",
+                 "--out", str(out), "--eval-episodes", "1", "--eval-max-difficulty", "0.1", "--eval-time-limits", "training"])
+    assert code == 1
+    captured = capsys.readouterr()
+    assert "1 of 1 evaluation worlds failed" in captured.err and "exited during start-up with code 3" in captured.err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["env_steps"] == 50 and summary["interrupted"] is None and Path(summary["checkpoint"]).is_file()
+    evaluation = summary["evaluation"]
+    assert evaluation["restarts"] == 3 and evaluation["per_task"] == {}
+    assert [world["attempts"] for world in evaluation["failed_worlds"]] == [3]
+    assert "1 of 1 evaluation worlds failed" in evaluation["error"]
+    saved = json.loads(Path(evaluation["results"]).read_text())
+    assert saved["failed_worlds"] == evaluation["failed_worlds"]
+    assert "simulator restarts: 3" in captured.out and f"summary: {out / 'summary.json'}" in captured.out

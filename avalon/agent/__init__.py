@@ -11,7 +11,7 @@ See docs/agent.md.
 from avalon.agent.checkpoint import latest_checkpoint, load_checkpoint
 from avalon.agent.config import NetworkConfig, PPOConfig
 from avalon.agent.policy import Policy, load_policy
-from avalon.agent.trainer import CurriculumState, TrainResult, train_ppo
+from avalon.agent.trainer import CurriculumState, TrainingInterrupted, TrainResult, train_ppo
 
 __all__ = [
     "CurriculumState",
@@ -19,6 +19,7 @@ __all__ = [
     "PPOConfig",
     "Policy",
     "TrainResult",
+    "TrainingInterrupted",
     "latest_checkpoint",
     "load_checkpoint",
     "load_policy",

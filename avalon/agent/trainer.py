@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+import signal
 import time
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,6 +39,7 @@ from avalon.agent.learner import make_optimizer, ppo_update
 from avalon.agent.network import ActorCritic
 from avalon.agent.observations import ObservationLayout
 from avalon.agent.rollout import RolloutStorage
+from avalon.agent.stopping import StopRequest
 from avalon.env.protocol import ACTION_SPACES
 from avalon.env.spaces import action_space as avalon_action_space
 
@@ -71,6 +73,27 @@ class TrainResult:
     learn_cpu_seconds_per_update: float  # the same in CPU time of this process
     recent_success_rate: float | None  # over the last 100 finished episodes
     last_update_stats: dict[str, float]  # losses etc. of the last update
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Training stopped on SIGINT (Ctrl-C) or SIGTERM after writing a checkpoint.
+
+    ``signum`` is the signal; ``result`` the :class:`TrainResult` up to the stop, whose
+    ``final_checkpoint`` is that checkpoint (``resume=True`` continues from it). A
+    ``KeyboardInterrupt``, so code that does not look for it stops as on Ctrl-C.
+    """
+
+    def __init__(self, signum: int, result: TrainResult) -> None:
+        self.signum = signum
+        self.result = result
+        super().__init__(
+            f"training stopped by {self.signal_name} at {result.env_steps} env steps ({result.updates} updates); "
+            f"checkpoint {result.final_checkpoint}"
+        )
+
+    @property
+    def signal_name(self) -> str:
+        return signal.Signals(self.signum).name
 
 
 def action_space_name(space: gymnasium.Space) -> str | None:
@@ -158,8 +181,16 @@ def train_ppo(
             machine two threads raised the CPU time of an update 1.6-4.5x (OpenMP threads spin
             while they wait for a core) without shortening it (docs/agent.md).
 
-    Returns a :class:`TrainResult`. Ctrl-C while collecting saves a checkpoint of the last
-    finished update (Ctrl-C while learning does not), then raises ``KeyboardInterrupt``.
+    Returns a :class:`TrainResult`.
+
+    SIGINT (Ctrl-C) or SIGTERM (when called from the main thread): during an update, the update
+    is finished; while collecting, the unroll in progress is dropped after the env step under
+    way. Either way a checkpoint is written at the step count of the last finished update, the
+    previous signal handlers are restored and :class:`TrainingInterrupted` is raised (a
+    ``KeyboardInterrupt`` carrying the ``TrainResult``). A second signal goes to the handlers
+    from before at once (Ctrl-C: ``KeyboardInterrupt``). Any exception that escapes (a second
+    signal, an error) first writes a checkpoint of the last finished update, unless it came in
+    the middle of an update: then the weights match no step count and the last checkpoint stands.
     """
     config = config or PPOConfig()
     _check_envs(envs)
@@ -248,53 +279,62 @@ def train_ppo(
     started = time.perf_counter()
     final_path: Path | None = None
     learning = False
+    stop = StopRequest("finishing the update in progress (or dropping the unroll in progress), then a checkpoint")
     try:
-        observations, _infos = envs.reset(seed=seed + env_steps)
-        while env_steps < total_steps:
-            cycle_start = time.perf_counter()
-            before = {name: (timer.wall, timer.cpu) for name, timer in timers.items()}
-            ended = []
-            torch.set_num_threads(act_threads)
-            for t in range(config.unroll_steps):
-                with act_timer, torch.inference_mode():
-                    tensors = observation_layout.to_tensors(observations)
-                    storage.set_observation(t, tensors)
-                    distribution, values = model(tensors)
-                    actions = distribution.sample(sampler)
-                    log_probs = distribution.log_prob(actions)
-                    env_actions = action_layout.to_env(actions.numpy())
-                with env_timer:
-                    observations, rewards, terminated, truncated, infos = envs.step(env_actions)
-                dones = np.logical_or(terminated, truncated)
-                ended += tracker.step(rewards, dones, infos)
-                storage.set_step(
-                    t, actions, log_probs, values, torch.as_tensor(rewards, dtype=torch.float32), torch.as_tensor(dones, dtype=torch.float32)
-                )
-            with learn_timer:
-                learning = True  # the model changes from here until the counters say so
-                torch.set_num_threads(learn_threads)
-                with torch.inference_mode():
-                    tensors = observation_layout.to_tensors(observations)
-                    storage.set_observation(config.unroll_steps, tensors)
-                    last_values = model(tensors)[1]
-                stats = ppo_update(model, optimizer, storage, last_values.clone(), config, sampler)
-            batch = config.batch_size(num_envs)
-            env_steps += batch
-            updates += 1
-            learning = False
-            cycle = time.perf_counter() - cycle_start
-            cycle_wall += cycle
-            perf = _perf(batch, cycle, timers, before)
-            _log(writer, env_steps, stats, ended, perf, curriculum)
-            bar.update(batch)
-            bar.set_postfix_str(_postfix(perf, tracker, curriculum), refresh=False)
-            if env_steps >= next_checkpoint and env_steps < total_steps:
+        with stop:
+            observations, _infos = envs.reset(seed=seed + env_steps)
+            while env_steps < total_steps and not stop.requested:
+                cycle_start = time.perf_counter()
+                before = {name: (timer.wall, timer.cpu) for name, timer in timers.items()}
+                ended = []
+                torch.set_num_threads(act_threads)
+                for t in range(config.unroll_steps):
+                    if stop.requested:  # the partial unroll is dropped: the weights are those of the last update
+                        _rewind(timers, before)  # and its time counts in no figure
+                        break
+                    with act_timer, torch.inference_mode():
+                        tensors = observation_layout.to_tensors(observations)
+                        storage.set_observation(t, tensors)
+                        distribution, values = model(tensors)
+                        actions = distribution.sample(sampler)
+                        log_probs = distribution.log_prob(actions)
+                        env_actions = action_layout.to_env(actions.numpy())
+                    with env_timer:
+                        observations, rewards, terminated, truncated, infos = envs.step(env_actions)
+                    dones = np.logical_or(terminated, truncated)
+                    ended += tracker.step(rewards, dones, infos)
+                    storage.set_step(
+                        t, actions, log_probs, values, torch.as_tensor(rewards, dtype=torch.float32), torch.as_tensor(dones, dtype=torch.float32)
+                    )
+                else:  # a whole unroll: learn from it
+                    with learn_timer:
+                        learning = True  # the model changes from here until the counters say so
+                        torch.set_num_threads(learn_threads)
+                        with torch.inference_mode():
+                            tensors = observation_layout.to_tensors(observations)
+                            storage.set_observation(config.unroll_steps, tensors)
+                            last_values = model(tensors)[1]
+                        stats = ppo_update(model, optimizer, storage, last_values.clone(), config, sampler)
+                    batch = config.batch_size(num_envs)
+                    env_steps += batch
+                    updates += 1
+                    learning = False
+                    cycle = time.perf_counter() - cycle_start
+                    cycle_wall += cycle
+                    perf = _perf(batch, cycle, timers, before)
+                    _log(writer, env_steps, stats, ended, perf, curriculum)
+                    bar.update(batch)
+                    bar.set_postfix_str(_postfix(perf, tracker, curriculum), refresh=False)
+                    if next_checkpoint <= env_steps < total_steps and not stop.requested:
+                        checkpoint()
+                        next_checkpoint = (env_steps // checkpoint_interval_steps + 1) * checkpoint_interval_steps
+            final_path = checkpoint()
+    except BaseException:  # a second signal, a signal outside the main thread, or an error
+        if not learning:  # keep the last finished update; mid-update the weights match no step count
+            try:
                 checkpoint()
-                next_checkpoint = (env_steps // checkpoint_interval_steps + 1) * checkpoint_interval_steps
-        final_path = checkpoint()
-    except KeyboardInterrupt:
-        if not learning:  # mid-update the weights match no step count: the last checkpoint stands
-            checkpoint()
+            except Exception as error:  # the original exception matters more
+                log.error("could not write a checkpoint of the last finished update: %s", error)
         raise
     finally:
         torch.set_num_threads(saved_threads)
@@ -302,7 +342,7 @@ def train_ppo(
         writer.close()
     done_updates = max(updates - start_updates, 1)
     done_steps = env_steps - start_steps
-    return TrainResult(
+    result = TrainResult(
         env_steps=env_steps,
         updates=updates,
         episodes=episodes_before + tracker.finished,
@@ -317,6 +357,9 @@ def train_ppo(
         recent_success_rate=tracker.recent_success_rate(),
         last_update_stats=stats,
     )
+    if stop.requested:
+        raise TrainingInterrupted(stop.signum, result)
+    return result
 
 
 def _check_compatible(state: dict, path: Path, config: PPOConfig, observations: ObservationLayout, actions: ActionLayout) -> None:
@@ -330,6 +373,12 @@ def _check_compatible(state: dict, path: Path, config: PPOConfig, observations: 
     changed = {k: (v, config.to_dict()[k]) for k, v in state["ppo_config"].items() if config.to_dict()[k] != v}
     if changed:
         log.warning("resuming with changed PPO settings (saved, now): %s", changed)
+
+
+def _rewind(timers: dict[str, _Timer], before: dict[str, tuple[float, float]]) -> None:
+    """Sets the timers back to ``before`` (a cycle whose work was dropped)."""
+    for name, timer in timers.items():
+        timer.wall, timer.cpu = before[name]
 
 
 def _perf(batch: int, cycle_seconds: float, timers: dict[str, _Timer], before: dict[str, tuple[float, float]]) -> dict[str, float]:
