@@ -136,10 +136,12 @@ class WorldSupply:
         self._log_path = self.directory / GENERATOR_LOG
         with open(self._log_path, "wb") as log:
             # A module run by path, not multiprocessing: the caller's script is never re-imported.
+            # Its own session: a terminal's Ctrl-C goes to the trainer alone, which then stops
+            # cleanly (it may still need a world); the generator ends when its input closes.
             self._process: subprocess.Popen | None = subprocess.Popen(
                 [sys.executable, "-m", "avalon.env.world_supply", str(self.directory)]
                 + ([REMOVE_AT_END_FLAG] if self._owns_directory else []),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0, start_new_session=True,
             )
         self._received = b""  # reply bytes read but not yet consumed (replies are JSON lines)
         _live_supplies.add(self)

@@ -140,3 +140,38 @@ def test_the_generator_exits_when_its_python_process_is_killed(tmp_path):
     assert wait_gone(generator)
     # ... and takes the supply's temporary folder with it.
     assert [path.name for path in scratch.iterdir() if path.name.startswith("avalon-worlds-")] == []
+
+
+def test_a_terminals_ctrl_c_reaches_the_trainer_but_not_its_generator(tmp_path):
+    """Ctrl-C in a terminal signals the whole foreground process group; a trainer stopping cleanly
+    may still take a world, so the generator must not die with it."""
+    script = textwrap.dedent(
+        """
+        import signal, sys
+        from avalon.env.world_supply import WorldSupply, WorldRequest
+        signal.signal(signal.SIGINT, lambda *_: None)  # the trainer's stop handler, in short (SIG_IGN would be inherited)
+        supply = WorldSupply()
+        print(supply.pid, flush=True)
+        sys.stdin.readline()  # the Ctrl-C has been sent
+        supply.submit(WorldRequest("eat", 0.0, 1))
+        world = supply.take()
+        print("taken" if world.error is None else world.error, flush=True)
+        supply.close()
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, start_new_session=True)  # a process group of its own, as a shell's job
+    try:
+        generator = int(process.stdout.readline())
+        os.killpg(process.pid, signal.SIGINT)
+        time.sleep(0.5)
+        assert alive(generator)
+        process.stdin.write("\n")
+        process.stdin.flush()
+        assert process.stdout.readline().strip() == "taken"
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+    assert wait_gone(generator)
