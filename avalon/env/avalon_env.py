@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import numpy as np
 
 from avalon.datagen.world_folder import WorldInfo, read_world_info
 from avalon.env import protocol
-from avalon.env.config import EnvConfig
+from avalon.env.config import EnvConfig, check_seed, check_time_limit_frames
 from avalon.env.errors import SimulatorError
 from avalon.env.mechanics import FRAME_PENALTY, INITIAL_ENERGY
 from avalon.env.simulator import Simulator
@@ -29,15 +31,29 @@ def _feature(features: np.ndarray, name: str) -> float:
     return float(features[_OFFSETS[name]])
 
 
-_RESET_OPTIONS = {"world_dir", "episode_seed", "time_limit_frames"}
+_RESET_OPTIONS = ("world_dir", "episode_seed", "time_limit_frames")
 
 
-def _check_time_limit(value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= 10**7:
-        raise ValueError(f"reset option time_limit_frames={value!r} must be an int from 1 to 10**7 (frames)")
-    return int(value)
+def _check_options(options: Any) -> dict[str, Any]:
+    """The reset options, checked, with ``None`` values dropped (they mean "not given")."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict with keys from {list(_RESET_OPTIONS)}, not {options!r}")
+    unknown = sorted(str(key) for key in options if key not in _RESET_OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; the options are {sorted(_RESET_OPTIONS)}")
+    checked: dict[str, Any] = {}
+    world_dir = options.get("world_dir")
+    if world_dir is not None:
+        if not isinstance(world_dir, (str, os.PathLike)):
+            raise ValueError(f"reset option world_dir={world_dir!r} must be a path (str or os.PathLike)")
+        checked["world_dir"] = os.fspath(world_dir)
+    if options.get("episode_seed") is not None:
+        checked["episode_seed"] = check_seed(options["episode_seed"], "reset option episode_seed")
+    if options.get("time_limit_frames") is not None:
+        checked["time_limit_frames"] = check_time_limit_frames(options["time_limit_frames"], "reset option time_limit_frames")
+    return checked
 
 
 def _all_food_eaten(features: np.ndarray) -> bool:
@@ -71,10 +87,14 @@ class AvalonEnv(gym.Env):
 
     def __init__(self, config: EnvConfig | None = None, render_mode: str | None = None, **overrides: Any) -> None:
         base = config if config is not None else EnvConfig()
-        unknown = sorted(set(overrides) - {field.name for field in attr.fields(EnvConfig)})
+        fields = [field.name for field in attr.fields(EnvConfig)]
+        unknown = [name for name in overrides if name not in fields]
         if unknown:
-            names = ", ".join(field.name for field in attr.fields(EnvConfig))
-            raise TypeError(f"unknown EnvConfig field(s) {unknown}; the fields are: {names}")
+            # Python's own words (libraries such as TorchRL match them), then a hint.
+            raise TypeError(
+                f"AvalonEnv.__init__() got an unexpected keyword argument {unknown[0]!r}. "
+                f"Besides config and render_mode, the EnvConfig fields are: {', '.join(fields)}"
+            )
         self.config = attr.evolve(base, **overrides)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
@@ -100,14 +120,14 @@ class AvalonEnv(gym.Env):
     # ------------------------------------------------------------------ gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        if seed is None and self._episode_count == 0 and self.config.seed is not None:
+        # Every argument is checked before anything changes (the generator, the episode).
+        options = _check_options(options)
+        if seed is not None:
+            seed = check_seed(seed)
+        elif self._episode_count == 0 and self.config.seed is not None:
             seed = self.config.seed
         super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - _RESET_OPTIONS)
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; the options are {sorted(_RESET_OPTIONS)}")
-        time_limit_frames = _check_time_limit(options.get("time_limit_frames"))
+        time_limit_frames = options.get("time_limit_frames")
         episode_seed = options.get("episode_seed", seed)
         if episode_seed is None:
             episode_seed = int(self.np_random.integers(0, 2**63 - 1))

@@ -40,6 +40,10 @@ STEP_FIXED = struct.Struct("<II")
 GODOT_POOL_REAL_ARRAY_TAG = 22  # Variant::POOL_REAL_ARRAY in Godot 3's marshalling
 OBSERVATION_FIXED = struct.Struct("<I")
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
+#: Episode seeds are in [0, SEED_LIMIT) and time limits in [1, MAX_TIME_LIMIT_FRAMES]: what
+#: RESET's u64 and u32 carry.
+SEED_LIMIT = 2**64
+MAX_TIME_LIMIT_FRAMES = 2**32 - 1
 
 
 class MessageType(enum.IntEnum):
