@@ -63,11 +63,21 @@ def action_space(name: str) -> spaces.Dict:
     return spaces.Dict({field.name: _field_space(field) for field in ACTION_SPACES[name]})
 
 
-_SCALAR_TYPES = (int, bool, np.int64, np.int32, np.bool_)  # binaries the fast path takes as they are
+# Binaries the fast path takes as they are (the type test comes first: it also keeps arrays,
+# whose comparison with 0 is an array, out of the value test).
+_SCALAR_TYPES = (int, bool, np.int64, np.int32, np.bool_)
+_REAL_KINDS = frozenset("iuf")  # numpy dtype kinds of real numbers: signed, unsigned, floating
+_BINARY_KINDS = frozenset("biuf")  # and bool, for the binary parts
 
 
 class ActionCodec:
-    """Checks a ``Dict`` action and packs it into the float32 vector the simulator reads."""
+    """Checks a ``Dict`` action and packs it into the float32 vector the simulator reads.
+
+    A continuous part takes ``size`` real numbers (an array or sequence of int or float dtype)
+    within its range; a binary part one real number (int, bool or float; a scalar or shape
+    ``(1,)``) that is exactly 0 or 1. Anything else (strings, complex or object values, other
+    shapes, NaN, values out of range, 0.5 for a binary) is a ``ValueError`` naming the part.
+    """
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -76,39 +86,39 @@ class ActionCodec:
         self._names = [field.name for field in self.fields]
         self._name_set = set(self._names)
         self._slices = []
-        low, high, binary, offset = [], [], [], 0
+        low, high, offset = [], [], 0
         for field in self.fields:
             self._slices.append((field, slice(offset, offset + field.size)))
             low += [field.low] * field.size
             high += [field.high] * field.size
-            binary += [field.kind == "binary"] * field.size
             offset += field.size
-        self._low, self._high = np.array(low), np.array(high)
-        self._low32, self._high32 = self._low.astype(np.float32), self._high.astype(np.float32)
-        self._binary = np.array(binary)
+        self._low32, self._high32 = np.array(low, np.float32), np.array(high, np.float32)
         self._plan = [(field.name, field.size, field.kind == "binary") for field in self.fields]
 
     def encode(self, action: Any) -> np.ndarray:
         """Returns the wire vector; raises ``ValueError`` naming the field for any bad part.
 
-        Fast path (every step of training goes through it): float32 arrays of the right shape and
-        0/1 binaries, gathered as Python floats and range-checked at once. Anything else (lists,
-        other dtypes, bad values) takes the checked path, which finds and names the culprit.
+        Fast path (every step of training goes through it): float32 arrays of the right shape for
+        the continuous parts and int or bool 0/1 scalars for the binary ones, gathered as Python
+        floats and range-checked at once. Anything else takes the checked path, which accepts
+        other real dtypes and sequences, and finds and names the culprit.
         """
         if type(action) is dict and len(action) == len(self._names):
             values: list = []
             try:
                 for name, size, binary in self._plan:
                     value = action[name]
-                    if type(value) is np.ndarray and value.shape == (size,) and value.dtype == np.float32:
+                    if binary:
+                        if type(value) in _SCALAR_TYPES and (value == 0 or value == 1):
+                            values.append(value)
+                            continue
+                    elif type(value) is np.ndarray and value.dtype == np.float32 and value.shape == (size,):
                         values.extend(value.tolist())
-                    elif binary and (value == 0 or value == 1) and type(value) in _SCALAR_TYPES:
-                        values.append(value)
-                    else:
-                        break
+                        continue
+                    break
                 else:
                     vector = np.array(values, np.float32)
-                    if ((vector >= self._low32) & (vector <= self._high32)).all():
+                    if ((vector >= self._low32) & (vector <= self._high32)).all():  # NaN fails too
                         return vector
             except KeyError:
                 pass
@@ -126,25 +136,38 @@ class ActionCodec:
             raise ValueError(f"action keys are wrong: missing {missing}, unknown {unknown}; expected {self._names}")
         vector = np.empty(self.size, np.float64)
         for field, part in self._slices:
-            value = action[field.name]
-            shape = np.shape(value)
-            if shape != (field.size,) and not (field.kind == "binary" and shape == ()):
-                raise ValueError(self._describe(field, value))
-            try:
-                vector[part] = value
-            except (TypeError, ValueError):
-                raise ValueError(self._describe(field, value)) from None
-        binary = vector[self._binary]
-        if not (
-            np.isfinite(vector).all()
-            and (vector >= self._low).all()
-            and (vector <= self._high).all()
-            and ((binary == 0) | (binary == 1)).all()
-        ):
-            for field, part in self._slices:
-                if not self._valid(field, vector[part]):
-                    raise ValueError(self._describe(field, action[field.name]))
+            vector[part] = self._checked_part(field, action[field.name])
         return vector.astype(np.float32)
+
+    @staticmethod
+    def _checked_part(field: ActionField, value: Any) -> np.ndarray:
+        """One part's values as float64, or a ``ValueError`` naming the part and what is wrong."""
+        name = field.name
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError):  # e.g. ragged sequences
+            array = None
+        if field.kind == "binary":
+            if array is None or array.dtype.kind not in _BINARY_KINDS or array.shape not in ((), (1,)):
+                raise ValueError(f"action[{name!r}] must be 0 or 1 (one int, bool or float), got {value!r}")
+            values = array.astype(np.float64).reshape(1)
+            if not (values[0] == 0 or values[0] == 1):
+                raise ValueError(f"action[{name!r}] must be 0 or 1, got {value!r}")
+            return values
+        if array is None or array.dtype.kind not in _REAL_KINDS:
+            kind = "" if array is None else f" of dtype {array.dtype}"
+            raise ValueError(f"action[{name!r}] must be {field.size} real number(s) (int or float), got {value!r}{kind}")
+        if array.shape != (field.size,):
+            raise ValueError(f"action[{name!r}] has shape {array.shape}, expected ({field.size},)")
+        values = array.astype(np.float64)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"action[{name!r}] holds a non-finite value: {values.tolist()}")
+        if not (np.all(values >= field.low) and np.all(values <= field.high)):
+            raise ValueError(
+                f"action[{name!r}]={values.tolist()} is outside [{field.low}, {field.high}]; "
+                "clip it (for example with gymnasium.wrappers.ClipAction)"
+            )
+        return values
 
     def decode(self, vector: np.ndarray) -> dict[str, Any]:
         """The inverse of :meth:`encode` (binary parts come back as ints)."""
@@ -155,30 +178,6 @@ class ActionCodec:
         for field, part in self._slices:
             action[field.name] = int(vector[part][0] >= 0.5) if field.kind == "binary" else vector[part].copy()
         return action
-
-    @staticmethod
-    def _valid(field: ActionField, values: np.ndarray) -> bool:
-        if field.kind == "binary":
-            return bool(np.all((values == 0) | (values == 1)))
-        return bool(np.all(np.isfinite(values)) and np.all(values >= field.low) and np.all(values <= field.high))
-
-    @staticmethod
-    def _describe(field: ActionField, value: Any) -> str:
-        """What is wrong with one part of an action, naming the part."""
-        if field.kind == "binary":
-            return f"action[{field.name!r}] must be 0 or 1, got {value!r}"
-        try:
-            array = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            return f"action[{field.name!r}] must be {field.size} number(s), got {value!r}"
-        if array.shape != (field.size,):
-            return f"action[{field.name!r}] has shape {array.shape}, expected ({field.size},)"
-        if not np.all(np.isfinite(array)):
-            return f"action[{field.name!r}] holds a non-finite value: {array.tolist()}"
-        return (
-            f"action[{field.name!r}]={array.tolist()} is outside [{field.low}, {field.high}]; "
-            "clip it (for example with gymnasium.wrappers.ClipAction)"
-        )
 
 
 def markdown_tables() -> str:

@@ -173,8 +173,11 @@ def _action_checker(space: gym.Space, num_envs: int) -> Callable[[Any], None]:
             expected = (num_envs, *part.shape)
             if values.shape != expected:
                 raise ValueError(f"action {key!r} has shape {values.shape}, expected {expected} (num_envs first)")
-            if not np.issubdtype(values.dtype, np.number) and values.dtype != np.bool_:
-                raise ValueError(f"action {key!r} has dtype {values.dtype}, expected numbers")
+            # As strict as each environment's own check, so that no environment steps when one would refuse.
+            kinds = "biuf" if isinstance(part, gym.spaces.Discrete) else "iuf"
+            if values.dtype.kind not in kinds:
+                expected = "ints, bools or floats" if kinds == "biuf" else "real numbers (int or float)"
+                raise ValueError(f"action {key!r} has dtype {values.dtype}, expected {expected}")
             if isinstance(part, gym.spaces.Box):
                 bad = ~(np.isfinite(values) & (values >= part.low) & (values <= part.high))
             elif isinstance(part, gym.spaces.Discrete):

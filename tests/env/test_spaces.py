@@ -54,6 +54,52 @@ def test_bad_action_parts_are_named(part, value, message):
         ActionCodec("vr").encode(action)
 
 
+@pytest.mark.parametrize(
+    "part, value, message",
+    [
+        ("jump", np.array([0.5]), r"'jump'.*must be 0 or 1, got array\(\[0.5\]\)"),
+        ("jump", np.array([1e-7], np.float32), r"'jump'.*must be 0 or 1"),
+        ("jump", 1e-7, r"'jump'.*must be 0 or 1"),
+        ("left_grasp", "1", r"'left_grasp'.*must be 0 or 1 \(one int, bool or float\), got '1'"),
+        ("left_grasp", np.array(["1"]), r"'left_grasp'.*must be 0 or 1 \(one int, bool or float\)"),
+        ("left_grasp", 1 + 0j, r"'left_grasp'.*must be 0 or 1 \(one int, bool or float\)"),
+        ("left_grasp", np.array([1], object), r"'left_grasp'.*must be 0 or 1 \(one int, bool or float\)"),
+        ("right_grasp", np.array([0, 1]), r"'right_grasp'.*must be 0 or 1 \(one int, bool or float\), got array\(\[0, 1\]\)"),
+        ("right_grasp", [1, 1], r"'right_grasp'.*must be 0 or 1"),
+        ("right_grasp", None, r"'right_grasp'.*must be 0 or 1"),
+        ("jump", np.nan, r"'jump'.*must be 0 or 1"),
+        ("head_position", ["0", "0", "0"], r"'head_position'.*must be 3 real number\(s\) \(int or float\), got \['0', '0', '0'\] of dtype <U1"),
+        ("head_position", np.array([0, 0, 1j]), r"'head_position'.*real number.*complex128"),
+        ("head_position", np.array([0, 0, 0], object), r"'head_position'.*real number.*object"),
+        ("head_position", np.array([True, False, False]), r"'head_position'.*real number.*bool"),
+        ("head_position", [0, [0], 0], r"'head_position'.*must be 3 real number"),
+        ("head_position", 0.5, r"'head_position'.*shape \(\), expected \(3,\)"),
+        ("head_position", np.zeros((1, 3), np.float32), r"'head_position'.*shape \(1, 3\), expected \(3,\)"),
+    ],
+)
+def test_values_that_are_not_real_numbers_or_not_exactly_binary_are_named(part, value, message):
+    action = zero_action("vr")
+    action[part] = value
+    with pytest.raises(ValueError, match=message):
+        ActionCodec("vr").encode(action)
+
+
+@pytest.mark.parametrize("value", [1, True, np.bool_(True), np.uint8(1), np.int16(1), 1.0, np.float32(1.0),
+                                   np.array(1.0), np.array([1]), np.array([True]), [1.0]])
+def test_every_real_spelling_of_a_binary_one_is_accepted(value):
+    action = zero_action("vr")
+    action["jump"] = value
+    assert ActionCodec("vr").encode(action)[20] == 1.0
+
+
+@pytest.mark.parametrize("value", [[0, 1, -1], (0.5, -0.5, 0), np.array([0, 1, -1], np.int8), np.array([0.5, 0, 1], np.float16),
+                                   np.array([0.25, 0, 1], np.float64)])
+def test_continuous_parts_take_any_real_dtype(value):
+    action = zero_action("vr")
+    action["head_position"] = value
+    np.testing.assert_array_equal(ActionCodec("vr").encode(action)[:3], np.asarray(value, np.float32))
+
+
 def test_missing_or_unknown_keys_and_non_dicts_are_refused():
     action = zero_action("vr")
     del action["jump"]
@@ -88,6 +134,9 @@ def test_flatten_action_thresholds_binaries_and_names_bad_indices():
         wrapper.action(np.array([0, 0, np.nan, 0, 0, 0, 0, 0, 0]))
     with pytest.raises(ValueError, match=r"shape \(8,\), expected \(9,\)"):
         wrapper.action(np.zeros(8))
+    for not_numbers in (np.array(["1"] * 9), [0, 0, 0, 0, 0, 0, 0, 0, "1"], np.zeros(9, complex), [0, [0]] * 4 + [0]):
+        with pytest.raises(ValueError, match=r"a flat action is 9 real numbers \(int, bool or float\)"):
+            wrapper.action(not_numbers)
 
 
 @pytest.mark.parametrize("name", ["vr", "mouse_keyboard"])
