@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import attr
 import gymnasium as gym
 import numpy as np
+from gymnasium.envs.registration import EnvSpec
 
 from avalon.datagen.world_folder import WorldInfo, read_world_info
 from avalon.env import protocol
@@ -56,6 +58,30 @@ def _check_options(options: Any) -> dict[str, Any]:
     return checked
 
 
+def _gymnasium_make_time_limit() -> int | None:
+    """The ``max_episode_steps`` of the ``TimeLimit`` that ``gymnasium.make`` is about to wrap
+    around the env whose spec it is setting; None if no ``make`` is setting it or it adds none.
+
+    ``make(..., max_episode_steps=N)`` gives the env no way to learn ``N``: it sets the env's
+    spec with ``max_episode_steps=None``, then wraps the env in ``TimeLimit(N)``. So the spec
+    setter reads ``N`` as make itself decides it, from make's frame (found by its code object),
+    for the env to count down and truncate at the same step. tests/env/test_time_limit.py fails
+    if a gymnasium release changes this.
+    """
+    make_code = gym.envs.registration.make.__code__
+    frame = sys._getframe(1)
+    for _ in range(4):  # the setter, then make (a subclass's setter may add a level or two)
+        frame = frame.f_back
+        if frame is None:
+            return None
+        if frame.f_code is make_code:
+            steps = frame.f_locals.get("max_episode_steps")
+            if steps is None:  # make falls back on the registered spec's
+                steps = getattr(frame.f_locals.get("env_spec"), "max_episode_steps", None)
+            return None if steps == -1 else steps  # -1: make adds no TimeLimit
+    return None
+
+
 def _all_food_eaten(features: np.ndarray) -> bool:
     total = _feature(features, "food_total")
     return total > 0 and _feature(features, "food_eaten") >= total
@@ -68,19 +94,26 @@ class AvalonEnv(gym.Env):
 
         env = AvalonEnv(EnvConfig(renderer="GLES2"), resolution=64)
 
-    ``reset(seed=s)`` uses ``s`` as the episode seed (it seeds world generation and the
-    simulator); later resets without a seed draw episode seeds from ``self.np_random``.
-    ``reset`` options: ``world_dir`` (load this world folder for this episode),
-    ``episode_seed`` (use exactly this episode seed; replay uses it) and ``time_limit_frames``
-    (truncate this episode after that many steps instead of the world's own limit; training
-    uses shorter limits, see :mod:`avalon.env.curriculum`).
+    ``reset(seed=s)`` uses ``s`` (an int in [0, 2**64)) as the episode seed (it seeds world
+    generation and the simulator); later resets without a seed draw episode seeds from
+    ``self.np_random``. ``reset`` options: ``world_dir`` (load this world folder for this
+    episode), ``episode_seed`` (use exactly this episode seed; replay uses it) and
+    ``time_limit_frames`` (this episode's time limit; training uses shorter limits, see
+    :mod:`avalon.env.curriculum`).
+
+    Time limit: an episode is truncated after ``T`` steps, ``frames_remaining`` counting down
+    from ``T``, where ``T`` is the first given of: the ``time_limit_frames`` reset option (that
+    episode only); ``gymnasium.make(..., max_episode_steps=N)``'s ``N`` (make writes it into
+    ``config.time_limit_frames``, so the env truncates on the same step as make's ``TimeLimit``
+    wrapper); ``EnvConfig.time_limit_frames``; the world's own limit (``world.json``). A
+    ``TimeLimit`` wrapper still truncates at its own count, so under ``make(...,
+    max_episode_steps=N)`` a reset option above ``N`` ends the episode at ``N``.
 
     The reward is the change in energy minus the frame penalty (and, in training mode, the
     movement penalty) of the paper's Appendix B. Episodes end (``terminated``) when the energy
-    reaches 0 or 10 frames after the last food is eaten, or are truncated at the world's time
-    limit. ``info`` carries ``success`` (all food eaten), ``score`` (Appendix M), this frame's
-    energy terms, the ``achievements`` unlocked so far this episode, and the task, difficulty
-    and seed.
+    reaches 0 or 10 frames after the last food is eaten, or are truncated at the time limit.
+    ``info`` carries ``success`` (all food eaten), ``score`` (Appendix M), this frame's energy
+    terms, the ``achievements`` unlocked so far this episode, and the task, difficulty and seed.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
@@ -96,6 +129,7 @@ class AvalonEnv(gym.Env):
                 f"Besides config and render_mode, the EnvConfig fields are: {', '.join(fields)}"
             )
         self.config = attr.evolve(base, **overrides)
+        self._spec: EnvSpec | None = None
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
@@ -136,7 +170,7 @@ class AvalonEnv(gym.Env):
         if self._simulator is None or not self._simulator.is_running:
             self._start_simulator()
         movement_coefficient = self.config.movement_coefficient if self.config.is_training else 0.0
-        episode_time_limit = time_limit_frames or world.time_limit_frames
+        episode_time_limit = time_limit_frames or self.config.time_limit_frames or world.time_limit_frames
         observation = self._simulator.reset(str(world.path), int(episode_seed), episode_time_limit, movement_coefficient)
         self._world, self._episode_seed = world, int(episode_seed)
         self._episode_time_limit_frames = episode_time_limit
@@ -191,6 +225,18 @@ class AvalonEnv(gym.Env):
             pass
 
     # ------------------------------------------------------------------ details
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """How ``gymnasium.make`` made this env (None when made directly)."""
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: EnvSpec | None) -> None:
+        self._spec = spec
+        steps = _gymnasium_make_time_limit()
+        if steps is not None:
+            self.config = attr.evolve(self.config, time_limit_frames=steps)
 
     @property
     def simulator_pid(self) -> int | None:
