@@ -20,26 +20,67 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from avalon.env.protocol import ACTION_SPACES, OBSERVED_FEATURES, ActionField, Feature
+from avalon.env.mechanics import (
+    HAND_MAX_ANGLE_RAD,
+    HEAD_MAX_HEIGHT_M,
+    HEAD_MAX_PITCH_RAD,
+    HEAD_MAX_ROLL_RAD,
+    HEAD_MIN_HEIGHT_M,
+    MAX_HEAD_TURN_SPEED_RAD_PER_S,
+    STEP_SECONDS,
+)
+from avalon.env.protocol import ACTION_SPACES, MAX_TIME_LIMIT_FRAMES, OBSERVED_FEATURES, ActionField, Feature
 
 RGBD_KEY = "rgbd"
-_NON_NEGATIVE_FEATURES = {
-    "energy_spent_on_movement",
-    "energy_lost_to_attacks",
-    "energy_gained_from_eating",
-    "energy",
-    "frames_remaining",
+
+# Finite observation bounds where the game keeps them (the limits of avalon.env.mechanics); the
+# other features are unbounded: positions change without limit in a fall, while a climbing hold
+# keeps a hand at its anchor as the body moves (so it can lie beyond arm's reach for the step
+# before the hold slips), and energy grows with what is eaten. Values computed in Godot's float32
+# (Euler angles of products of bases) may pass a clamped limit by rounding: _SLACK covers that.
+_SLACK = 1e-3  # radians or metres
+_TURN = MAX_HEAD_TURN_SPEED_RAD_PER_S * STEP_SECONDS  # the most any turn changes in one step
+_PI = math.pi  # wrapped differences and atan2 stay within it (float32(pi) rounds up)
+_HAND_PITCH = min(HAND_MAX_ANGLE_RAD, math.pi / 2)  # asin's range bounds it too
+
+
+def _symmetric(*limits: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    return tuple(-limit for limit in limits), limits
+
+
+_FEATURE_BOUNDS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    # The body only turns about the vertical, at most one step's turn at a time.
+    "body_delta_rotation": _symmetric(_SLACK, _TURN + _SLACK, _SLACK),
+    # The head's world angles are (pitch, body yaw, roll): each changes by at most one step's turn.
+    "head_delta_rotation": _symmetric(_TURN + _SLACK, _TURN + _SLACK, _TURN + _SLACK),
+    # A hand at its +-90 degree pitch limit is at Euler angles' gimbal lock: its yaw and roll may jump.
+    "left_hand_delta_rotation": _symmetric(_PI, _PI, _PI),
+    "right_hand_delta_rotation": _symmetric(_PI, _PI, _PI),
+    # The head sits on the body's vertical axis at a clamped height, pitched and rolled within limits.
+    "head_relative_position": ((-_SLACK, HEAD_MIN_HEIGHT_M - _SLACK, -_SLACK), (_SLACK, HEAD_MAX_HEIGHT_M + _SLACK, _SLACK)),
+    "head_relative_rotation": _symmetric(HEAD_MAX_PITCH_RAD + _SLACK, _SLACK, HEAD_MAX_ROLL_RAD + _SLACK),
+    "left_hand_relative_rotation": _symmetric(_HAND_PITCH + _SLACK, _PI, _PI),
+    "right_hand_relative_rotation": _symmetric(_HAND_PITCH + _SLACK, _PI, _PI),
+    "energy_spent_on_movement": ((0.0,), (math.inf,)),
+    "energy_lost_to_attacks": ((0.0,), (math.inf,)),
+    "energy_gained_from_eating": ((0.0,), (math.inf,)),
+    "energy": ((0.0,), (math.inf,)),
+    "frames_remaining": ((0.0,), (float(MAX_TIME_LIMIT_FRAMES),)),
 }
 
 
-def _feature_space(feature: Feature) -> spaces.Box:
+def feature_bounds(feature: Feature) -> tuple[np.ndarray, np.ndarray]:
+    """The (low, high) float64 bounds of an observed feature's values (see the comment above)."""
     if feature.unit == "bool":
-        low, high = 0.0, 1.0
-    elif feature.name in _NON_NEGATIVE_FEATURES:
-        low, high = 0.0, np.inf
+        low, high = (0.0,) * feature.size, (1.0,) * feature.size
     else:
-        low, high = -np.inf, np.inf
-    return spaces.Box(low, high, (feature.size,), np.float32)
+        low, high = _FEATURE_BOUNDS.get(feature.name, ((-math.inf,) * feature.size, (math.inf,) * feature.size))
+    return np.array(low, np.float64), np.array(high, np.float64)
+
+
+def _feature_space(feature: Feature) -> spaces.Box:
+    low, high = feature_bounds(feature)
+    return spaces.Box(low.astype(np.float32), high.astype(np.float32), (feature.size,), np.float32)
 
 
 def observation_space(resolution: int) -> spaces.Dict:
@@ -195,13 +236,26 @@ def markdown_tables() -> str:
                 lines.append(f"| {index} | `{label}` | {kind} | [{_fmt(field.low)}, {_fmt(field.high)}] | {meaning} |")
                 index += 1
         lines.append("")
-    lines += ["### Observation", "", "| key | shape | unit | meaning |", "|---|---|---|---|"]
-    lines.append(f"| `{RGBD_KEY}` | (res, res, 4) uint8 | 0–255 | RGB and encoded depth, rows top-down |")
+    lines += ["### Observation", "", "| key | shape | unit | bounds (low, high) | meaning |", "|---|---|---|---|---|"]
+    lines.append(f"| `{RGBD_KEY}` | (res, res, 4) uint8 | 0–255 | [0, 255] | RGB and encoded depth, rows top-down |")
     for feature in OBSERVED_FEATURES:
-        lines.append(f"| `{feature.name}` | ({feature.size},) float32 | {feature.unit} | {feature.doc} |")
+        lines.append(
+            f"| `{feature.name}` | ({feature.size},) float32 | {feature.unit} | {_bounds_text(feature)} | {feature.doc} |"
+        )
+    lines += ["", "Bounds hold every value the simulator reports (with 0.001 of slack for float32 rounding where",
+              "a limit is clamped); ±inf where the game sets none (a fall, a climbing hold, eating)."]
     return "\n".join(lines) + "\n"
 
 
+def _bounds_text(feature: Feature) -> str:
+    low, high = feature_bounds(feature)
+    if np.all(low == low[0]) and np.all(high == high[0]):
+        return f"[{_fmt(low[0])}, {_fmt(high[0])}]"
+    return "; ".join(f"[{_fmt(a)}, {_fmt(b)}]" for a, b in zip(low, high))
+
+
 def _fmt(value: float) -> str:
-    return str(int(value)) if math.isfinite(value) and value == int(value) else str(value)
+    if not math.isfinite(value):
+        return "-inf" if value < 0 else "inf"
+    return str(int(value)) if value == int(value) else f"{value:.4g}"
 

@@ -1,9 +1,12 @@
 """Spaces and action checking, without Godot."""
 
+import math
+
 import numpy as np
 import pytest
 from gymnasium import spaces
 
+from avalon.env import mechanics
 from avalon.env.protocol import OBSERVED_FEATURES
 from avalon.env.spaces import ActionCodec, action_space, observation_space
 from avalon.env.wrappers import FlattenAction
@@ -16,6 +19,32 @@ def test_observation_space_has_rgbd_and_the_23_features():
     assert set(space.spaces) == {"rgbd"} | {f.name for f in OBSERVED_FEATURES}
     assert space["left_hand_is_grasping"].low[0] == 0 and space["left_hand_is_grasping"].high[0] == 1
     assert space["energy"].low[0] == 0 and np.isinf(space["energy"].high[0])
+
+
+def test_observation_bounds_are_finite_where_the_game_keeps_them():
+    space = observation_space(64)
+    turn = mechanics.MAX_HEAD_TURN_SPEED_RAD_PER_S * mechanics.STEP_SECONDS
+    slack = 1e-3
+    np.testing.assert_allclose(space["head_relative_position"].low, [-slack, mechanics.HEAD_MIN_HEIGHT_M - slack, -slack], rtol=1e-6)
+    np.testing.assert_allclose(space["head_relative_position"].high, [slack, mechanics.HEAD_MAX_HEIGHT_M + slack, slack], rtol=1e-6)
+    np.testing.assert_allclose(space["head_relative_rotation"].high,
+                               [mechanics.HEAD_MAX_PITCH_RAD + slack, slack, mechanics.HEAD_MAX_ROLL_RAD + slack], rtol=1e-6)
+    np.testing.assert_allclose(space["left_hand_relative_rotation"].high, [math.pi / 2 + slack, math.pi, math.pi], rtol=1e-6)
+    np.testing.assert_allclose(space["body_delta_rotation"].high, [slack, turn + slack, slack], rtol=1e-6)
+    np.testing.assert_allclose(space["head_delta_rotation"].low, [-turn - slack] * 3, rtol=1e-6)
+    np.testing.assert_allclose(space["right_hand_delta_rotation"].high, [math.pi] * 3, rtol=1e-6)
+    assert space["frames_remaining"].low[0] == 0 and space["frames_remaining"].high[0] == np.float32(2**32 - 1)
+    # No bound holds for positions (falls, climbing holds) or for energy above (eating).
+    for name in ("body_delta_position", "head_delta_position", "left_hand_relative_position", "right_hand_delta_position"):
+        assert np.isinf(space[name].low).all() and np.isinf(space[name].high).all()
+    assert np.isinf(space["energy"].high[0])
+    bounded = [name for name, part in space.spaces.items() if name != "rgbd" and part.is_bounded()]
+    assert set(bounded) == {
+        "body_delta_rotation", "head_delta_rotation", "left_hand_delta_rotation", "right_hand_delta_rotation",
+        "head_relative_position", "head_relative_rotation", "left_hand_relative_rotation", "right_hand_relative_rotation",
+        "left_hand_is_colliding", "right_hand_is_colliding", "left_hand_is_grasping", "right_hand_is_grasping",
+        "frames_remaining",
+    }
 
 
 @pytest.mark.parametrize("name, size", [("vr", 21), ("mouse_keyboard", 9)])
