@@ -204,9 +204,29 @@ class AvalonEnv(gym.Env):
         return self._observation(observation), float(reward), terminated, truncated, self._info(observation)
 
     def render(self) -> np.ndarray | None:
+        """The current state as an RGB picture, uint8 ``(size, size, 3)``, rows top-down, when
+        ``render_mode`` is "rgb_array" (else None; None before the first reset too).
+
+        ``size`` is ``config.render_resolution``: the simulator draws the picture only when asked,
+        from the agent's camera (same pose, field of view and world) in a viewport of its own, so
+        steps cost the same and observations are the same bytes whether or not anyone renders.
+        When ``render_resolution`` is None it is the observation's own RGB.
+        """
         if self.render_mode != "rgb_array" or self._last_rgbd is None:
             return None
-        return self._last_rgbd[..., :3].copy()
+        return np.ascontiguousarray(self.render_rgbd()[..., :3])
+
+    def render_rgbd(self) -> np.ndarray:
+        """RGB and depth of the current state, uint8 ``(size, size, 4)``, the depth channel
+        encoded as the observation's (:func:`avalon.env.protocol.depth_to_metres`), at
+        ``config.render_resolution`` as :meth:`render` (whatever ``render_mode`` is): for videos
+        that show depth beside RGB. Valid after ``reset()``, also once the episode has ended."""
+        if self._last_rgbd is None or self._simulator is None:
+            raise RuntimeError("there is nothing to render before reset()")
+        size = self.config.render_resolution
+        if size is None or size == self.config.resolution:
+            return self._last_rgbd.copy()
+        return self._simulator.render(size).rgbd
 
     def close(self) -> None:
         if self._simulator is not None:
