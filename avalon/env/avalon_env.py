@@ -222,7 +222,7 @@ class AvalonEnv(gym.Env):
         ``config.render_resolution`` as :meth:`render` (whatever ``render_mode`` is): for videos
         that show depth beside RGB. Valid after ``reset()``, also once the episode has ended."""
         if self._last_rgbd is None or self._simulator is None:
-            raise RuntimeError("there is nothing to render before reset()")
+            raise RuntimeError("there is nothing to render: call reset() first")
         size = self.config.render_resolution
         if size is None or size == self.config.resolution:
             return self._last_rgbd.copy()

@@ -86,7 +86,7 @@ def test_render_before_reset_after_the_end_and_without_render_mode(tmp_path, tri
     quiet = AvalonEnv(renderer="GLES2", world_dir=str(trivial_world_dir), render_resolution=64)
     try:
         assert env.render() is None
-        with pytest.raises(RuntimeError, match="nothing to render before reset"):
+        with pytest.raises(RuntimeError, match="nothing to render: call reset"):
             env.render_rgbd()
         env.reset(seed=0, options={"time_limit_frames": 2})
         env.step(zero_action())
