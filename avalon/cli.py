@@ -25,11 +25,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from avalon.demo import run_random_episode
 
     out = Path(args.out or f"runs/random-{time.strftime('%Y%m%d-%H%M%S')}")
-    config = EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space)
+    config = EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space,
+                       render_resolution=args.render_resolution)
     print(f"avalon run: one episode of a random agent in the trivial world ({args.renderer}, {args.resolution}x{args.resolution})")
     figures = run_random_episode(out, config, seed=args.seed)
     print(f"  steps: {figures['steps']}   steps per second: {figures['steps_per_second']:.0f}   return: {figures['return']:.4f}")
-    print(f"  frames (RGB above depth): {figures['strip']}")
+    size = figures["picture_size"]
+    print(f"  frames (RGB above depth, rendered at {size}x{size}): {figures['strip']}")
     print(f"  recording: {figures['recording']}   (replay: avalon replay {figures['recording']})")
     return 0
 
@@ -238,6 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a random agent for one episode and save pictures of it")
     _add_env_options(run)
     run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--render-resolution", type=int, default=256,
+                     help="pixels per side of the pictures (default 256; the observation keeps --resolution)")
     run.add_argument("--out", help="output folder (default runs/random-TIMESTAMP)")
     run.set_defaults(handler=_cmd_run)
 

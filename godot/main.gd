@@ -8,6 +8,7 @@ const Bridge = preload("res://bridge/bridge.gd")
 const Simulation = preload("res://simulation/simulation.gd")
 
 const CONNECT_TIMEOUT_MS = 30000
+const ANSWERED = "answered"  # a request answered at once (RENDER), not an error
 
 var bridge = Bridge.new()
 var simulation = Simulation.new()
@@ -63,6 +64,10 @@ func _physics_process(delta):
 			P.MSG_RESET:
 				var reset = bridge.decode_reset(message.payload)
 				error = simulation.reset(reset.seed, reset.time_limit_frames, reset.movement_coefficient, reset.world_dir)
+			P.MSG_RENDER:
+				error = _answer_render(message.payload)
+				if error == "":
+					error = ANSWERED
 			P.MSG_CLOSE:
 				bridge.close()
 				get_tree().quit()
@@ -72,8 +77,23 @@ func _physics_process(delta):
 		if error == "":
 			reply_pending = true
 			return
+		if error == ANSWERED:  # a RENDER: no step, wait for the next request
+			if bridge.is_closed():
+				return
+			continue
 		printerr("avalon: ", error)
 		bridge.send_error(error)
+
+
+# Answers a RENDER with a PICTURE of the current state; returns "" or an error for an ERROR reply.
+func _answer_render(payload):
+	var size = bridge.decode_render(payload)
+	var picture = simulation.render_picture(size)
+	if typeof(picture) == TYPE_STRING:
+		return picture
+	if not bridge.send_picture(simulation.frame, size, picture):
+		_fail("lost the connection while sending a picture")
+	return ""
 
 
 func _fail(reason):

@@ -14,7 +14,7 @@ def test_run_plays_one_episode_and_writes_the_picture_and_recording(tmp_path, ca
     printed = capsys.readouterr().out
     assert "steps per second" in printed and "steps: 200" in printed
     strip = Image.open(tmp_path / "run" / "frames.png")
-    assert strip.size == (8 * 96 * 2, 2 * 96 * 2)
+    assert strip.size == (8 * 256, 2 * 256)  # rendered at --render-resolution's default
     assert Recording.load(tmp_path / "run" / "episode-00000.npz").actions.shape == (200, 21)
     assert main(["replay", str(tmp_path / "run" / "episode-00000.npz")]) == 0
     assert "identical: 200 steps" in capsys.readouterr().out

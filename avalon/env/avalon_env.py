@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attr
 import gymnasium as gym
 import numpy as np
+from gymnasium.envs.registration import EnvSpec
 
 from avalon.datagen.world_folder import WorldInfo, read_world_info
 from avalon.env import protocol
-from avalon.env.config import EnvConfig
+from avalon.env.config import EnvConfig, check_seed, check_time_limit_frames
 from avalon.env.errors import SimulatorError
 from avalon.env.mechanics import FRAME_PENALTY, INITIAL_ENERGY
 from avalon.env.simulator import Simulator
@@ -29,15 +33,53 @@ def _feature(features: np.ndarray, name: str) -> float:
     return float(features[_OFFSETS[name]])
 
 
-_RESET_OPTIONS = {"world_dir", "episode_seed", "time_limit_frames"}
+_RESET_OPTIONS = ("world_dir", "episode_seed", "time_limit_frames")
 
 
-def _check_time_limit(value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= 10**7:
-        raise ValueError(f"reset option time_limit_frames={value!r} must be an int from 1 to 10**7 (frames)")
-    return int(value)
+def _check_options(options: Any) -> dict[str, Any]:
+    """The reset options, checked, with ``None`` values dropped (they mean "not given")."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict with keys from {list(_RESET_OPTIONS)}, not {options!r}")
+    unknown = sorted(str(key) for key in options if key not in _RESET_OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; the options are {sorted(_RESET_OPTIONS)}")
+    checked: dict[str, Any] = {}
+    world_dir = options.get("world_dir")
+    if world_dir is not None:
+        if not isinstance(world_dir, (str, os.PathLike)):
+            raise ValueError(f"reset option world_dir={world_dir!r} must be a path (str or os.PathLike)")
+        checked["world_dir"] = os.fspath(world_dir)
+    if options.get("episode_seed") is not None:
+        checked["episode_seed"] = check_seed(options["episode_seed"], "reset option episode_seed")
+    if options.get("time_limit_frames") is not None:
+        checked["time_limit_frames"] = check_time_limit_frames(options["time_limit_frames"], "reset option time_limit_frames")
+    return checked
+
+
+def _gymnasium_make_time_limit() -> int | None:
+    """The ``max_episode_steps`` of the ``TimeLimit`` that ``gymnasium.make`` is about to wrap
+    around the env whose spec it is setting; None if no ``make`` is setting it or it adds none.
+
+    ``make(..., max_episode_steps=N)`` gives the env no way to learn ``N``: it sets the env's
+    spec with ``max_episode_steps=None``, then wraps the env in ``TimeLimit(N)``. So the spec
+    setter reads ``N`` as make itself decides it, from make's frame (found by its code object),
+    for the env to count down and truncate at the same step. tests/env/test_time_limit.py fails
+    if a gymnasium release changes this.
+    """
+    make_code = gym.envs.registration.make.__code__
+    frame = sys._getframe(1)
+    for _ in range(4):  # the setter, then make (a subclass's setter may add a level or two)
+        frame = frame.f_back
+        if frame is None:
+            return None
+        if frame.f_code is make_code:
+            steps = frame.f_locals.get("max_episode_steps")
+            if steps is None:  # make falls back on the registered spec's
+                steps = getattr(frame.f_locals.get("env_spec"), "max_episode_steps", None)
+            return None if steps == -1 else steps  # -1: make adds no TimeLimit
+    return None
 
 
 def _all_food_eaten(features: np.ndarray) -> bool:
@@ -52,30 +94,42 @@ class AvalonEnv(gym.Env):
 
         env = AvalonEnv(EnvConfig(renderer="GLES2"), resolution=64)
 
-    ``reset(seed=s)`` uses ``s`` as the episode seed (it seeds world generation and the
-    simulator); later resets without a seed draw episode seeds from ``self.np_random``.
-    ``reset`` options: ``world_dir`` (load this world folder for this episode),
-    ``episode_seed`` (use exactly this episode seed; replay uses it) and ``time_limit_frames``
-    (truncate this episode after that many steps instead of the world's own limit; training
-    uses shorter limits, see :mod:`avalon.env.curriculum`).
+    ``reset(seed=s)`` uses ``s`` (an int in [0, 2**64)) as the episode seed (it seeds world
+    generation and the simulator); later resets without a seed draw episode seeds from
+    ``self.np_random``. ``reset`` options: ``world_dir`` (load this world folder for this
+    episode), ``episode_seed`` (use exactly this episode seed; replay uses it) and
+    ``time_limit_frames`` (this episode's time limit; training uses shorter limits, see
+    :mod:`avalon.env.curriculum`).
+
+    Time limit: an episode is truncated after ``T`` steps, ``frames_remaining`` counting down
+    from ``T``, where ``T`` is the first given of: the ``time_limit_frames`` reset option (that
+    episode only); ``gymnasium.make(..., max_episode_steps=N)``'s ``N`` (make writes it into
+    ``config.time_limit_frames``, so the env truncates on the same step as make's ``TimeLimit``
+    wrapper); ``EnvConfig.time_limit_frames``; the world's own limit (``world.json``). A
+    ``TimeLimit`` wrapper still truncates at its own count, so under ``make(...,
+    max_episode_steps=N)`` a reset option above ``N`` ends the episode at ``N``.
 
     The reward is the change in energy minus the frame penalty (and, in training mode, the
     movement penalty) of the paper's Appendix B. Episodes end (``terminated``) when the energy
-    reaches 0 or 10 frames after the last food is eaten, or are truncated at the world's time
-    limit. ``info`` carries ``success`` (all food eaten), ``score`` (Appendix M), this frame's
-    energy terms, the ``achievements`` unlocked so far this episode, and the task, difficulty
-    and seed.
+    reaches 0 or 10 frames after the last food is eaten, or are truncated at the time limit.
+    ``info`` carries ``success`` (all food eaten), ``score`` (Appendix M), this frame's energy
+    terms, the ``achievements`` unlocked so far this episode, and the task, difficulty and seed.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
 
     def __init__(self, config: EnvConfig | None = None, render_mode: str | None = None, **overrides: Any) -> None:
         base = config if config is not None else EnvConfig()
-        unknown = sorted(set(overrides) - {field.name for field in attr.fields(EnvConfig)})
+        fields = [field.name for field in attr.fields(EnvConfig)]
+        unknown = [name for name in overrides if name not in fields]
         if unknown:
-            names = ", ".join(field.name for field in attr.fields(EnvConfig))
-            raise TypeError(f"unknown EnvConfig field(s) {unknown}; the fields are: {names}")
+            # Python's own words (libraries such as TorchRL match them), then a hint.
+            raise TypeError(
+                f"AvalonEnv.__init__() got an unexpected keyword argument {unknown[0]!r}. "
+                f"Besides config and render_mode, the EnvConfig fields are: {', '.join(fields)}"
+            )
         self.config = attr.evolve(base, **overrides)
+        self._spec: EnvSpec | None = None
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
@@ -100,14 +154,14 @@ class AvalonEnv(gym.Env):
     # ------------------------------------------------------------------ gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        if seed is None and self._episode_count == 0 and self.config.seed is not None:
+        # Every argument is checked before anything changes (the generator, the episode).
+        options = _check_options(options)
+        if seed is not None:
+            seed = check_seed(seed)
+        elif self._episode_count == 0 and self.config.seed is not None:
             seed = self.config.seed
         super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - _RESET_OPTIONS)
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; the options are {sorted(_RESET_OPTIONS)}")
-        time_limit_frames = _check_time_limit(options.get("time_limit_frames"))
+        time_limit_frames = options.get("time_limit_frames")
         episode_seed = options.get("episode_seed", seed)
         if episode_seed is None:
             episode_seed = int(self.np_random.integers(0, 2**63 - 1))
@@ -116,7 +170,7 @@ class AvalonEnv(gym.Env):
         if self._simulator is None or not self._simulator.is_running:
             self._start_simulator()
         movement_coefficient = self.config.movement_coefficient if self.config.is_training else 0.0
-        episode_time_limit = time_limit_frames or world.time_limit_frames
+        episode_time_limit = time_limit_frames or self.config.time_limit_frames or world.time_limit_frames
         observation = self._simulator.reset(str(world.path), int(episode_seed), episode_time_limit, movement_coefficient)
         self._world, self._episode_seed = world, int(episode_seed)
         self._episode_time_limit_frames = episode_time_limit
@@ -150,9 +204,29 @@ class AvalonEnv(gym.Env):
         return self._observation(observation), float(reward), terminated, truncated, self._info(observation)
 
     def render(self) -> np.ndarray | None:
+        """The current state as an RGB picture, uint8 ``(size, size, 3)``, rows top-down, when
+        ``render_mode`` is "rgb_array" (else None; None before the first reset too).
+
+        ``size`` is ``config.render_resolution``: the simulator draws the picture only when asked,
+        from the agent's camera (same pose, field of view and world) in a viewport of its own, so
+        steps cost the same and observations are the same bytes whether or not anyone renders.
+        When ``render_resolution`` is None it is the observation's own RGB.
+        """
         if self.render_mode != "rgb_array" or self._last_rgbd is None:
             return None
-        return self._last_rgbd[..., :3].copy()
+        return np.ascontiguousarray(self.render_rgbd()[..., :3])
+
+    def render_rgbd(self) -> np.ndarray:
+        """RGB and depth of the current state, uint8 ``(size, size, 4)``, the depth channel
+        encoded as the observation's (:func:`avalon.env.protocol.depth_to_metres`), at
+        ``config.render_resolution`` as :meth:`render` (whatever ``render_mode`` is): for videos
+        that show depth beside RGB. Valid after ``reset()``, also once the episode has ended."""
+        if self._last_rgbd is None or self._simulator is None:
+            raise RuntimeError("there is nothing to render: call reset() first")
+        size = self.config.render_resolution
+        if size is None or size == self.config.resolution:
+            return self._last_rgbd.copy()
+        return self._simulator.render(size).rgbd
 
     def close(self) -> None:
         if self._simulator is not None:
@@ -171,6 +245,18 @@ class AvalonEnv(gym.Env):
             pass
 
     # ------------------------------------------------------------------ details
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """How ``gymnasium.make`` made this env (None when made directly)."""
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: EnvSpec | None) -> None:
+        self._spec = spec
+        steps = _gymnasium_make_time_limit()
+        if steps is not None:
+            self.config = attr.evolve(self.config, time_limit_frames=steps)
 
     @property
     def simulator_pid(self) -> int | None:

@@ -62,6 +62,7 @@ def generate() -> str:
         "const SECRET_SIZE = %d" % protocol.SECRET_SIZE,
         "const HEADER_SIZE = %d" % protocol.HEADER.size,
         "const GODOT_POOL_REAL_ARRAY_TAG = %d" % protocol.GODOT_POOL_REAL_ARRAY_TAG,
+        "const MAX_RENDER_SIZE_PX = %d" % protocol.MAX_RENDER_SIZE_PX,
         "const TERRAIN_FORMAT_VERSION = %d  # of terrain.bin (avalon/datagen/export/terrain_data.py)" % TERRAIN_FORMAT_VERSION,
         "",
         "# Message ids",

@@ -11,10 +11,16 @@ Wire format (little-endian, over one loopback TCP connection that Godot opens to
     RESET        Python→Godot  seed:u64  time_limit_frames:u32  movement_coefficient:f32  world_dir:utf8
     STEP         Python→Godot  tag:u32 (=22)  count:u32  action:float32[count]
     CLOSE        Python→Godot  (empty)
+    RENDER       Python→Godot  size:u32
     OBSERVATION  Godot→Python  frame:u32  features:float32[FEATURE_COUNT]  rgbd:u8[res*res*4]
+    PICTURE      Godot→Python  frame:u32  size:u32  rgbd:u8[size*size*4]
     ERROR        Godot→Python  message:utf8   (the simulator stays usable; send RESET again)
 
-Lock-step: every RESET and STEP is answered by exactly one OBSERVATION or ERROR.
+Lock-step: every RESET and STEP is answered by exactly one OBSERVATION or ERROR, every RENDER by
+one PICTURE or ERROR. RENDER draws the current state (the last OBSERVATION's) from the agent's
+camera into a square of ``size`` pixels, in a second viewport drawn only then: it changes nothing,
+and an episode's observations are the same bytes with or without RENDERs between its steps.
+Rows of both frames come bottom-up, as OpenGL reads them; the decoders flip them.
 A STEP's payload is laid out as Godot marshals a PoolRealArray (``var2bytes``), so the simulator
 decodes it with one native ``bytes2var`` call instead of a call per value.
 """
@@ -30,7 +36,7 @@ import numpy as np
 from avalon.datagen.world import FOOD_KINDS
 from avalon.env.animals import ANIMAL_KINDS, ANIMAL_STATE_FIELDS, MAX_REPORTED_ANIMALS, PREDATOR_KINDS
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 MAGIC = b"AVLN"
 SECRET_SIZE = 32
 HEADER = struct.Struct("<BI")
@@ -39,7 +45,14 @@ RESET_FIXED = struct.Struct("<QIf")
 STEP_FIXED = struct.Struct("<II")
 GODOT_POOL_REAL_ARRAY_TAG = 22  # Variant::POOL_REAL_ARRAY in Godot 3's marshalling
 OBSERVATION_FIXED = struct.Struct("<I")
+RENDER_FIXED = struct.Struct("<I")
+MAX_RENDER_SIZE_PX = 4096  # the simulator refuses larger RENDERs
+PICTURE_FIXED = struct.Struct("<II")
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
+#: Episode seeds are in [0, SEED_LIMIT) and time limits in [1, MAX_TIME_LIMIT_FRAMES]: what
+#: RESET's u64 and u32 carry.
+SEED_LIMIT = 2**64
+MAX_TIME_LIMIT_FRAMES = 2**32 - 1
 
 
 class MessageType(enum.IntEnum):
@@ -48,9 +61,11 @@ class MessageType(enum.IntEnum):
     RESET = 1
     STEP = 2
     CLOSE = 3
+    RENDER = 4
     HELLO = 100
     OBSERVATION = 101
     ERROR = 102
+    PICTURE = 103
 
 
 class ActionField(NamedTuple):
@@ -351,6 +366,40 @@ def decode_observation(payload: bytes | memoryview, resolution: int) -> Observat
     # OpenGL reads rows bottom-up; flip to the usual top-down image order (the copy is fresh).
     rgbd = np.ascontiguousarray(pixels.reshape(resolution, resolution, 4)[::-1])
     return Observation(frame, features, rgbd)
+
+
+def encode_render(size: int) -> bytes:
+    return encode_frame(MessageType.RENDER, RENDER_FIXED.pack(size))
+
+
+def decode_render(payload: bytes) -> int:
+    (size,) = RENDER_FIXED.unpack(payload)
+    return size
+
+
+def encode_picture(frame: int, rgbd_bottom_up: np.ndarray) -> bytes:
+    """What Godot sends for a RENDER; used by tests. ``rgbd_bottom_up`` is square, rows bottom-up."""
+    rgbd = np.ascontiguousarray(rgbd_bottom_up, np.uint8)
+    if rgbd.ndim != 3 or rgbd.shape[0] != rgbd.shape[1] or rgbd.shape[2] != 4:
+        raise ProtocolError(f"a picture is (size, size, 4) uint8, not {rgbd.shape}")
+    return encode_frame(MessageType.PICTURE, PICTURE_FIXED.pack(frame, rgbd.shape[0]) + rgbd.tobytes())
+
+
+class Picture(NamedTuple):
+    frame: int  # the frame it shows: the last OBSERVATION's
+    rgbd: np.ndarray  # uint8[size, size, 4], rows top-down, a fresh array
+
+
+def decode_picture(payload: bytes | memoryview, size: int) -> Picture:
+    """A PICTURE's payload; ``size`` is what the RENDER asked for."""
+    expected = PICTURE_FIXED.size + size * size * 4
+    if len(payload) != expected:
+        raise ProtocolError(f"PICTURE of {len(payload)} bytes, expected {expected} for size {size}")
+    frame, sent_size = PICTURE_FIXED.unpack_from(payload)
+    if sent_size != size:
+        raise ProtocolError(f"PICTURE of size {sent_size}, expected {size}")
+    pixels = np.frombuffer(payload, dtype=np.uint8, offset=PICTURE_FIXED.size)
+    return Picture(frame, np.ascontiguousarray(pixels.reshape(size, size, 4)[::-1]))
 
 
 def encode_error(message: str) -> bytes:

@@ -305,6 +305,29 @@ class Simulator:
             raise ValueError(f"action has shape {action.shape}, expected ({self._action_size},)")
         return self._request(protocol.encode_step(action), self.settings.step_timeout_s)
 
+    def render(self, size_px: int) -> protocol.Picture:
+        """The current state (the last observation's) drawn from the agent's camera into a
+        ``size_px`` square, RGB and depth; it changes nothing and costs the steps nothing."""
+        if self.connection is None or self.process is None:
+            raise self._failure("is not running")
+        timeout_s = self.settings.step_timeout_s
+        deadline = time.monotonic() + timeout_s
+        try:
+            if self._socket_timeout_s != timeout_s:
+                self.connection.settimeout(timeout_s)
+                self._socket_timeout_s = timeout_s
+            self.connection.sendall(protocol.encode_render(size_px))
+            message_type, payload = self._receive(deadline)
+            if message_type == protocol.MessageType.PICTURE:
+                return protocol.decode_picture(payload, size_px)
+        except socket.timeout:
+            raise self._failure(f"did not answer a RENDER within {timeout_s:.0f} s (hung?)") from None
+        except (OSError, ConnectionError, protocol.ProtocolError) as error:
+            raise self._failure(f"broke the connection ({error})", grace_s=2.0) from None
+        if message_type == protocol.MessageType.ERROR:
+            raise SimulatorError(f"simulator refused the RENDER: {bytes(payload).decode('utf-8', 'replace')}")
+        raise self._failure(f"sent unexpected message {message_type.name} for a RENDER")
+
     def _request(self, message: bytes, timeout_s: float, world_dir: str | None = None) -> protocol.Observation:
         # The hot path of every step: no system call beyond one send and (usually) one poll and
         # one receive. A dead process shows up as a broken connection (with its exit code).

@@ -20,26 +20,67 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from avalon.env.protocol import ACTION_SPACES, OBSERVED_FEATURES, ActionField, Feature
+from avalon.env.mechanics import (
+    HAND_MAX_ANGLE_RAD,
+    HEAD_MAX_HEIGHT_M,
+    HEAD_MAX_PITCH_RAD,
+    HEAD_MAX_ROLL_RAD,
+    HEAD_MIN_HEIGHT_M,
+    MAX_HEAD_TURN_SPEED_RAD_PER_S,
+    STEP_SECONDS,
+)
+from avalon.env.protocol import ACTION_SPACES, MAX_TIME_LIMIT_FRAMES, OBSERVED_FEATURES, ActionField, Feature
 
 RGBD_KEY = "rgbd"
-_NON_NEGATIVE_FEATURES = {
-    "energy_spent_on_movement",
-    "energy_lost_to_attacks",
-    "energy_gained_from_eating",
-    "energy",
-    "frames_remaining",
+
+# Finite observation bounds where the game keeps them (the limits of avalon.env.mechanics); the
+# other features are unbounded: positions change without limit in a fall, while a climbing hold
+# keeps a hand at its anchor as the body moves (so it can lie beyond arm's reach for the step
+# before the hold slips), and energy grows with what is eaten. Values computed in Godot's float32
+# (Euler angles of products of bases) may pass a clamped limit by rounding: _SLACK covers that.
+_SLACK = 1e-3  # radians or metres
+_TURN = MAX_HEAD_TURN_SPEED_RAD_PER_S * STEP_SECONDS  # the most any turn changes in one step
+_PI = math.pi  # wrapped differences and atan2 stay within it (float32(pi) rounds up)
+_HAND_PITCH = min(HAND_MAX_ANGLE_RAD, math.pi / 2)  # asin's range bounds it too
+
+
+def _symmetric(*limits: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    return tuple(-limit for limit in limits), limits
+
+
+_FEATURE_BOUNDS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    # The body only turns about the vertical, at most one step's turn at a time.
+    "body_delta_rotation": _symmetric(_SLACK, _TURN + _SLACK, _SLACK),
+    # The head's world angles are (pitch, body yaw, roll): each changes by at most one step's turn.
+    "head_delta_rotation": _symmetric(_TURN + _SLACK, _TURN + _SLACK, _TURN + _SLACK),
+    # A hand at its +-90 degree pitch limit is at Euler angles' gimbal lock: its yaw and roll may jump.
+    "left_hand_delta_rotation": _symmetric(_PI, _PI, _PI),
+    "right_hand_delta_rotation": _symmetric(_PI, _PI, _PI),
+    # The head sits on the body's vertical axis at a clamped height, pitched and rolled within limits.
+    "head_relative_position": ((-_SLACK, HEAD_MIN_HEIGHT_M - _SLACK, -_SLACK), (_SLACK, HEAD_MAX_HEIGHT_M + _SLACK, _SLACK)),
+    "head_relative_rotation": _symmetric(HEAD_MAX_PITCH_RAD + _SLACK, _SLACK, HEAD_MAX_ROLL_RAD + _SLACK),
+    "left_hand_relative_rotation": _symmetric(_HAND_PITCH + _SLACK, _PI, _PI),
+    "right_hand_relative_rotation": _symmetric(_HAND_PITCH + _SLACK, _PI, _PI),
+    "energy_spent_on_movement": ((0.0,), (math.inf,)),
+    "energy_lost_to_attacks": ((0.0,), (math.inf,)),
+    "energy_gained_from_eating": ((0.0,), (math.inf,)),
+    "energy": ((0.0,), (math.inf,)),
+    "frames_remaining": ((0.0,), (float(MAX_TIME_LIMIT_FRAMES),)),
 }
 
 
-def _feature_space(feature: Feature) -> spaces.Box:
+def feature_bounds(feature: Feature) -> tuple[np.ndarray, np.ndarray]:
+    """The (low, high) float64 bounds of an observed feature's values (see the comment above)."""
     if feature.unit == "bool":
-        low, high = 0.0, 1.0
-    elif feature.name in _NON_NEGATIVE_FEATURES:
-        low, high = 0.0, np.inf
+        low, high = (0.0,) * feature.size, (1.0,) * feature.size
     else:
-        low, high = -np.inf, np.inf
-    return spaces.Box(low, high, (feature.size,), np.float32)
+        low, high = _FEATURE_BOUNDS.get(feature.name, ((-math.inf,) * feature.size, (math.inf,) * feature.size))
+    return np.array(low, np.float64), np.array(high, np.float64)
+
+
+def _feature_space(feature: Feature) -> spaces.Box:
+    low, high = feature_bounds(feature)
+    return spaces.Box(low.astype(np.float32), high.astype(np.float32), (feature.size,), np.float32)
 
 
 def observation_space(resolution: int) -> spaces.Dict:
@@ -63,11 +104,21 @@ def action_space(name: str) -> spaces.Dict:
     return spaces.Dict({field.name: _field_space(field) for field in ACTION_SPACES[name]})
 
 
-_SCALAR_TYPES = (int, bool, np.int64, np.int32, np.bool_)  # binaries the fast path takes as they are
+# Binaries the fast path takes as they are (the type test comes first: it also keeps arrays,
+# whose comparison with 0 is an array, out of the value test).
+_SCALAR_TYPES = (int, bool, np.int64, np.int32, np.bool_)
+_REAL_KINDS = frozenset("iuf")  # numpy dtype kinds of real numbers: signed, unsigned, floating
+_BINARY_KINDS = frozenset("biuf")  # and bool, for the binary parts
 
 
 class ActionCodec:
-    """Checks a ``Dict`` action and packs it into the float32 vector the simulator reads."""
+    """Checks a ``Dict`` action and packs it into the float32 vector the simulator reads.
+
+    A continuous part takes ``size`` real numbers (an array or sequence of int or float dtype)
+    within its range; a binary part one real number (int, bool or float; a scalar or shape
+    ``(1,)``) that is exactly 0 or 1. Anything else (strings, complex or object values, other
+    shapes, NaN, values out of range, 0.5 for a binary) is a ``ValueError`` naming the part.
+    """
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -76,39 +127,39 @@ class ActionCodec:
         self._names = [field.name for field in self.fields]
         self._name_set = set(self._names)
         self._slices = []
-        low, high, binary, offset = [], [], [], 0
+        low, high, offset = [], [], 0
         for field in self.fields:
             self._slices.append((field, slice(offset, offset + field.size)))
             low += [field.low] * field.size
             high += [field.high] * field.size
-            binary += [field.kind == "binary"] * field.size
             offset += field.size
-        self._low, self._high = np.array(low), np.array(high)
-        self._low32, self._high32 = self._low.astype(np.float32), self._high.astype(np.float32)
-        self._binary = np.array(binary)
+        self._low32, self._high32 = np.array(low, np.float32), np.array(high, np.float32)
         self._plan = [(field.name, field.size, field.kind == "binary") for field in self.fields]
 
     def encode(self, action: Any) -> np.ndarray:
         """Returns the wire vector; raises ``ValueError`` naming the field for any bad part.
 
-        Fast path (every step of training goes through it): float32 arrays of the right shape and
-        0/1 binaries, gathered as Python floats and range-checked at once. Anything else (lists,
-        other dtypes, bad values) takes the checked path, which finds and names the culprit.
+        Fast path (every step of training goes through it): float32 arrays of the right shape for
+        the continuous parts and int or bool 0/1 scalars for the binary ones, gathered as Python
+        floats and range-checked at once. Anything else takes the checked path, which accepts
+        other real dtypes and sequences, and finds and names the culprit.
         """
         if type(action) is dict and len(action) == len(self._names):
             values: list = []
             try:
                 for name, size, binary in self._plan:
                     value = action[name]
-                    if type(value) is np.ndarray and value.shape == (size,) and value.dtype == np.float32:
+                    if binary:
+                        if type(value) in _SCALAR_TYPES and (value == 0 or value == 1):
+                            values.append(value)
+                            continue
+                    elif type(value) is np.ndarray and value.dtype == np.float32 and value.shape == (size,):
                         values.extend(value.tolist())
-                    elif binary and (value == 0 or value == 1) and type(value) in _SCALAR_TYPES:
-                        values.append(value)
-                    else:
-                        break
+                        continue
+                    break
                 else:
                     vector = np.array(values, np.float32)
-                    if ((vector >= self._low32) & (vector <= self._high32)).all():
+                    if ((vector >= self._low32) & (vector <= self._high32)).all():  # NaN fails too
                         return vector
             except KeyError:
                 pass
@@ -126,25 +177,38 @@ class ActionCodec:
             raise ValueError(f"action keys are wrong: missing {missing}, unknown {unknown}; expected {self._names}")
         vector = np.empty(self.size, np.float64)
         for field, part in self._slices:
-            value = action[field.name]
-            shape = np.shape(value)
-            if shape != (field.size,) and not (field.kind == "binary" and shape == ()):
-                raise ValueError(self._describe(field, value))
-            try:
-                vector[part] = value
-            except (TypeError, ValueError):
-                raise ValueError(self._describe(field, value)) from None
-        binary = vector[self._binary]
-        if not (
-            np.isfinite(vector).all()
-            and (vector >= self._low).all()
-            and (vector <= self._high).all()
-            and ((binary == 0) | (binary == 1)).all()
-        ):
-            for field, part in self._slices:
-                if not self._valid(field, vector[part]):
-                    raise ValueError(self._describe(field, action[field.name]))
+            vector[part] = self._checked_part(field, action[field.name])
         return vector.astype(np.float32)
+
+    @staticmethod
+    def _checked_part(field: ActionField, value: Any) -> np.ndarray:
+        """One part's values as float64, or a ``ValueError`` naming the part and what is wrong."""
+        name = field.name
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError):  # e.g. ragged sequences
+            array = None
+        if field.kind == "binary":
+            if array is None or array.dtype.kind not in _BINARY_KINDS or array.shape not in ((), (1,)):
+                raise ValueError(f"action[{name!r}] must be 0 or 1 (one int, bool or float), got {value!r}")
+            values = array.astype(np.float64).reshape(1)
+            if not (values[0] == 0 or values[0] == 1):
+                raise ValueError(f"action[{name!r}] must be 0 or 1, got {value!r}")
+            return values
+        if array is None or array.dtype.kind not in _REAL_KINDS:
+            kind = "" if array is None else f" of dtype {array.dtype}"
+            raise ValueError(f"action[{name!r}] must be {field.size} real number(s) (int or float), got {value!r}{kind}")
+        if array.shape != (field.size,):
+            raise ValueError(f"action[{name!r}] has shape {array.shape}, expected ({field.size},)")
+        values = array.astype(np.float64)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"action[{name!r}] holds a non-finite value: {values.tolist()}")
+        if not (np.all(values >= field.low) and np.all(values <= field.high)):
+            raise ValueError(
+                f"action[{name!r}]={values.tolist()} is outside [{field.low}, {field.high}]; "
+                "clip it (for example with gymnasium.wrappers.ClipAction)"
+            )
+        return values
 
     def decode(self, vector: np.ndarray) -> dict[str, Any]:
         """The inverse of :meth:`encode` (binary parts come back as ints)."""
@@ -155,30 +219,6 @@ class ActionCodec:
         for field, part in self._slices:
             action[field.name] = int(vector[part][0] >= 0.5) if field.kind == "binary" else vector[part].copy()
         return action
-
-    @staticmethod
-    def _valid(field: ActionField, values: np.ndarray) -> bool:
-        if field.kind == "binary":
-            return bool(np.all((values == 0) | (values == 1)))
-        return bool(np.all(np.isfinite(values)) and np.all(values >= field.low) and np.all(values <= field.high))
-
-    @staticmethod
-    def _describe(field: ActionField, value: Any) -> str:
-        """What is wrong with one part of an action, naming the part."""
-        if field.kind == "binary":
-            return f"action[{field.name!r}] must be 0 or 1, got {value!r}"
-        try:
-            array = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            return f"action[{field.name!r}] must be {field.size} number(s), got {value!r}"
-        if array.shape != (field.size,):
-            return f"action[{field.name!r}] has shape {array.shape}, expected ({field.size},)"
-        if not np.all(np.isfinite(array)):
-            return f"action[{field.name!r}] holds a non-finite value: {array.tolist()}"
-        return (
-            f"action[{field.name!r}]={array.tolist()} is outside [{field.low}, {field.high}]; "
-            "clip it (for example with gymnasium.wrappers.ClipAction)"
-        )
 
 
 def markdown_tables() -> str:
@@ -196,13 +236,26 @@ def markdown_tables() -> str:
                 lines.append(f"| {index} | `{label}` | {kind} | [{_fmt(field.low)}, {_fmt(field.high)}] | {meaning} |")
                 index += 1
         lines.append("")
-    lines += ["### Observation", "", "| key | shape | unit | meaning |", "|---|---|---|---|"]
-    lines.append(f"| `{RGBD_KEY}` | (res, res, 4) uint8 | 0–255 | RGB and encoded depth, rows top-down |")
+    lines += ["### Observation", "", "| key | shape | unit | bounds (low, high) | meaning |", "|---|---|---|---|---|"]
+    lines.append(f"| `{RGBD_KEY}` | (res, res, 4) uint8 | 0–255 | [0, 255] | RGB and encoded depth, rows top-down |")
     for feature in OBSERVED_FEATURES:
-        lines.append(f"| `{feature.name}` | ({feature.size},) float32 | {feature.unit} | {feature.doc} |")
+        lines.append(
+            f"| `{feature.name}` | ({feature.size},) float32 | {feature.unit} | {_bounds_text(feature)} | {feature.doc} |"
+        )
+    lines += ["", "Bounds hold every value the simulator reports (with 0.001 of slack for float32 rounding where",
+              "a limit is clamped); ±inf where the game sets none (a fall, a climbing hold, eating)."]
     return "\n".join(lines) + "\n"
 
 
+def _bounds_text(feature: Feature) -> str:
+    low, high = feature_bounds(feature)
+    if np.all(low == low[0]) and np.all(high == high[0]):
+        return f"[{_fmt(low[0])}, {_fmt(high[0])}]"
+    return "; ".join(f"[{_fmt(a)}, {_fmt(b)}]" for a, b in zip(low, high))
+
+
 def _fmt(value: float) -> str:
-    return str(int(value)) if math.isfinite(value) and value == int(value) else str(value)
+    if not math.isfinite(value):
+        return "-inf" if value < 0 else "inf"
+    return str(int(value)) if value == int(value) else f"{value:.4g}"
 

@@ -12,13 +12,22 @@ episode ends, the same ``step()`` resets it and returns the new episode's first 
 ``observations[i]``, the ending step's reward and flags, and the ending step's observation and
 info in ``infos["final_obs"][i]`` and ``infos["final_info"]`` (mask ``infos["_final_info"]``).
 
+Autoresets pass on the reset options that concern the time limit (``time_limit_frames``) of the
+last explicit ``reset()``: ``reset(options={"time_limit_frames": 60})`` gives every following
+episode 60 frames, until a ``reset()`` without it brings back the environments' own limits. The
+other options (``world_dir``, ``episode_seed``) concern one episode only and are not repeated.
+
 Actions are checked for every environment before any is stepped, so a bad action (NaN, wrong
 shape, out of range) raises ``ValueError`` naming the environment and the action key, and no
 environment has moved.
+
+``gymnasium.make_vec("avalon/Avalon-v0", num_envs=n, **env_kwargs)`` gives a
+``ThreadedVectorEnv`` of ``n`` :class:`~avalon.env.avalon_env.AvalonEnv` (see :func:`make_vector_env`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -27,6 +36,35 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
+
+
+#: Reset options that autoresets repeat (see the module doc).
+AUTORESET_OPTIONS = ("time_limit_frames",)
+
+
+def make_vector_env(num_envs: int = 1, max_episode_steps: int | None = None, **env_kwargs: Any) -> ThreadedVectorEnv:
+    """``num_envs`` :class:`~avalon.env.avalon_env.AvalonEnv` in a :class:`ThreadedVectorEnv`:
+    the vector entry point of ``avalon/Avalon-v0``, which ``gymnasium.make_vec`` calls.
+
+    ``env_kwargs`` (``config``, ``render_mode`` and any :class:`~avalon.env.config.EnvConfig`
+    field) configure every environment. ``max_episode_steps`` becomes their
+    ``time_limit_frames`` (it wins over a ``time_limit_frames`` keyword), so the environments
+    truncate themselves: no ``TimeLimit`` wrapper is needed. A ``seed`` keyword gives
+    environment ``i`` the first-reset seed ``seed + i``, as ``reset(seed=seed)`` would.
+    """
+    from avalon.env.avalon_env import AvalonEnv  # (avalon_env does not import this module)
+
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
+    if max_episode_steps is not None:
+        env_kwargs["time_limit_frames"] = max_episode_steps
+    seed = env_kwargs.pop("seed", None)
+    AvalonEnv(**env_kwargs, **({} if seed is None else {"seed": seed})).close()  # bad keywords fail here, once
+    factories = []
+    for index in range(int(num_envs)):
+        kwargs = dict(env_kwargs) if seed is None else dict(env_kwargs, seed=seed + index)
+        factories.append(functools.partial(AvalonEnv, **kwargs))
+    return ThreadedVectorEnv(factories)
 
 
 class ThreadedVectorEnv(VectorEnv):
@@ -60,10 +98,13 @@ class ThreadedVectorEnv(VectorEnv):
         self._observations = create_empty_array(self.single_observation_space, n=self.num_envs, fn=np.zeros)
         self._pool = ThreadPoolExecutor(max_workers=self.num_envs, thread_name_prefix="avalon-env")
         self._check = _action_checker(self.single_action_space, self.num_envs)
+        self._autoreset_options: dict[str, Any] | None = None  # see the module doc
 
     # ------------------------------------------------------------------ gymnasium API
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+        if isinstance(seed, (bool, np.bool_)):
+            raise ValueError(f"seed={seed!r} must be an int, a sequence of {self.num_envs} seeds, or None")
         if seed is None or isinstance(seed, (int, np.integer)):
             seeds = [None if seed is None else int(seed) + index for index in range(self.num_envs)]
         else:
@@ -71,6 +112,8 @@ class ThreadedVectorEnv(VectorEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
         results = self._run(lambda index: self.envs[index].reset(seed=seeds[index], options=options))
+        kept = {key: options[key] for key in AUTORESET_OPTIONS if options and options.get(key) is not None}
+        self._autoreset_options = kept or None
         infos: dict[str, Any] = {}
         for index, (_, info) in enumerate(results):
             infos = self._add_info(infos, info, index)
@@ -122,7 +165,7 @@ class ThreadedVectorEnv(VectorEnv):
         final = None
         if terminated or truncated:
             final = (observation, info)
-            observation, info = env.reset()
+            observation, info = env.reset(options=self._autoreset_options)
         return observation, reward, terminated, truncated, info, final
 
     def _run(self, work: Callable[[int], Any]) -> list[Any]:
@@ -173,8 +216,11 @@ def _action_checker(space: gym.Space, num_envs: int) -> Callable[[Any], None]:
             expected = (num_envs, *part.shape)
             if values.shape != expected:
                 raise ValueError(f"action {key!r} has shape {values.shape}, expected {expected} (num_envs first)")
-            if not np.issubdtype(values.dtype, np.number) and values.dtype != np.bool_:
-                raise ValueError(f"action {key!r} has dtype {values.dtype}, expected numbers")
+            # As strict as each environment's own check, so that no environment steps when one would refuse.
+            kinds = "biuf" if isinstance(part, gym.spaces.Discrete) else "iuf"
+            if values.dtype.kind not in kinds:
+                expected = "ints, bools or floats" if kinds == "biuf" else "real numbers (int or float)"
+                raise ValueError(f"action {key!r} has dtype {values.dtype}, expected {expected}")
             if isinstance(part, gym.spaces.Box):
                 bad = ~(np.isfinite(values) & (values >= part.low) & (values <= part.high))
             elif isinstance(part, gym.spaces.Discrete):

@@ -37,7 +37,13 @@ class FlattenAction(gym.ActionWrapper):
         self.action_space = gym.spaces.Box(np.array(lows, np.float32), np.array(highs, np.float32), dtype=np.float32)
 
     def action(self, action: Any) -> dict[str, Any]:
-        vector = np.asarray(action, dtype=np.float64)
+        try:
+            array = np.asarray(action)
+        except ValueError:  # ragged
+            array = np.asarray(None)
+        if array.dtype.kind not in "biuf":
+            raise ValueError(f"a flat action is {self._codec.size} real numbers (int, bool or float), got {action!r}")
+        vector = array.astype(np.float64)
         if vector.shape != (self._codec.size,):
             raise ValueError(f"flat action has shape {vector.shape}, expected ({self._codec.size},)")
         bad = np.flatnonzero(~np.isfinite(vector))

@@ -122,3 +122,22 @@ func _send(type, payload):
 	var bytes = outgoing.data_array
 	bytes.append_array(payload)
 	return peer.put_data(bytes) == OK
+
+
+# ---- RENDER and PICTURE (see avalon/env/protocol.py) ----------------------------------------
+
+func decode_render(payload):
+	if payload.size() != 4:
+		return -1
+	incoming.data_array = payload
+	return incoming.get_u32()
+
+
+func send_picture(frame, size, rgbd):
+	outgoing.clear()
+	outgoing.put_u8(P.MSG_PICTURE)
+	outgoing.put_u32(8 + rgbd.size())
+	outgoing.put_u32(frame)
+	outgoing.put_u32(size)
+	outgoing.put_data(rgbd)
+	return peer.put_data(outgoing.data_array) == OK

@@ -2,20 +2,23 @@
 # avalon/env/mechanics.py. Do not edit: change those modules and regenerate.
 extends Reference
 
-const PROTOCOL_VERSION = 4
+const PROTOCOL_VERSION = 5
 const MAGIC = "AVLN"
 const SECRET_SIZE = 32
 const HEADER_SIZE = 5
 const GODOT_POOL_REAL_ARRAY_TAG = 22
+const MAX_RENDER_SIZE_PX = 4096
 const TERRAIN_FORMAT_VERSION = 4  # of terrain.bin (avalon/datagen/export/terrain_data.py)
 
 # Message ids
 const MSG_RESET = 1
 const MSG_STEP = 2
 const MSG_CLOSE = 3
+const MSG_RENDER = 4
 const MSG_HELLO = 100
 const MSG_OBSERVATION = 101
 const MSG_ERROR = 102
+const MSG_PICTURE = 103
 
 # Depth encoding: value = 255 * (1 - log(z / NEAR) / log(FAR / NEAR)), clamped
 const DEPTH_NEAR_M = 0.1

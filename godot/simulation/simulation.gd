@@ -7,10 +7,13 @@ const P = preload("res://generated/protocol.gd")
 const PlayerScript = preload("res://agent/player.gd")
 const WorldLoader = preload("res://world/world_loader.gd")
 const Animals = preload("res://entities/animals/animals.gd")
+const RgbdCamera = preload("res://render/rgbd_camera.gd")
 
 const ACTION_SIZES = {"vr": P.VR_ACTION_SIZE, "mouse_keyboard": P.MOUSE_KEYBOARD_ACTION_SIZE}
 
 var viewport
+var picture_viewport = null  # RENDER's: drawn only when asked, sharing the episode's World
+var picture_camera = null
 var resolution = 0
 var action_space = "vr"
 var world_root = null
@@ -37,18 +40,23 @@ func setup(resolution_px, space):
 	resolution = resolution_px
 	action_space = space
 	features.resize(P.FEATURE_COUNT)
-	viewport = Viewport.new()
-	viewport.size = Vector2(resolution, resolution)
-	viewport.render_target_update_mode = Viewport.UPDATE_ALWAYS
-	viewport.render_target_v_flip = false
-	# Transparent background: the depth quad multiplies its encoded depth into the alpha channel,
-	# which is 1 wherever geometry was drawn (the sky is a dome mesh, see world/sky_dome.gd).
-	viewport.transparent_bg = true
-	viewport.hdr = false
-	viewport.msaa = Viewport.MSAA_DISABLED
-	viewport.shadow_atlas_size = 0
+	viewport = _rgbd_viewport(resolution, Viewport.UPDATE_ALWAYS)
 	viewport.world = World.new()
 	add_child(viewport)
+
+
+func _rgbd_viewport(size, update_mode):
+	var rgbd = Viewport.new()
+	rgbd.size = Vector2(size, size)
+	rgbd.render_target_update_mode = update_mode
+	rgbd.render_target_v_flip = false
+	# Transparent background: the depth quad multiplies its encoded depth into the alpha channel,
+	# which is 1 wherever geometry was drawn (the sky is a dome mesh, see world/sky_dome.gd).
+	rgbd.transparent_bg = true
+	rgbd.hdr = false
+	rgbd.msaa = Viewport.MSAA_DISABLED
+	rgbd.shadow_atlas_size = 0
+	return rgbd
 
 
 func action_size():
@@ -62,6 +70,8 @@ func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 		return loaded.error
 	seed(seed_value)
 	viewport.world = World.new()
+	if picture_viewport != null:
+		picture_viewport.world = viewport.world  # (lets the last episode's World go)
 	world_root = loaded.scene
 	viewport.add_child(world_root)
 	player = PlayerScript.new()
@@ -167,10 +177,51 @@ func collect_features():
 
 
 func read_rgbd():
-	var image = viewport.get_texture().get_data()
+	return _read(viewport)
+
+
+func _read(rgbd_viewport):
+	var image = rgbd_viewport.get_texture().get_data()
 	if image.get_format() != Image.FORMAT_RGBA8:
 		image.convert(Image.FORMAT_RGBA8)
 	return image.get_data()
+
+
+# RENDER: the current state (the last observation's) drawn from the agent's camera, the same
+# pose, field of view and World, into a square of `size` pixels. Returns the RGBD bytes (rows
+# bottom-up) or an error string. Only the picture viewport is drawn (the observation's is off for
+# that draw, and the shaders' time does not advance), so the observations never change; the
+# picture viewport is drawn at no other time, so steps pay nothing for it.
+func render_picture(size):
+	if player == null:
+		return "no world is loaded: send RESET first"
+	if size < 1 or size > P.MAX_RENDER_SIZE_PX:
+		return "RENDER size %d is outside 1 to %d pixels" % [size, P.MAX_RENDER_SIZE_PX]
+	if picture_viewport == null or int(picture_viewport.size.x) != size:
+		_make_picture_viewport(size)
+	picture_viewport.world = viewport.world
+	# The scene tree passes transforms to the VisualServer only once a frame: set the camera's
+	# there too, or this draw would use its last one.
+	var eye = player.head.get_node("Camera").global_transform
+	picture_camera.global_transform = eye
+	VisualServer.camera_set_transform(picture_camera.get_camera_rid(), eye)
+	viewport.render_target_update_mode = Viewport.UPDATE_DISABLED
+	picture_viewport.render_target_update_mode = Viewport.UPDATE_ALWAYS
+	VisualServer.force_draw(false, 0.0)
+	picture_viewport.render_target_update_mode = Viewport.UPDATE_DISABLED
+	viewport.render_target_update_mode = Viewport.UPDATE_ALWAYS
+	return _read(picture_viewport)
+
+
+func _make_picture_viewport(size):
+	if picture_viewport != null:
+		remove_child(picture_viewport)
+		picture_viewport.free()
+	picture_viewport = _rgbd_viewport(size, Viewport.UPDATE_DISABLED)
+	picture_camera = RgbdCamera.new(RgbdCamera.PICTURE_QUAD_LAYER)
+	picture_viewport.add_child(picture_camera)
+	picture_viewport.world = viewport.world
+	add_child(picture_viewport)
 
 
 func _clear_episode():

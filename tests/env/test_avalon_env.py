@@ -199,6 +199,17 @@ def test_gymnasium_check_env_passes(trivial_world_dir):
         env.close()
 
 
+def test_gymnasium_check_env_passes_with_larger_pictures(trivial_world_dir):
+    env = gymnasium.make("avalon/Avalon-v0", renderer="GLES2", world_dir=str(trivial_world_dir),
+                         render_mode="rgb_array", render_resolution=64)
+    try:
+        check_env(env.unwrapped, skip_render_check=False)  # render() after reset and after steps; closes
+        env.reset(seed=0)
+        assert env.render().shape == (64, 64, 3)
+    finally:
+        env.close()
+
+
 def test_gymnasium_make_generates_the_task_world_and_flat_actions_work():
     env = FlattenAction(gymnasium.make("avalon/Avalon-v0", renderer="GLES2", render_mode="rgb_array"))
     try:

@@ -94,3 +94,17 @@ def test_depth_encoding_round_trips_within_its_step():
     assert protocol.metres_to_depth(np.array([1e6]))[0] == 0
     assert np.isinf(protocol.depth_to_metres(np.array([0]))[0])  # 0 means sky / beyond range
     assert np.all(np.diff(protocol.metres_to_depth(metres).astype(int)) <= 0)  # nearer = larger
+
+
+def test_render_and_picture_round_trip_and_picture_rows_flip_to_top_down():
+    message_type, payload = _split(protocol.encode_render(256))
+    assert message_type == protocol.MessageType.RENDER and protocol.decode_render(payload) == 256
+    bottom_up = np.random.default_rng(1).integers(0, 256, (5, 5, 4), dtype=np.uint8)
+    message_type, payload = _split(protocol.encode_picture(9, bottom_up))
+    assert message_type == protocol.MessageType.PICTURE
+    picture = protocol.decode_picture(payload, 5)
+    assert picture.frame == 9 and np.array_equal(picture.rgbd, bottom_up[::-1]) and picture.rgbd.flags.writeable
+    with pytest.raises(protocol.ProtocolError, match="PICTURE of 108 bytes, expected 72 for size 4"):
+        protocol.decode_picture(payload, 4)
+    with pytest.raises(protocol.ProtocolError, match="PICTURE of size 5, expected 6"):
+        protocol.decode_picture(payload[:8] + bytes(6 * 6 * 4), 6)
