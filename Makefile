@@ -7,10 +7,14 @@ BIN := $(VENV)/bin
 setup:
 	@bin/setup.sh $(VENV)
 
-# The main job: a short PPO training run on the eat task with the difficulty curriculum (a few
-# minutes on a laptop CPU), then an evaluation; prints where its logs, checkpoint and video went.
+# The main job: PPO learns the eat task from scratch with the difficulty curriculum (about four
+# minutes on a 2-core CPU), then the trained and the random policy are evaluated on the same 30
+# fresh worlds; prints both, and where the learning curve (PNG), the GIF and the logs went.
+# The settings that make it short (README, "The first run"): the mouse-and-keyboard actions,
+# 48x48 observations and a PPO clip range of 0.1.
 run: setup
-	$(BIN)/avalon train ppo --tasks eat --steps 30000 --envs 2 --eval-episodes 4 --eval-time-limits training
+	$(BIN)/avalon train ppo --tasks eat --steps 60000 --envs 2 --action-space mouse_keyboard --resolution 48 \
+		--clip-range 0.1 --eval-episodes 30 --eval-max-difficulty 0.2 --eval-time-limits training --baseline random
 
 demo: setup
 	$(BIN)/avalon run

@@ -127,6 +127,8 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
         eval_episodes=args.eval_episodes,
         eval_max_difficulty=args.eval_max_difficulty,
         eval_time_limits=args.eval_time_limits,
+        baseline=args.baseline,
+        video_resolution=args.video_resolution,
     )
     print(
         f"avalon train ppo: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
@@ -143,14 +145,17 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
     print(f"curriculum max difficulty: {difficulties}")
     evaluation = summary.get("evaluation")
     if evaluation is not None:
-        print(f"evaluation (difficulty 0 to {evaluation['max_difficulty']:g}, {evaluation['time_limits']} time limits):")
+        beside = f"; beside the {evaluation['baseline']} policy on the same worlds" if evaluation.get("baseline") else ""
+        print(f"evaluation (difficulty 0 to {evaluation['max_difficulty']:g}, {evaluation['time_limits']} time limits{beside}):")
         print(evaluation["table"])
     print(f"logs (tensorboard --logdir {summary['tensorboard']}): {summary['tensorboard']}")
     print(f"checkpoint: {summary['checkpoint']}")
+    if summary.get("learning_curve"):
+        print(f"learning curve (success rate of the training episodes): {summary['learning_curve']}")
     if evaluation is not None:
-        print(f"evaluation results: {evaluation['results']}")
+        print(f"evaluation results: {evaluation['results']}" + (f" and {evaluation['baseline_results']}" if evaluation.get("baseline") else ""))
         if evaluation["video"]:
-            print(f"video of an evaluation episode (RGB beside depth): {evaluation['video']}")
+            print(f"video of {_video_episode(evaluation['video_episode'])} (RGB beside depth): {evaluation['video']}")
     print(f"summary: {summary['summary']}")
     if summary["interrupted"] is not None:
         print(
@@ -164,8 +169,15 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _video_episode(chosen: dict | None) -> str:
+    if chosen is None:
+        return "an evaluation episode"
+    outcome = "it succeeds" if chosen["success"] else "no episode succeeded"
+    return f"the episode of evaluation world {chosen['world']} ({outcome})"
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from avalon.evaluation import EvaluationFailed, RandomPolicy, evaluate, evaluation_worlds, save_results
+    from avalon.evaluation import RandomPolicy, evaluate_and_save, evaluation_worlds
     from avalon.env.spaces import action_space
 
     if (args.checkpoint is None) == (args.policy is None):
@@ -174,11 +186,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         from avalon.agent import load_policy
 
         policy = load_policy(args.checkpoint, seed=args.seed)
-        config = EnvConfig(renderer=args.renderer, **policy.env_config_overrides())
+        config = EnvConfig(renderer=args.renderer, render_resolution=args.video_resolution, **policy.env_config_overrides())
         name = f"checkpoint {args.checkpoint}"
         out = Path(args.out or Path(args.checkpoint).parent / f"eval-{time.strftime('%Y%m%d-%H%M%S')}")
     else:
-        config = EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space)
+        config = EnvConfig(
+            renderer=args.renderer, resolution=args.resolution, action_space=args.action_space, render_resolution=args.video_resolution
+        )
         policy = RandomPolicy(action_space(config.action_space), seed=args.seed)
         name = "random policy"
         out = Path(args.out or f"runs/eval-random-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -189,18 +203,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         f"difficulty {args.min_difficulty:g} to {args.max_difficulty:g}; {config.action_space}, {config.renderer}, "
         f"{config.resolution}x{config.resolution}; time limits: {args.time_limits})"
     )
-    try:
-        result = evaluate(
-            policy, config, requests, num_envs=args.envs, deterministic=args.deterministic,
-            time_limits=args.time_limits, video_path=None if args.no_video else out / "episode.gif",
-        )
-    except EvaluationFailed as failure:  # the finished episodes are kept and written all the same
-        result = failure.result
+    # Worlds that fail every attempt are written with the finished episodes (exit 1 below).
+    result, saved = evaluate_and_save(
+        policy, config, requests, out / "eval.json", {"policy": name, "argv": sys.argv[1:]},
+        num_envs=args.envs, deterministic=args.deterministic, time_limits=args.time_limits,
+        video_path=None if args.no_video else out / "episode.gif", video=args.video,
+    )
     print(result.table())
-    saved = save_results(result, out / "eval.json", extra={"policy": name, "argv": sys.argv[1:]})
     print(f"results: {saved}")
     if result.video_path is not None:
-        print(f"video of the first world's episode (RGB beside depth): {result.video_path}")
+        print(f"video of {_video_episode(result.to_json()['video_episode'])} (RGB beside depth): {result.video_path}")
     if result.failed_worlds:
         print(f"avalon eval: error: {result.failure_message()}", file=sys.stderr)
         return 1
@@ -298,6 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")
     ppo.add_argument("--eval-max-difficulty", type=float, default=1.0)
     ppo.add_argument("--eval-time-limits", choices=("world", "training"), default="world")
+    ppo.add_argument("--baseline", choices=("random",), help="also evaluate this policy on the same worlds and print both")
+    ppo.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the evaluation GIF's frames (default 256)")
     ppo.set_defaults(handler=_cmd_train_ppo)
 
     evaluation = commands.add_parser("eval", help="evaluate a trained policy (or the random baseline) on fresh worlds")
@@ -317,7 +331,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--renderer", choices=RENDERERS, default="GLES2")
     evaluation.add_argument("--resolution", type=int, default=96, help="random policy only (a checkpoint knows its own)")
     evaluation.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr", help="random policy only")
-    evaluation.add_argument("--no-video", action="store_true", help="do not write the GIF of the first episode")
+    evaluation.add_argument("--no-video", action="store_true", help="do not write the GIF of an episode")
+    evaluation.add_argument(
+        "--video", choices=("first", "first_success"), default="first",
+        help="which episode the GIF shows: the first world's, or the first to succeed (default first)",
+    )
+    evaluation.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the GIF's frames (default 256)")
     evaluation.add_argument("--out", help="output folder (default: beside the checkpoint, or runs/eval-random-TIMESTAMP)")
     evaluation.set_defaults(handler=_cmd_eval)
 

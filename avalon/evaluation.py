@@ -25,6 +25,7 @@ import json
 import logging
 import math
 import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, Sequence
@@ -48,6 +49,9 @@ log = logging.getLogger(__name__)
 #: Mixed into evaluation world seeds so they differ from any seed a training run draws.
 EVALUATION_SEED_TAG = 0x5EED_E7A1
 TIME_LIMITS = ("world", "training")
+#: Which episode the video shows: the first world's, or the first episode to succeed (the first
+#: world's when none does).
+VIDEO_CHOICES = ("first", "first_success")
 #: Runs of a world's episode (the first and the reruns after simulator crashes) before it is given up.
 DEFAULT_MAX_ATTEMPTS = 3
 
@@ -126,6 +130,8 @@ class EvaluationResult:
     video_path: Path | None = None
     failed_worlds: tuple[FailedWorld, ...] = ()
     restarts: int = 0
+    #: The episode the video shows: (index of its world in the requests, whether it succeeded).
+    video_episode: tuple[int, bool] | None = None
 
     def per_task(self) -> dict[str, dict[str, float]]:
         """Per task: finished episodes, success rate, mean score, mean return, mean length."""
@@ -163,6 +169,7 @@ class EvaluationResult:
             "failed_worlds": [attr.asdict(world) for world in self.failed_worlds],
             "error": self.failure_message(),
             "video": None if self.video_path is None else str(self.video_path),
+            "video_episode": None if self.video_episode is None else {"world": self.video_episode[0], "success": self.video_episode[1]},
         }
 
     def table(self) -> str:
@@ -197,13 +204,13 @@ class _Slot:
     Its methods run in the evaluation's worker threads, one slot per thread at a time.
     """
 
-    def __init__(self, config: EnvConfig, todo: queue.SimpleQueue, time_limits: str, max_attempts: int, video_world: int | None) -> None:
+    def __init__(self, config: EnvConfig, todo: queue.SimpleQueue, time_limits: str, max_attempts: int, video: "_Video | None") -> None:
         self.env = AvalonEnv(config)
         self.supply = WorldSupply()
         self.todo = todo
         self.time_limits = time_limits
         self.max_attempts = max_attempts
-        self.video_world = video_world
+        self.video = video
         self.queued: collections.deque[int] = collections.deque()  # indices of the worlds submitted to the supply
         self.started = False
         self.index: int | None = None  # the world in play, None when this slot has none left
@@ -214,8 +221,7 @@ class _Slot:
         self.observation: dict[str, np.ndarray] | None = None
         self.episode_return = 0.0
         self.length = 0
-        self.frames: list[np.ndarray] | None = None  # of the video world's current run
-        self.video_frames: list[np.ndarray] | None = None  # of its finished episode
+        self.frames: list[np.ndarray] | None = None  # of the current run, while it may become the video
         self.restarts = 0
         self._pid: int | None = None  # the simulator that served the last reset or step
 
@@ -263,7 +269,7 @@ class _Slot:
         self.episode_return += float(reward)
         self.length += 1
         if self.frames is not None:
-            self.frames.append(observation[RGBD_KEY])
+            self.frames.append(self.env.render_rgbd())
         if not (terminated or truncated):
             return []
         request = self.world.request
@@ -273,7 +279,8 @@ class _Slot:
             achievements=tuple(sorted(info["achievements"])), attempts=self.attempts,
         )
         if self.frames is not None:
-            self.video_frames, self.frames = self.frames, None
+            self.video.offer(self.index, result.success, self.frames)
+            self.frames = None
         return [(self.index, result)] + self.next_episode()
 
     def close(self) -> None:
@@ -295,7 +302,7 @@ class _Slot:
                 log.warning("simulator %s was found dead at a reset and replaced by %s", self._pid, pid)
             self._pid = pid
             self.episode_return, self.length = 0.0, 0
-            self.frames = [self.observation[RGBD_KEY]] if self.index == self.video_world else None
+            self.frames = [self.env.render_rgbd()] if self.video is not None and self.video.wants(self.index) else None
             return True
         return False
 
@@ -334,11 +341,13 @@ def evaluate(
     video_path: str | Path | None = None,
     progress: bool = True,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    video: str = "first",
 ) -> EvaluationResult:
     """Runs one episode in each requested world, ``num_envs`` at a time, and collects the results.
 
-    The episode of the first world is recorded (RGB beside depth) as an animated GIF at
-    ``video_path``. When a simulator crashes or hangs, that world's episode is rerun from its
+    One episode is recorded (RGB beside depth, at ``env_config.render_resolution`` when set) as an
+    animated GIF at ``video_path``: the first world's (``video="first"``) or the first episode to
+    succeed, else the first world's (``video="first_success"``). When a simulator crashes or hangs, that world's episode is rerun from its
     start in a fresh simulator (the partial run is dropped), up to ``max_attempts`` runs per
     world; ``EpisodeResult.attempts`` and ``EvaluationResult.restarts`` count them. A world that
     fails every attempt does not stop the others: at the end :class:`EvaluationFailed` is
@@ -352,11 +361,13 @@ def evaluate(
         raise ValueError(f"max_attempts={max_attempts!r} must be an int >= 1")
     if not requests:
         raise ValueError("no worlds to evaluate on")
+    if video not in VIDEO_CHOICES:
+        raise ValueError(f"video={video!r} is not one of {VIDEO_CHOICES}")
     config = attr.evolve(env_config, is_training=False)
     todo: queue.SimpleQueue[tuple[int, WorldRequest]] = queue.SimpleQueue()
     for index, request in enumerate(requests):
         todo.put((index, request))
-    video_world = 0 if video_path is not None else None
+    recorder = _Video(video) if video_path is not None else None
     slots: list[_Slot] = []
     outcomes: dict[int, EpisodeResult | FailedWorld] = {}
     bar = tqdm(total=len(requests), desc="evaluating", unit="episode", disable=not progress)
@@ -371,7 +382,7 @@ def evaluate(
 
     try:
         for _ in range(min(num_envs, len(requests))):
-            slots.append(_Slot(config, todo, time_limits, max_attempts, video_world))
+            slots.append(_Slot(config, todo, time_limits, max_attempts, recorder))
         with ThreadPoolExecutor(max_workers=len(slots), thread_name_prefix="avalon-eval") as pool:
             for finished in pool.map(_Slot.next_episode, slots):
                 record(finished)
@@ -385,24 +396,67 @@ def evaluate(
         bar.close()
         for slot in slots:
             slot.close()
-    frames = next((slot.video_frames for slot in slots if slot.video_frames), None)
-    written = write_episode_gif(frames, Path(video_path)) if frames else None
+    chosen = recorder.chosen() if recorder is not None else None
+    written = write_episode_gif(chosen[0], Path(video_path)) if chosen else None
     ordered = [outcomes[index] for index in sorted(outcomes)]
     result = EvaluationResult(
         episodes=tuple(outcome for outcome in ordered if isinstance(outcome, EpisodeResult)),
         video_path=written,
         failed_worlds=tuple(outcome for outcome in ordered if isinstance(outcome, FailedWorld)),
         restarts=sum(slot.restarts for slot in slots),
+        video_episode=chosen[1] if chosen else None,
     )
     if result.failed_worlds:
         raise EvaluationFailed(result)
     return result
 
 
-def write_episode_gif(frames: Sequence[np.ndarray], path: Path, scale: int = 2, fps: int = 10) -> Path:
-    """An animated GIF of RGBD frames: RGB on the left, depth (near = bright) on the right."""
+class _Video:
+    """Chooses the recorded episode: the first world's, or the first success (see ``evaluate``).
+    Slots ask it whether to record an episode and offer it the frames of those they finish."""
+
+    def __init__(self, choice: str) -> None:
+        self.choice = choice
+        self._lock = threading.Lock()
+        self._first_world: list[np.ndarray] | None = None
+        self._first_world_success = False
+        self._success: tuple[int, list[np.ndarray]] | None = None
+
+    def wants(self, index: int) -> bool:
+        """Whether the episode of world ``index`` starting now may become the video."""
+        with self._lock:
+            return index == 0 or (self.choice == "first_success" and self._success is None)
+
+    def offer(self, index: int, success: bool, frames: list[np.ndarray]) -> None:
+        with self._lock:
+            if index == 0:
+                self._first_world, self._first_world_success = frames, success
+            if self.choice == "first_success" and success and self._success is None:
+                self._success = (index, frames)
+
+    def chosen(self) -> tuple[list[np.ndarray], tuple[int, bool]] | None:
+        """The frames of the chosen episode and (its world's index, whether it succeeded)."""
+        if self._success is not None:
+            return self._success[1], (self._success[0], True)
+        if self._first_world is not None:
+            return self._first_world, (0, self._first_world_success)
+        return None
+
+
+#: GIF frames are enlarged (nearest neighbour) by a whole factor until they are this tall.
+GIF_MIN_HEIGHT_PX = 192
+
+
+def write_episode_gif(frames: Sequence[np.ndarray], path: Path, scale: int | None = None, fps: int = 10) -> Path:
+    """An animated GIF of RGBD frames: RGB on the left, depth (near = bright) on the right.
+
+    ``scale`` enlarges each pixel to a square of that side; None picks the smallest factor that
+    makes the frames at least ``GIF_MIN_HEIGHT_PX`` tall.
+    """
     if not frames:
         raise ValueError("no frames to write")
+    if scale is None:
+        scale = max(1, -(-GIF_MIN_HEIGHT_PX // frames[0].shape[0]))
     path.parent.mkdir(parents=True, exist_ok=True)
     images = []
     for frame in frames:
@@ -415,6 +469,36 @@ def write_episode_gif(frames: Sequence[np.ndarray], path: Path, scale: int = 2, 
         images.append(image.convert("P", palette=Image.ADAPTIVE, colors=255))
     images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
     return path
+
+
+def evaluate_and_save(
+    policy: Policy, env_config: EnvConfig, requests: Sequence[WorldRequest], path: str | Path,
+    extra: dict[str, Any] | None = None, **options: Any,
+) -> tuple[EvaluationResult, Path]:
+    """:func:`evaluate`, then :func:`save_results`; worlds that failed every attempt are saved
+    with the finished episodes (``result.failed_worlds``) instead of raising."""
+    try:
+        result = evaluate(policy, env_config, requests, **options)
+    except EvaluationFailed as failure:
+        result = failure.result
+    return result, save_results(result, path, extra)
+
+
+def comparison_table(results: dict[str, EvaluationResult]) -> str:
+    """Per task, the success rates and mean scores of several policies on the same worlds, side by side."""
+    names = list(results)
+    per_task = {name: result.per_task() for name, result in results.items()}
+    header = " / ".join(names)
+    lines = [f"task      episodes  success ({header})  mean score ({header})", "-" * (44 + 2 * len(header))]
+    for task in per_task[names[0]]:
+        rows = [per_task[name].get(task) for name in names]
+        success = " / ".join("-" if row is None else f"{row['success_rate']:.1%}" for row in rows)
+        score = " / ".join("-" if row is None else f"{row['mean_score']:.3f}" for row in rows)
+        lines.append(f"{task:<9} {rows[0]['episodes']:>8}  {success:>{11 + len(header)}}  {score:>{14 + len(header)}}")
+    for name, result in results.items():
+        if result.restarts or result.failed_worlds:
+            lines.append(f"{name}: simulator restarts {result.restarts}, failed worlds {len(result.failed_worlds)}")
+    return "\n".join(lines)
 
 
 def save_results(result: EvaluationResult, path: str | Path, extra: dict[str, Any] | None = None) -> Path:

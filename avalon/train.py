@@ -2,8 +2,9 @@
 
 Builds the curriculum over the protocol's tasks, the training environments (worlds generated
 ahead, simulators stepped in parallel), trains PPO with progress bar, TensorBoard logs and
-checkpoints, then evaluates the final policy on fresh worlds and writes its per-task success
-rates and a GIF of one episode. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
+checkpoints, then evaluates the final policy on fresh worlds (optionally beside the random
+policy on the same worlds) and writes its per-task success rates, a GIF of an episode (the first
+that succeeds) and a PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
 :func:`run_training`).
 """
 
@@ -42,6 +43,11 @@ class TrainingRun:
     eval_episodes: int = 10
     eval_max_difficulty: float = 1.0
     eval_time_limits: str = "world"
+    #: Also evaluate this baseline policy on the same worlds ("random"), or None.
+    baseline: str | None = None
+    #: Side of the evaluation video's frames, pixels (the simulator renders them at this size;
+    #: the observations keep the env's resolution). None: the observation's size.
+    video_resolution: int | None = 256
     progress: bool = True
 
 
@@ -101,8 +107,30 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     if interrupted is None and run.eval_episodes > 0:
         summary["evaluation"] = _evaluate(run, eval_tasks, result.final_checkpoint)
         _write_summary(summary, path)
+    summary["learning_curve"] = _learning_curve(run, summary)
+    _write_summary(summary, path)
     summary["summary"] = str(path)
     return summary
+
+
+def _learning_curve(run: TrainingRun, summary: dict[str, Any]) -> str | None:
+    """The PNG of the training episodes' success rate (with the evaluation's as lines), or None
+    when no episode has finished yet."""
+    from avalon.agent.episodes import read_episode_log
+    from avalon.agent.trainer import EPISODE_LOG_FILE
+    from avalon.plots import plot_learning_curve
+
+    rows = read_episode_log(Path(run.out_dir) / EPISODE_LOG_FILE)
+    if not rows:
+        return None
+    references = {}
+    evaluation = summary.get("evaluation") or {}
+    for label, per_task in (("evaluation, trained", evaluation.get("per_task")), (f"evaluation, {run.baseline}", evaluation.get("baseline_per_task"))):
+        if per_task:
+            references[label] = float(sum(row["success_rate"] * row["episodes"] for row in per_task.values()) / sum(row["episodes"] for row in per_task.values()))
+    tasks = ", ".join(sorted({row["task"] for row in rows}))
+    title = f"{tasks}: {summary['env_steps']} env steps, {run.env_config.action_space}, {run.env_config.resolution} px"
+    return str(plot_learning_curve(rows, Path(run.out_dir) / "learning_curve.png", title, references))
 
 
 def _write_summary(summary: dict[str, Any], path: Path) -> None:
@@ -111,24 +139,23 @@ def _write_summary(summary: dict[str, Any], path: Path) -> None:
 
 def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dict[str, Any]:
     from avalon.agent import load_policy
-    from avalon.evaluation import EvaluationFailed, evaluate, evaluation_worlds, save_results
+    from avalon.env.spaces import action_space
+    from avalon.evaluation import RandomPolicy, comparison_table, evaluation_worlds, evaluate_and_save
 
     policy = load_policy(checkpoint, seed=run.seed)
-    config = attr.evolve(run.env_config, **policy.env_config_overrides())
+    config = attr.evolve(run.env_config, render_resolution=run.video_resolution, **policy.env_config_overrides())
     eval_dir = Path(run.out_dir) / f"eval-{time.strftime('%Y%m%d-%H%M%S')}"
     requests = evaluation_worlds(tasks, run.eval_episodes, 0.0, run.eval_max_difficulty, seed=run.seed)
-    try:
-        result = evaluate(
-            policy, config, requests, num_envs=run.num_envs, time_limits=run.eval_time_limits,
-            video_path=eval_dir / "episode.gif", progress=run.progress,
-        )
-    except EvaluationFailed as failure:  # the finished episodes and the failed worlds are reported
-        result = failure.result
-    saved = save_results(result, eval_dir / "eval.json", extra={"checkpoint": str(checkpoint)})
+    options = dict(num_envs=run.num_envs, time_limits=run.eval_time_limits, progress=run.progress)
+    result, saved = evaluate_and_save(
+        policy, config, requests, eval_dir / "eval.json", {"checkpoint": str(checkpoint)},
+        video_path=eval_dir / "episode.gif", video="first_success", **options,
+    )
     written = result.to_json()
-    return {
+    summary = {
         "results": str(saved),
         "video": written["video"],
+        "video_episode": written["video_episode"],
         "per_task": written["per_task"],
         "restarts": written["restarts"],
         "failed_worlds": written["failed_worlds"],
@@ -137,3 +164,21 @@ def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dic
         "max_difficulty": run.eval_max_difficulty,
         "time_limits": run.eval_time_limits,
     }
+    if run.baseline is not None:
+        if run.baseline != "random":
+            raise ValueError(f"baseline={run.baseline!r} is not one of ('random',)")
+        baseline = RandomPolicy(action_space(config.action_space), seed=run.seed)
+        baseline_result, baseline_saved = evaluate_and_save(
+            baseline, config, requests, eval_dir / "eval-random.json", {"policy": "random"}, **options
+        )
+        baseline_written = baseline_result.to_json()
+        summary.update(
+            baseline=run.baseline,
+            baseline_results=str(baseline_saved),
+            baseline_per_task=baseline_written["per_task"],
+            baseline_error=baseline_written["error"],
+            table=comparison_table({"trained": result, run.baseline: baseline_result}),
+        )
+        if summary["error"] is None and baseline_written["error"] is not None:
+            summary["error"] = f"baseline: {baseline_written['error']}"
+    return summary

@@ -15,7 +15,7 @@ from avalon.cli import main
 from avalon.env.config import EnvConfig
 from avalon.env.curriculum import training_time_limit_frames
 from avalon.env.spaces import action_space
-from avalon.evaluation import EvaluationFailed, RandomPolicy, evaluate, evaluation_worlds
+from avalon.evaluation import EvaluationFailed, RandomPolicy, _Video, evaluate, evaluation_worlds
 from tests.processes import godot_that_fails_after, is_alive, our_godot_pids
 
 
@@ -67,7 +67,7 @@ def test_a_random_policy_is_evaluated_on_every_world_once_with_a_video(tmp_path)
     per_task = result.per_task()
     assert per_task["eat"]["episodes"] == 2 and per_task["eat"]["success_rate"] == 0.0
     gif = Image.open(result.video_path)
-    assert gif.n_frames == 301 and gif.size == (2 * 64, 2 * 32)  # RGB beside depth, twice the size
+    assert gif.n_frames == 301 and gif.size == (6 * 64, 6 * 32)  # RGB beside depth, enlarged to at least 192 px tall
 
 
 @pytest.mark.godot
@@ -224,3 +224,37 @@ def test_eval_command_writes_the_failed_worlds_and_exits_non_zero(tmp_path, monk
     assert [(f["task"], f["seed"]) for f in saved["failed_worlds"]] == expected
     assert all(f["attempts"] == 3 and "code 3" in f["error"] for f in saved["failed_worlds"])
     assert "2 of 2 evaluation worlds failed" in saved["error"]
+
+
+def test_the_video_is_the_first_success_else_the_first_worlds_episode():
+    frames = {index: [np.full((4, 4, 4), index, np.uint8)] for index in range(4)}
+    first = _Video("first")
+    assert first.wants(0) and not first.wants(2)
+    first.offer(0, False, frames[0])
+    assert first.chosen() == (frames[0], (0, False))
+
+    video = _Video("first_success")
+    assert video.chosen() is None
+    assert video.wants(0) and video.wants(3)
+    video.offer(3, False, frames[3])  # a failure is not kept unless it is the first world's
+    video.offer(0, False, frames[0])
+    assert video.chosen() == (frames[0], (0, False))
+    video.offer(2, True, frames[2])
+    assert video.chosen() == (frames[2], (2, True))
+    assert video.wants(0) and not video.wants(1)  # nothing else is recorded once a success is kept
+    video.offer(1, True, frames[1])
+    assert video.chosen()[1] == (2, True)
+
+
+@pytest.mark.godot
+def test_the_video_is_rendered_at_the_render_resolution_and_says_which_episode_it_shows(tmp_path):
+    requests = evaluation_worlds(["trivial"], 2, seed=3)
+    config = EnvConfig(renderer="GLES2", resolution=32, render_resolution=64, time_limit_frames=12)
+    result = evaluate(
+        RandomPolicy(action_space("vr"), seed=0), config, requests, num_envs=2, video_path=tmp_path / "episode.gif",
+        progress=False, video="first_success",
+    )
+    assert not any(e.success for e in result.episodes)
+    assert result.video_episode == (0, False) and result.to_json()["video_episode"] == {"world": 0, "success": False}
+    gif = Image.open(result.video_path)
+    assert gif.n_frames == 13 and gif.size == (3 * 128, 3 * 64)  # 64 px pictures (not the 32 px observations), enlarged to >= 192 px

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from PIL import Image
 
+from avalon.agent.episodes import read_episode_log
 from avalon.cli import main
 from tests.processes import descendants, godot_that_fails_after, is_alive, our_godot_pids
 
@@ -25,7 +27,7 @@ def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(
     out = tmp_path / "run"
     code = main(["train", "ppo", *SMALL, "--steps", "300", "--out", str(out), "--eval-episodes", "1",
                  "--eval-time-limits", "training", "--difficulty-step", "0.01", "--minibatches", "2",
-                 "--initial-std", "0.8"])
+                 "--initial-std", "0.8", "--baseline", "random", "--video-resolution", "48"])
     assert code == 0
     printed = capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
@@ -38,6 +40,10 @@ def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(
     assert (checkpoint["ppo_config"]["minibatches"], checkpoint["ppo_config"]["initial_std"]) == (2, 0.8)
     evaluation = summary["evaluation"]
     assert set(evaluation["per_task"]) == {"eat", "move"} and Path(evaluation["video"]).is_file()
+    # The random policy on the same worlds, printed beside the trained one; a curve of the training episodes.
+    assert set(evaluation["baseline_per_task"]) == {"eat", "move"} and Path(evaluation["baseline_results"]).is_file()
+    assert "success (trained / random)" in printed and evaluation["table"] in printed
+    assert Image.open(evaluation["video"]).size == (4 * 96, 4 * 48)  # 48 px pictures of 32 px observations
 
     # Without --resume an existing run is not overwritten; with it, training continues.
     assert main(["train", "ppo", *SMALL, "--steps", "400", "--out", str(out), "--eval-episodes", "0"]) == 2
@@ -76,6 +82,10 @@ def test_a_simulator_killed_during_training_is_restarted_and_the_run_finishes(tm
     summary = json.loads((out / "summary.json").read_text())
     assert summary["env_steps"] == 4000
     assert summary["simulator_crashes"] >= 1
+    # Every finished episode is in the log (the crashed one too), and the curve is drawn from it.
+    episodes = read_episode_log(out / "episodes.csv")
+    assert len(episodes) == summary["episodes"] > 0 and all(row["env_steps"] % 100 == 0 for row in episodes)
+    assert Image.open(summary["learning_curve"]).format == "PNG" and summary["learning_curve"] in capsys.readouterr().out
 
 
 def test_bad_training_settings_are_named(tmp_path, capsys):

@@ -9,9 +9,11 @@ describe the next episode).
 
 from __future__ import annotations
 
+import csv
 import math
 from collections import deque
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import attr
@@ -108,3 +110,59 @@ def _means(prefix: str, records: list[EpisodeRecord]) -> dict[str, float]:
         if values:
             scalars[f"{prefix}/{name}"] = float(np.mean(values))
     return scalars
+
+
+#: The columns of a run's episode log, ``episodes.csv``: one row per finished episode.
+EPISODE_LOG_COLUMNS = ("env_steps", "task", "difficulty", "success", "score", "episode_return", "length")
+
+
+class EpisodeLog:
+    """``out_dir/episodes.csv``: every finished training episode, with the env step count of the
+    update it ended in (what a learning curve is drawn from; :func:`read_episode_log`).
+
+    On resume from ``resume_steps`` env steps, rows of later steps (written by the interrupted
+    run, whose work is now redone) are dropped first, as TensorBoard's events are.
+    """
+
+    def __init__(self, path: str | Path, resume_steps: int = 0) -> None:
+        self.path = Path(path)
+        kept = [row for row in read_episode_log(self.path) if row["env_steps"] <= resume_steps] if resume_steps else []
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.path, "w", newline="")
+        self._writer = csv.writer(self._file)
+        self._writer.writerow(EPISODE_LOG_COLUMNS)
+        self._writer.writerows(_log_row(row) for row in kept)
+        self._file.flush()
+
+    def write(self, env_steps: int, records: Iterable[EpisodeRecord]) -> None:
+        for record in records:
+            self._writer.writerow(_log_row(dict(attr.asdict(record), env_steps=env_steps)))
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _log_row(row: Mapping[str, Any]) -> list[Any]:
+    return [int(row[column]) if column == "success" else row[column] for column in EPISODE_LOG_COLUMNS]
+
+
+def read_episode_log(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of an episode log (empty if there is none), typed: ints, floats, a bool success."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    with open(path, newline="") as file:
+        rows = list(csv.DictReader(file))
+    return [
+        {
+            "env_steps": int(row["env_steps"]),
+            "task": row["task"],
+            "difficulty": float(row["difficulty"]),
+            "success": row["success"] == "1",
+            "score": float(row["score"]),
+            "episode_return": float(row["episode_return"]),
+            "length": int(row["length"]),
+        }
+        for row in rows
+    ]

@@ -34,7 +34,7 @@ from avalon.agent.checkpoint import (
 )
 from avalon.agent.config import PPOConfig
 from avalon.agent.distributions import ActionLayout
-from avalon.agent.episodes import EpisodeTracker, summarize
+from avalon.agent.episodes import EpisodeLog, EpisodeTracker, summarize
 from avalon.agent.learner import make_optimizer, ppo_update
 from avalon.agent.network import ActorCritic
 from avalon.agent.observations import ObservationLayout
@@ -44,6 +44,9 @@ from avalon.env.protocol import ACTION_SPACES
 from avalon.env.spaces import action_space as avalon_action_space
 
 log = logging.getLogger(__name__)
+
+#: Every finished training episode, one CSV row each (see avalon.agent.episodes.EpisodeLog).
+EPISODE_LOG_FILE = "episodes.csv"
 
 
 class CurriculumState(Protocol):
@@ -268,6 +271,7 @@ def train_ppo(
     writer = SummaryWriter(str(out_dir / "tensorboard"), purge_step=env_steps + 1 if env_steps else None)
     storage = RolloutStorage(observation_layout, num_envs, config.unroll_steps, action_layout.action_size)
     tracker = EpisodeTracker(num_envs)
+    episode_log = EpisodeLog(out_dir / EPISODE_LOG_FILE, resume_steps=env_steps)
     saved_threads = torch.get_num_threads()
     bar = tqdm(total=total_steps, initial=min(env_steps, total_steps), unit="step", disable=not progress, dynamic_ncols=True)
     env_timer, act_timer, learn_timer = _Timer(), _Timer(), _Timer()
@@ -323,6 +327,7 @@ def train_ppo(
                     cycle_wall += cycle
                     perf = _perf(batch, cycle, timers, before)
                     _log(writer, env_steps, stats, ended, perf, curriculum)
+                    episode_log.write(env_steps, ended)
                     bar.update(batch)
                     bar.set_postfix_str(_postfix(perf, tracker, curriculum), refresh=False)
                     if next_checkpoint <= env_steps < total_steps and not stop.requested:
@@ -340,6 +345,7 @@ def train_ppo(
         torch.set_num_threads(saved_threads)
         bar.close()
         writer.close()
+        episode_log.close()
     done_updates = max(updates - start_updates, 1)
     done_steps = env_steps - start_steps
     result = TrainResult(
