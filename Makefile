@@ -13,7 +13,7 @@ setup:
 # The settings that make it short (README, "The first run"): the mouse-and-keyboard actions,
 # 48x48 observations and a PPO clip range of 0.1.
 run: setup
-	$(BIN)/avalon train ppo --tasks eat --steps 60000 --envs 2 --action-space mouse_keyboard --resolution 48 \
+	$(BIN)/avalon train ppo --tasks eat --steps 80000 --envs 2 --action-space mouse_keyboard --resolution 48 \
 		--clip-range 0.1 --eval-episodes 30 --eval-max-difficulty 0.2 --eval-time-limits training --baseline random
 
 demo: setup

@@ -172,7 +172,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
 def _video_episode(chosen: dict | None) -> str:
     if chosen is None:
         return "an evaluation episode"
-    outcome = "it succeeds" if chosen["success"] else "no episode succeeded"
+    outcome = "it succeeds" if chosen["success"] else "it fails"
     return f"the episode of evaluation world {chosen['world']} ({outcome})"
 
 
@@ -333,8 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr", help="random policy only")
     evaluation.add_argument("--no-video", action="store_true", help="do not write the GIF of an episode")
     evaluation.add_argument(
-        "--video", choices=("first", "first_success"), default="first",
-        help="which episode the GIF shows: the first world's, or the first to succeed (default first)",
+        "--video", choices=("first", "first_success", "hardest_success"), default="first",
+        help="which episode the GIF shows: the first world's, the first to succeed, or the success in the "
+        "hardest world (default first)",
     )
     evaluation.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the GIF's frames (default 256)")
     evaluation.add_argument("--out", help="output folder (default: beside the checkpoint, or runs/eval-random-TIMESTAMP)")

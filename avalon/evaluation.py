@@ -49,9 +49,10 @@ log = logging.getLogger(__name__)
 #: Mixed into evaluation world seeds so they differ from any seed a training run draws.
 EVALUATION_SEED_TAG = 0x5EED_E7A1
 TIME_LIMITS = ("world", "training")
-#: Which episode the video shows: the first world's, or the first episode to succeed (the first
-#: world's when none does).
-VIDEO_CHOICES = ("first", "first_success")
+#: Which episode the video shows: the first world's; the first episode to succeed; or the
+#: successful episode of the latest world in the requests (evaluation worlds come in order of
+#: difficulty, so the hardest success). The last two fall back on the first world's.
+VIDEO_CHOICES = ("first", "first_success", "hardest_success")
 #: Runs of a world's episode (the first and the reruns after simulator crashes) before it is given up.
 DEFAULT_MAX_ATTEMPTS = 3
 
@@ -346,8 +347,9 @@ def evaluate(
     """Runs one episode in each requested world, ``num_envs`` at a time, and collects the results.
 
     One episode is recorded (RGB beside depth, at ``env_config.render_resolution`` when set) as an
-    animated GIF at ``video_path``: the first world's (``video="first"``) or the first episode to
-    succeed, else the first world's (``video="first_success"``). When a simulator crashes or hangs, that world's episode is rerun from its
+    animated GIF at ``video_path``: the first world's (``video="first"``), the first episode to
+    succeed (``"first_success"``) or the success in the latest requested world
+    (``"hardest_success"``); the last two fall back on the first world's. When a simulator crashes or hangs, that world's episode is rerun from its
     start in a fresh simulator (the partial run is dropped), up to ``max_attempts`` runs per
     world; ``EpisodeResult.attempts`` and ``EvaluationResult.restarts`` count them. A world that
     fails every attempt does not stop the others: at the end :class:`EvaluationFailed` is
@@ -412,8 +414,8 @@ def evaluate(
 
 
 class _Video:
-    """Chooses the recorded episode: the first world's, or the first success (see ``evaluate``).
-    Slots ask it whether to record an episode and offer it the frames of those they finish."""
+    """Chooses the recorded episode (see ``VIDEO_CHOICES``). Slots ask it whether to record an
+    episode and offer it the frames of those they finish."""
 
     def __init__(self, choice: str) -> None:
         self.choice = choice
@@ -425,13 +427,19 @@ class _Video:
     def wants(self, index: int) -> bool:
         """Whether the episode of world ``index`` starting now may become the video."""
         with self._lock:
-            return index == 0 or (self.choice == "first_success" and self._success is None)
+            if self.choice == "first_success":
+                return index == 0 or self._success is None
+            if self.choice == "hardest_success":
+                return index == 0 or self._success is None or index > self._success[0]
+            return index == 0
 
     def offer(self, index: int, success: bool, frames: list[np.ndarray]) -> None:
         with self._lock:
             if index == 0:
                 self._first_world, self._first_world_success = frames, success
-            if self.choice == "first_success" and success and self._success is None:
+            if not success or self.choice == "first":
+                return
+            if self._success is None or (self.choice == "hardest_success" and index > self._success[0]):
                 self._success = (index, frames)
 
     def chosen(self) -> tuple[list[np.ndarray], tuple[int, bool]] | None:

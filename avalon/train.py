@@ -3,8 +3,8 @@
 Builds the curriculum over the protocol's tasks, the training environments (worlds generated
 ahead, simulators stepped in parallel), trains PPO with progress bar, TensorBoard logs and
 checkpoints, then evaluates the final policy on fresh worlds (optionally beside the random
-policy on the same worlds) and writes its per-task success rates, a GIF of an episode (the first
-that succeeds) and a PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
+policy on the same worlds) and writes its per-task success rates, a GIF of an episode (the
+success in the hardest world) and a PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
 :func:`run_training`).
 """
 
@@ -149,7 +149,7 @@ def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dic
     options = dict(num_envs=run.num_envs, time_limits=run.eval_time_limits, progress=run.progress)
     result, saved = evaluate_and_save(
         policy, config, requests, eval_dir / "eval.json", {"checkpoint": str(checkpoint)},
-        video_path=eval_dir / "episode.gif", video="first_success", **options,
+        video_path=eval_dir / "episode.gif", video="hardest_success", **options,
     )
     written = result.to_json()
     summary = {

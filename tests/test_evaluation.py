@@ -258,3 +258,15 @@ def test_the_video_is_rendered_at_the_render_resolution_and_says_which_episode_i
     assert result.video_episode == (0, False) and result.to_json()["video_episode"] == {"world": 0, "success": False}
     gif = Image.open(result.video_path)
     assert gif.n_frames == 13 and gif.size == (3 * 128, 3 * 64)  # 64 px pictures (not the 32 px observations), enlarged to >= 192 px
+
+
+def test_the_hardest_success_is_the_success_in_the_latest_world():
+    frames = {index: [np.full((4, 4, 4), index, np.uint8)] for index in range(5)}
+    video = _Video("hardest_success")
+    video.offer(0, False, frames[0])
+    assert video.chosen() == (frames[0], (0, False))
+    video.offer(3, True, frames[3])
+    video.offer(1, True, frames[1])  # finished later, but an easier world
+    video.offer(4, False, frames[4])
+    assert video.chosen() == (frames[3], (3, True))
+    assert video.wants(4) and not video.wants(2)  # only later worlds can still replace it
