@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
-import tarfile
 
 import numpy as np
 import pytest
 
-from avalon import AvalonEnv
 from avalon.cli import REPLAY_EXIT_CODES, main
-from avalon.env.recording import RecordEpisodes
+from tests.datagen import tampering
+from tests.env.episode_files import members, record_random_episode, repack_world, save, world_files, world_tar
 
 pytestmark = pytest.mark.godot
 
@@ -20,51 +18,7 @@ pytestmark = pytest.mark.godot
 @pytest.fixture(scope="module")
 def episode_file(tmp_path_factory, trivial_world_dir):
     """A real 10-step episode in evaluation mode (GLES2)."""
-    env = RecordEpisodes(
-        AvalonEnv(renderer="GLES2", world_dir=str(trivial_world_dir), is_training=False),
-        tmp_path_factory.mktemp("episodes"),
-    )
-    env.action_space.seed(1)
-    try:
-        env.reset(seed=1)
-        for _ in range(10):
-            env.step(env.action_space.sample())
-    finally:
-        env.close()
-    return env.last_path
-
-
-def _members(path) -> dict[str, np.ndarray]:
-    with np.load(path) as data:
-        return {key: data[key] for key in data.files}
-
-
-def _world_files(members) -> dict[str, bytes]:
-    with tarfile.open(fileobj=io.BytesIO(members["world_tar"].tobytes()), mode="r:gz") as tar:
-        return {member.name: tar.extractfile(member).read() for member in tar.getmembers()}
-
-
-def _with_world(members, files: dict[str, bytes]) -> dict[str, np.ndarray]:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return {**members, "world_tar": np.frombuffer(buffer.getvalue(), np.uint8)}
-
-
-def _exploit_scene(scene: bytes, marker) -> bytes:
-    """world.tscn with an embedded GDScript on its root that would write ``marker`` when loaded."""
-    source = (
-        'extends Spatial\\nfunc _ready():\\n\\tvar f = File.new()\\n'
-        f'\\tf.open(\\"{marker}\\", File.WRITE)\\n\\tf.store_string(\\"ran\\")\\n\\tf.close()\\n'
-    )
-    text = scene.decode()
-    root = '[node name="World" type="Spatial"]\n'
-    assert root in text
-    script = f'[sub_resource type="GDScript" id=99]\nscript/source = "{source}"\n\n'
-    return text.replace(root, script + root + "script = SubResource( 99 )\n").encode()
+    return record_random_episode(tmp_path_factory.mktemp("episodes"), trivial_world_dir, 10, 1, is_training=False)
 
 
 def _replay_process(*args: str) -> subprocess.CompletedProcess:
@@ -80,11 +34,10 @@ def test_identical_exits_0(episode_file, capsys):
 
 
 def test_different_exits_1_and_says_what_differed(episode_file, tmp_path, capsys):
-    members = _members(episode_file)
-    members["observation/energy"] = members["observation/energy"].copy()
-    members["observation/energy"][4, 0] -= 0.5
-    tampered = tmp_path / "tampered.npz"
-    np.savez_compressed(tampered, **members)
+    parts = members(episode_file)
+    parts["observation/energy"] = parts["observation/energy"].copy()
+    parts["observation/energy"][4, 0] -= 0.5
+    tampered = save(tmp_path / "tampered.npz", parts)
     assert main(["replay", str(tampered)]) == 1
     printed = capsys.readouterr().out
     assert printed.startswith("DIFFERENT: observation 4 of 10 differs")
@@ -121,19 +74,15 @@ def test_a_missing_truncated_or_foreign_file_exits_3_without_a_traceback(make, m
 
 
 def test_an_unsafe_world_inside_exits_4_before_it_reaches_the_simulator(episode_file, tmp_path):
-    members = _members(episode_file)
-    files = _world_files(members)
     marker = tmp_path / "marker"
-    files["world.tscn"] = _exploit_scene(files["world.tscn"], marker)
-    unsafe = tmp_path / "unsafe.npz"
-    np.savez_compressed(unsafe, **_with_world(members, files))
+    unsafe = repack_world(episode_file, tmp_path / "unsafe.npz", lambda folder: tampering.add_embedded_script(folder, marker))
     done = _replay_process(str(unsafe))
     assert done.returncode == 4, done.stderr
     assert "avalon replay: error: the world inside" in done.stderr and "Traceback" not in done.stderr
     assert not marker.exists()
 
-    outside = tmp_path / "outside.npz"
-    np.savez_compressed(outside, **_with_world(members, {**_world_files(members), "../escape.txt": b"x"}))
+    parts = members(episode_file)
+    outside = save(tmp_path / "outside.npz", {**parts, "world_tar": world_tar({**world_files(parts), "../escape.txt": b"x"})})
     done = _replay_process(str(outside))
     assert done.returncode == 4 and "'../escape.txt' is not a plain file" in done.stderr, done.stderr
 

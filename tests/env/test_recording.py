@@ -23,16 +23,7 @@ from avalon.env.recording import (
 )
 from avalon.env.spaces import ActionCodec
 from avalon.tasks import generate_world
-
-
-def _members(path) -> dict[str, np.ndarray]:
-    with np.load(path) as data:
-        return {key: data[key] for key in data.files}
-
-
-def _save(path, members: dict[str, np.ndarray]):
-    np.savez_compressed(path, **members)
-    return path
+from tests.env.episode_files import members as read_members, record_random_episode, save, world_files, world_tar
 
 
 def _with_meta(members: dict[str, np.ndarray], **changes) -> dict[str, np.ndarray]:
@@ -44,18 +35,7 @@ def _with_meta(members: dict[str, np.ndarray], **changes) -> dict[str, np.ndarra
 @pytest.fixture(scope="module")
 def episode_file(tmp_path_factory, trivial_world_dir):
     """A real 12-step episode in evaluation mode (GLES2), cut short by close()."""
-    env = RecordEpisodes(
-        AvalonEnv(renderer="GLES2", world_dir=str(trivial_world_dir), is_training=False),
-        tmp_path_factory.mktemp("episodes"),
-    )
-    env.action_space.seed(3)
-    try:
-        env.reset(seed=3)
-        for _ in range(12):
-            env.step(env.action_space.sample())
-    finally:
-        env.close()
-    return env.last_path
+    return record_random_episode(tmp_path_factory.mktemp("episodes"), trivial_world_dir, 12, 3, is_training=False)
 
 
 # ---------------------------------------------------------------------- replays identical
@@ -157,7 +137,7 @@ def test_version_1_file_still_replays_identically_in_training_mode_with_the_worl
         "observation_sha256": np.frombuffer(b"".join(digests), np.uint8).reshape(-1, 32),
         "world_tar": np.frombuffer(buffer.getvalue(), np.uint8),
     }
-    version_1 = _save(tmp_path / "version-1.npz", members)
+    version_1 = save(tmp_path / "version-1.npz", members)
     assert Recording.load(version_1).format_version == 1
     result = replay(version_1)
     assert result.identical, result.describe()
@@ -165,7 +145,7 @@ def test_version_1_file_still_replays_identically_in_training_mode_with_the_worl
 
     members["actions"] = members["actions"].copy()
     members["actions"][6, 2] = 1.0 if members["actions"][6, 2] != 1.0 else -1.0  # walk otherwise at step 7
-    result = replay(_save(tmp_path / "version-1-tampered.npz", members))
+    result = replay(save(tmp_path / "version-1-tampered.npz", members))
     assert result.first_mismatch == 7 and "version-1 file" in result.differences[0]
 
 
@@ -174,7 +154,7 @@ def test_version_1_file_still_replays_identically_in_training_mode_with_the_worl
 
 @pytest.mark.godot
 def test_a_replay_that_differs_names_the_observation_the_keys_and_the_reward(episode_file, tmp_path):
-    members = _members(episode_file)
+    members = read_members(episode_file)
     recorded_energy = float(members[OBSERVATION_PREFIX + "energy"][5, 0])
     members["rgbd_sha256"] = members["rgbd_sha256"].copy()
     members["rgbd_sha256"][5, 0] ^= 0xFF
@@ -183,7 +163,7 @@ def test_a_replay_that_differs_names_the_observation_the_keys_and_the_reward(epi
     tampered_energy = float(members[OBSERVATION_PREFIX + "energy"][5, 0])
     members["rewards"] = members["rewards"].copy()
     members["rewards"][2] += 1.0  # step 3's reward
-    result = replay(_save(tmp_path / "tampered.npz", members))
+    result = replay(save(tmp_path / "tampered.npz", members))
     assert not result.identical
     assert result.first_mismatch == 5 and result.frames == 5  # the replay stops at the first difference
     assert result.differing_keys == ("rgbd", "energy")
@@ -197,7 +177,7 @@ def test_a_replay_that_differs_names_the_observation_the_keys_and_the_reward(epi
 @pytest.mark.godot
 def test_a_replay_that_ends_otherwise_than_recorded_says_so(episode_file, tmp_path):
     # The recording claims the episode was truncated after its 12 steps; the replayed one goes on.
-    result = replay(_save(tmp_path / "ending.npz", _with_meta(_members(episode_file), ending="truncated")))
+    result = replay(save(tmp_path / "ending.npz", _with_meta(read_members(episode_file), ending="truncated")))
     assert result.first_mismatch is None and result.rewards_match
     assert not result.identical
     assert result.ending_difference == "the recorded episode truncated after 12 steps, the replayed one did not end"
@@ -244,7 +224,7 @@ def _npy_file(path, tmp_path):
 
 def _edited(**changes):
     def make(path, tmp_path):
-        members = _members(path)
+        members = read_members(path)
         for key, value in changes.items():
             if value is None:
                 members.pop(key)
@@ -252,13 +232,13 @@ def _edited(**changes):
                 members[key] = value(members[key])
             else:
                 members[key] = value
-        return _save(tmp_path / "edited.npz", members)
+        return save(tmp_path / "edited.npz", members)
 
     return make
 
 
 def _meta(**changes):
-    return lambda path, tmp_path: _save(tmp_path / "meta.npz", _with_meta(_members(path), **changes))
+    return lambda path, tmp_path: save(tmp_path / "meta.npz", _with_meta(read_members(path), **changes))
 
 
 @pytest.mark.godot
@@ -303,21 +283,6 @@ def test_a_bad_episode_file_is_a_clear_error_and_the_next_load_works(make, messa
     assert Recording.load(episode_file).frames == 12
 
 
-def _world_tar(files: dict[str, bytes]) -> np.ndarray:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return np.frombuffer(buffer.getvalue(), np.uint8)
-
-
-def _world_files(path) -> dict[str, bytes]:
-    with tarfile.open(fileobj=io.BytesIO(_members(path)["world_tar"].tobytes()), mode="r:gz") as tar:
-        return {member.name: tar.extractfile(member).read() for member in tar.getmembers()}
-
-
 @pytest.mark.godot
 @pytest.mark.parametrize(
     "change, message",
@@ -330,17 +295,17 @@ def _world_files(path) -> dict[str, bytes]:
     ids=["outside", "subfolder", "hash", "not-a-tar"],
 )
 def test_a_world_inside_that_is_unsafe_or_corrupt_is_refused_before_the_simulator(change, message, episode_file, tmp_path):
-    files = change(_world_files(episode_file))
-    world_tar = np.frombuffer(b"not a tar archive", np.uint8) if files is None else _world_tar(files)
-    members = {**_members(episode_file), "world_tar": world_tar}
+    files = change(world_files(read_members(episode_file)))
+    archive = np.frombuffer(b"not a tar archive", np.uint8) if files is None else world_tar(files)
+    members = {**read_members(episode_file), "world_tar": archive}
     with pytest.raises(WorldLoadError, match="the world inside .*") as caught:
-        replay(_save(tmp_path / "unsafe.npz", members))
+        replay(save(tmp_path / "unsafe.npz", members))
     assert message in str(caught.value)
 
 
 @pytest.mark.godot
 def test_a_world_inside_that_is_not_the_recorded_one_is_refused(episode_file, tmp_path):
     other = generate_world("eat", 0.0, 1, tmp_path / "eat")  # a sound world folder, but not the recorded one
-    members = {**_members(episode_file), "world_tar": _world_tar({p.name: p.read_bytes() for p in other.iterdir()})}
+    members = {**read_members(episode_file), "world_tar": world_tar({p.name: p.read_bytes() for p in other.iterdir()})}
     with pytest.raises(WorldLoadError, match="not to the recorded sha256:"):
-        replay(_save(tmp_path / "other-world.npz", members))
+        replay(save(tmp_path / "other-world.npz", members))

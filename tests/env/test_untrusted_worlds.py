@@ -4,11 +4,9 @@ gets past the Python checks (Simulator.reset directly) is an error from Godot, n
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import struct
-import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from avalon.tasks import generate_world
 from tests.conftest import zero_action
 from tests.datagen import tampering
 from tests.datagen.tampering import edit_scene, edit_terrain, replace
+from tests.env.episode_files import repack_world
 
 pytestmark = pytest.mark.godot
 
@@ -47,25 +46,6 @@ def test_an_exploit_world_is_refused_at_reset_and_its_code_never_runs(trivial_wo
         env.close()
 
 
-def _repack_world(episode: Path, target: Path, tamper) -> Path:
-    """A copy of an episode file whose world_tar member holds the recorded world after
-    ``tamper(folder)``; every other member is unchanged."""
-    with np.load(episode) as data:
-        parts = {key: data[key] for key in data.files}
-    folder = target.parent / (target.stem + "-world")
-    folder.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(parts["world_tar"].tobytes()), mode="r:gz") as tar:
-        tar.extractall(folder, filter="data")
-    tamper(folder)
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in sorted(folder.iterdir()):
-            tar.add(path, arcname=path.name, recursive=False)
-    parts["world_tar"] = np.frombuffer(buffer.getvalue(), np.uint8)
-    np.savez_compressed(target, **parts)
-    return target
-
-
 @pytest.mark.slow
 def test_the_exploit_inside_an_episode_file_makes_replay_refuse_it(trivial_world_dir, tmp_path):
     marker = tmp_path / "marker"
@@ -77,8 +57,8 @@ def test_the_exploit_inside_an_episode_file_makes_replay_refuse_it(trivial_world
     finally:
         env.close()
     # The repacking itself changes nothing that matters: untouched, the world still replays.
-    assert replay(_repack_world(env.last_path, tmp_path / "repacked.npz", lambda folder: None)).identical
-    tampered = _repack_world(env.last_path, tmp_path / "tampered.npz", lambda folder: tampering.add_embedded_script(folder, marker))
+    assert replay(repack_world(env.last_path, tmp_path / "repacked.npz", lambda folder: None)).identical
+    tampered = repack_world(env.last_path, tmp_path / "tampered.npz", lambda folder: tampering.add_embedded_script(folder, marker))
     with pytest.raises(WorldLoadError, match=r"world.tscn: line \d+: sub_resource of type 'GDScript'"):
         replay(tampered)
     assert not marker.exists()
