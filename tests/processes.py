@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import threading
+import time
 from pathlib import Path
 
 
@@ -75,3 +78,24 @@ def godot_that_fails_after(starts: int, directory: Path, binary: str = "godot3-r
     )
     wrapper.chmod(0o755)
     return directory
+
+
+def kill_one_godot_once_two_run(delay_s: float, timeout_s: float = 120.0) -> tuple[threading.Thread, list[int]]:
+    """A started thread that waits until two of our Godot processes run, then ``delay_s`` more,
+    and kills the first with SIGKILL; the list receives its pid."""
+    killed: list[int] = []
+
+    def kill() -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            pids = our_godot_pids()
+            if len(pids) == 2:
+                time.sleep(delay_s)
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill, daemon=True)
+    killer.start()
+    return killer, killed

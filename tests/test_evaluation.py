@@ -4,8 +4,6 @@ simulators that crash or never start during an evaluation."""
 import json
 import os
 import signal
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -16,7 +14,7 @@ from avalon.env.config import EnvConfig
 from avalon.env.curriculum import training_time_limit_frames
 from avalon.env.spaces import action_space
 from avalon.evaluation import EvaluationFailed, RandomPolicy, _Video, evaluate, evaluation_worlds
-from tests.processes import godot_that_fails_after, is_alive, our_godot_pids
+from tests.processes import godot_that_fails_after, is_alive, kill_one_godot_once_two_run, our_godot_pids
 
 
 def test_evaluation_worlds_have_evenly_spaced_difficulties_and_fixed_seeds():
@@ -149,21 +147,8 @@ def test_simulators_killed_mid_episode_are_restarted_and_their_worlds_rerun_from
 @pytest.mark.godot
 @pytest.mark.slow
 def test_eval_command_survives_a_simulator_killed_during_the_evaluation(tmp_path, capsys):
-    killed: list[int] = []
-
-    def kill_one_simulator():
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            pids = our_godot_pids()
-            if len(pids) == 2:
-                time.sleep(0.2)  # into start-up or the first episode: a slot plays 3 worlds of 200+ steps
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
-                return
-            time.sleep(0.05)
-
-    killer = threading.Thread(target=kill_one_simulator, daemon=True)
-    killer.start()
+    # Into start-up or the first episode: a slot plays 3 worlds of 200+ steps.
+    killer, killed = kill_one_godot_once_two_run(delay_s=0.2)
     out = tmp_path / "eval"
     code = main([
         "eval", "--policy", "random", "--tasks", "eat", "--episodes", "6", "--envs", "2", "--resolution", "32",

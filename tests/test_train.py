@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from PIL import Image
 
 from avalon.agent.episodes import read_episode_log
 from avalon.cli import main
-from tests.processes import descendants, godot_that_fails_after, is_alive, our_godot_pids
+from tests.processes import descendants, godot_that_fails_after, is_alive, kill_one_godot_once_two_run
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -60,21 +59,7 @@ def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(
 
 
 def test_a_simulator_killed_during_training_is_restarted_and_the_run_finishes(tmp_path, capsys):
-    killed: list[int] = []
-
-    def kill_one_simulator_mid_run():
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            pids = our_godot_pids()
-            if len(pids) == 2:
-                time.sleep(0.3)  # into the run: 4000 steps take seconds even on a fast machine
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
-                return
-            time.sleep(0.1)
-
-    killer = threading.Thread(target=kill_one_simulator_mid_run, daemon=True)
-    killer.start()
+    killer, killed = kill_one_godot_once_two_run(delay_s=0.3)  # into the run: 4000 steps take seconds even on a fast machine
     out = tmp_path / "run"
     code = main(["train", "ppo", *SMALL, "--steps", "4000", "--out", str(out), "--eval-episodes", "0"])
     killer.join()
