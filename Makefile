@@ -30,7 +30,7 @@ benchmark: setup
 
 # Regenerates the checked-in files derived from Python (the tests fail while they are stale).
 generate: setup
-	$(BIN)/python -m avalon.env.codegen
+	$(BIN)/python -m avalon.codegen
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

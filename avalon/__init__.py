@@ -3,17 +3,22 @@
     from avalon import AvalonEnv, EnvConfig
     env = AvalonEnv(EnvConfig(renderer="GLES2"))            # or gymnasium.make("avalon/Avalon-v0")
     envs = gymnasium.make_vec("avalon/Avalon-v0", num_envs=4)  # a ThreadedVectorEnv
+
+Importing ``avalon`` (or ``avalon.datagen``) loads neither Gymnasium, torch nor the simulator:
+``AvalonEnv`` and ``EnvConfig`` load on first use, and ``avalon/Avalon-v0`` is registered when
+Gymnasium is imported (:mod:`avalon.registration`).
 """
 
-import gymnasium
+from avalon.registration import ENV_ID, register_when_gymnasium_loads
 
-from avalon.env import AvalonEnv, EnvConfig
+__all__ = ["AvalonEnv", "EnvConfig", "ENV_ID"]
 
-__all__ = ["AvalonEnv", "EnvConfig"]
+register_when_gymnasium_loads()
 
-ENV_ID = "avalon/Avalon-v0"
-if ENV_ID not in gymnasium.registry:
-    # make_vec gives the parallel ThreadedVectorEnv (Gymnasium's default would be a serial SyncVectorEnv).
-    gymnasium.register(
-        id=ENV_ID, entry_point="avalon.env.avalon_env:AvalonEnv", vector_entry_point="avalon.env.vector:make_vector_env"
-    )
+
+def __getattr__(name: str):
+    if name in ("AvalonEnv", "EnvConfig"):
+        from avalon import env
+
+        return getattr(env, name)
+    raise AttributeError(f"module 'avalon' has no attribute {name!r}")

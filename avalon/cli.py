@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from avalon.env.config import RENDERERS, EnvConfig
-from avalon.env.errors import AvalonError
-from avalon.env.protocol import ACTION_SPACES
+from avalon.errors import AvalonError
+from avalon.sim.protocol import ACTION_SPACES
 
 
 def _add_env_options(parser: argparse.ArgumentParser, default_renderer: str = "GLES3") -> None:
@@ -48,8 +48,8 @@ REPLAY_EXIT_CODES = {
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from avalon.env.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
-    from avalon.env.recording import EpisodeFileError, replay
+    from avalon.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
+    from avalon.data.recording import EpisodeFileError, replay
 
     overrides = {} if args.renderer is None else {"renderer": args.renderer}
     try:
@@ -68,7 +68,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_benchmark(args: argparse.Namespace) -> int:
-    from avalon.bench import BenchmarkOptions, run_benchmark, save_results
+    from avalon.bench.steps import BenchmarkOptions, run_benchmark, save_results
 
     options = BenchmarkOptions(
         renderers=tuple(args.renderers.split(",")),
@@ -97,7 +97,7 @@ def _task_list(text: str) -> tuple[str, ...]:
 
 
 def _cmd_train_ppo(args: argparse.Namespace) -> int:
-    from avalon.env.curriculum import CurriculumConfig
+    from avalon.training.curriculum import CurriculumConfig
     from avalon.train import TrainingRun, run_training
 
     overrides = {
@@ -235,7 +235,7 @@ def _cmd_world_preview(args: argparse.Namespace) -> int:
 
 
 def _cmd_world_benchmark(args: argparse.Namespace) -> int:
-    from avalon.world_bench import WorldBenchOptions, run_world_benchmark, save_rows
+    from avalon.bench.worlds import WorldBenchOptions, run_world_benchmark, save_rows
 
     options = WorldBenchOptions(renderer=args.renderer, seeds=args.seeds, steps=args.steps)
     rows = run_world_benchmark(options)

@@ -18,7 +18,7 @@ from avalon.datagen.export import export_world
 from avalon.datagen.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.env.recording import RecordEpisodes
+from avalon.data.recording import RecordEpisodes
 
 STRIP_FRAMES = 8
 #: Smaller frames are enlarged (nearest neighbour, by a whole factor) to about this size in the strip.

@@ -38,10 +38,10 @@ from tqdm import tqdm
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.env.curriculum import training_time_limit_frames
-from avalon.env.errors import AvalonError, SimulatorError
+from avalon.training.curriculum import training_time_limit_frames
+from avalon.errors import AvalonError, SimulatorError
 from avalon.env.spaces import RGBD_KEY
-from avalon.env.world_supply import WorldRequest, WorldSupply
+from avalon.training.world_supply import WorldRequest, WorldSupply
 from avalon.tasks import check_difficulty, check_task
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from typing import Any
 import attr
 
 from avalon.env.config import EnvConfig
-from avalon.env.curriculum import Curriculum, CurriculumConfig, protocol_tasks
-from avalon.env.training import make_training_envs
+from avalon.training.curriculum import Curriculum, CurriculumConfig, protocol_tasks
+from avalon.training.envs import make_training_envs
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)

@@ -32,7 +32,7 @@ SKELETON_REVISION = "c94fb9c"  # "Protocol 3 ...": the agent before the game mec
 # have nothing to do with the agent: their diff since PORT_BASE is applied to the skeleton's
 # checkout too, so that the comparison measures the agent alone (--no-port to skip it).
 PORT_BASE = "4ec1c50"
-PORTED_FILES = ("godot/bridge/bridge.gd", "godot/main.gd", "avalon/env/simulator.py", "avalon/env/display.py")
+PORTED_FILES = ("godot/bridge/bridge.gd", "godot/main.gd", "avalon/sim/simulator.py", "avalon/sim/display.py")
 DIFFICULTIES = (0.0, 0.5, 1.0)  # eat worlds at these difficulties are all Small
 
 

@@ -2,7 +2,7 @@
 """Steps per second of a Small island with 10 active animals against the same island without them.
 
 The island is the ``eat`` task's (difficulty 0.5, Small world). The animals (7 predators, 3 prey,
-see ``avalon.animal_bench``) stand 5-10 m around the spawn and are kept active for the whole run: their
+see ``avalon.bench.animals``) stand 5-10 m around the spawn and are kept active for the whole run: their
 attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
 every step each one chases or flees, checks its attack and sight conditions and moves. The agent
 takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
@@ -11,7 +11,7 @@ run one right after the other). The machine is shared, so besides wall-clock ste
 the script reports steps per CPU-second (the CPU time of the Godot process's threads plus this
 Python process, from the scheduler's counts and ``time.process_time``); other load disturbs both.
 Single repeats differ by 20-40% here, so the ratio is printed with a distribution-free 95%
-interval for its median (``avalon.bench_stats``) and whether that interval meets the target
+interval for its median (``avalon.bench.stats``) and whether that interval meets the target
 (``--target``, default 0.85): met, missed, or undecided by this many repeats. On a shared machine
 a decision may take ~150 repeats (about 12 minutes; docs/animals.md, "Sixth round").
 Usage: ``bin/bench_animals.py [--repeats 20] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
@@ -39,14 +39,14 @@ from pathlib import Path
 
 import numpy as np
 
-from avalon.animal_bench import ANIMALS, animal_bench_worlds
-from avalon.bench import process_cpu_s
-from avalon.bench_stats import fewest_values_for_interval, median_interval
+from avalon.bench.animals import ANIMALS, animal_bench_worlds
+from avalon.bench.steps import process_cpu_s
+from avalon.bench.stats import fewest_values_for_interval, median_interval
 from avalon.datagen.export import export_world
-from avalon.env import protocol
-from avalon.env.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
+from avalon.sim import protocol
+from avalon.rules.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
 from avalon.env.config import EnvConfig
-from avalon.env.simulator import Simulator
+from avalon.sim.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
 
 WARMUP_STEPS = 50

@@ -33,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from avalon.bench import _random_actions, benchmark_world
+from avalon.bench.steps import _random_actions, benchmark_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 

@@ -24,7 +24,7 @@ import torch
 
 
 def random_observations(resolution: int, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    from avalon.env.protocol import OBSERVED_FEATURES
+    from avalon.sim.protocol import OBSERVED_FEATURES
 
     observations = {"rgbd": rng.integers(0, 256, (batch, resolution, resolution, 4), dtype=np.uint8)}
     for feature in OBSERVED_FEATURES:

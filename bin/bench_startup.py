@@ -16,8 +16,8 @@ import socket
 import statistics
 import time
 
-from avalon.env.display import acquire_display, release_display
-from avalon.env.simulator import Simulator, SimulatorSettings
+from avalon.sim.display import acquire_display, release_display
+from avalon.sim.simulator import Simulator, SimulatorSettings
 
 
 class _SilentlyCrowdedSimulator(Simulator):

@@ -20,7 +20,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.env.vector import ThreadedVectorEnv
+from avalon.training.vector import ThreadedVectorEnv
 
 
 def make_env(config: EnvConfig):

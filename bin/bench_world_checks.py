@@ -23,7 +23,7 @@ from avalon.datagen.export import export_world
 from avalon.datagen.export.scene_check import check_scene_text
 from avalon.datagen.terrain import WORLD_SIZES_M
 from avalon.datagen.world_folder import read_world_info
-from avalon.env.paths import find_native_library, godot_project_dir
+from avalon.sim.paths import find_native_library, godot_project_dir
 from avalon.tasks import build_world
 from avalon.tasks.outdoor import OutdoorTaskConfig
 

@@ -8,7 +8,7 @@
 #include "terrain.h"
 
 /* What GDScript has to do after a step (MOVE_ and THINK_ bits) and what the body asks it (ASK_):
- * generated from avalon/env/native_interface.py, as animal.gd's constants. */
+ * generated from avalon/sim/native_interface.py, as animal.gd's constants. */
 #include "generated/animal_interface.h"
 
 typedef struct {

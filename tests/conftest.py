@@ -10,7 +10,7 @@ import pytest
 
 from avalon.datagen.export import export_world
 from avalon.datagen.trivial import trivial_world
-from avalon.env.protocol import ACTION_SPACES
+from avalon.sim.protocol import ACTION_SPACES
 
 
 @pytest.fixture(scope="session")

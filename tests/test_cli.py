@@ -4,7 +4,7 @@ import pytest
 from PIL import Image
 
 from avalon.cli import main
-from avalon.env.recording import Recording
+from avalon.data.recording import Recording
 
 
 @pytest.mark.godot

@@ -11,7 +11,7 @@ from PIL import Image
 
 from avalon.cli import main
 from avalon.env.config import EnvConfig
-from avalon.env.curriculum import training_time_limit_frames
+from avalon.training.curriculum import training_time_limit_frames
 from avalon.env.spaces import action_space
 from avalon.evaluation import EvaluationFailed, RandomPolicy, _Video, evaluate, evaluation_worlds
 from tests.processes import godot_that_fails_after, is_alive, kill_one_godot_once_two_run, our_godot_pids

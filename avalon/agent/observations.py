@@ -19,7 +19,7 @@ import torch
 from gymnasium import spaces
 from torch import Tensor
 
-from avalon.env import mechanics
+from avalon.rules import mechanics
 from avalon.env.spaces import RGBD_KEY
 
 _STEP = mechanics.STEP_SECONDS

@@ -40,7 +40,7 @@ from avalon.agent.network import ActorCritic
 from avalon.agent.observations import ObservationLayout
 from avalon.agent.rollout import RolloutStorage
 from avalon.agent.stopping import StopRequest
-from avalon.env.protocol import ACTION_SPACES
+from avalon.sim.protocol import ACTION_SPACES
 from avalon.env.spaces import action_space as avalon_action_space
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Placing animals in a world: one entity per animal, scattered at random or clustered near food.
 
 An animal is an :class:`~avalon.datagen.world.Entity` whose ``kind`` is a species of
-:mod:`avalon.env.animals`; its params override that species' behaviour for this instance
+:mod:`avalon.rules.animals`; its params override that species' behaviour for this instance
 (``activation_radius_m``, ``hits_to_ko``, ...). Placement is deterministic for a given numpy
 ``Generator``. Air animals start at their flying height; ground animals never start in water.
 """
@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from avalon.datagen.world import Entity, FlatGround, Vector3, World
-from avalon.env.animals import OVERRIDABLE, animal_spec, check_behaviour
+from avalon.rules.animals import OVERRIDABLE, animal_spec, check_behaviour
 
 #: Animals start at least this far from the agent's spawn point, so none is active at frame 0
 #: unless a generator places it nearer on purpose (with ``animal_entity``).
@@ -27,7 +27,7 @@ _MAX_TRIES = 200
 def animal_entity(species: str, name: str, ground_position: Vector3, yaw_rad: float = 0.0, **overrides: object) -> Entity:
     """An animal of ``species`` standing on the ground at ``ground_position`` (flying its
     species' height above it for air animals), facing ``yaw_rad``; ``overrides`` change any
-    behaviour property of ``avalon.env.animals.OVERRIDABLE`` for this instance."""
+    behaviour property of ``avalon.rules.animals.OVERRIDABLE`` for this instance."""
     spec = animal_spec(species)
     params: dict[str, object] = {}
     for key, value in overrides.items():

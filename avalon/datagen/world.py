@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Mapping, Union
 
 import attr
 
-from avalon.env import mechanics
+from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M, MIN_HANGING_STALK_M
+from avalon.rules.tools import TOOL_KINDS, TOOL_SIZE_M
 
 if TYPE_CHECKING:
     from avalon.datagen.biomes import BiomeMap
@@ -141,72 +142,26 @@ class World:
 
     @property
     def animals(self) -> tuple[Entity, ...]:
-        """The animals (entities whose kind is a species of ``avalon.env.animals``), in scene order."""
-        from avalon.env.animals import ANIMAL_KINDS
+        """The animals (entities whose kind is a species of ``avalon.rules.animals``), in scene order."""
+        from avalon.rules.animals import ANIMAL_KINDS
 
         return tuple(entity for entity in self.entities if entity.kind in ANIMAL_KINDS)
 
     @property
     def food_count(self) -> int:
         """Pieces of food, counting each prey animal (a knocked-out prey is eaten like food)."""
-        from avalon.env.animals import PREY_KINDS
+        from avalon.rules.animals import PREY_KINDS
 
         return len(self.food) + sum(1 for animal in self.animals if animal.kind in PREY_KINDS)
 
     def add_animal(self, animal: Entity) -> "World":
         """A copy of this world with ``animal`` (see ``avalon.datagen.animals.animal_entity``) added."""
-        from avalon.env.animals import animal_spec
+        from avalon.rules.animals import animal_spec
 
         animal_spec(animal.kind)
         if any(entity.name == animal.name for entity in self.entities):
             raise ValueError(f"the world already has an entity named {animal.name!r}")
         return attr.evolve(self, entities=self.entities + (animal,))
-
-
-#: Every food of the paper's Appendix A.3 (Table 2) and its size: the radius, in metres, of the
-#: sphere that bounds it (its centre rests this high above the ground). The apple is canonical.
-FOOD_RADIUS_M: dict[str, float] = {
-    "apple": 0.15,
-    "banana": 0.17,  # long and thin
-    "cherry": 0.09,  # dark, long stem, always several
-    "mulberry": 0.08,  # smaller than the others
-    "fig": 0.13,
-    "orange": 0.15,
-    "avocado": 0.14,
-    "coconut": 0.2,
-    "honeycomb": 0.16,
-    "carrot": 0.2,  # mostly in the ground; pulled out by its leaves
-}
-FOOD_KINDS = tuple(FOOD_RADIUS_M)
-
-#: Food hanging in a fruit tree (``hanging_food_entity``) has its lowest point this far above the
-#: ground below it, metres: above the agent's 2 m body, so walking under it does not touch it, and
-#: within a standing agent's reach (a hand's centre reaches 2.45 m: shoulder 1.45 m + arm 1 m; it
-#: grasps what lies within 0.25 m of its centre). Dropped from there, food lands at about 6.5 m/s:
-#: a fig splatters, a coconut and an avocado open, a honeycomb gets dirty.
-HANGING_FOOD_CLEARANCE_M = 2.1
-#: The stalk a hanging food is drawn on is at least this long, metres.
-MIN_HANGING_STALK_M = 0.05
-
-#: The tools and movable items of Appendix A.1/E.5 (``godot/entities/tools``): their bounding box
-#: at ``safe_scale`` 1 (x, y, z metres; sticks and logs lie along z; the centre rests half the
-#: height above the ground) and default mass. An entity's params may override ``safe_scale``
-#: (uniform scale of shape and mesh), ``base_color`` and ``mass``.
-TOOL_SIZE_M: dict[str, Vector3] = {
-    "rock": (0.2, 0.14, 0.18),  # fist-sized, thrown; a hard enough hit opens an orange
-    "stick": (0.05, 0.05, 1.0),  # melee
-    "stone": (0.4, 0.3, 0.4),  # box-ish, stackable
-    "boulder": (1.2, 0.9, 1.1),  # too heavy to lift: pushed
-    "log": (0.3, 0.3, 3.0),  # carried to bridge gaps
-}
-TOOL_MASS_KG: dict[str, float] = {
-    "rock": mechanics.ROCK_MASS_KG,
-    "stick": mechanics.STICK_MASS_KG,
-    "stone": mechanics.STONE_MASS_KG,
-    "boulder": mechanics.BOULDER_MASS_KG,
-    "log": mechanics.LOG_MASS_KG,
-}
-TOOL_KINDS = tuple(TOOL_SIZE_M)
 
 
 def tool_entity(kind: str, name: str, ground_position: Vector3, yaw_rad: float = 0.0, safe_scale: float = 1.0,

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import attr
 
-from avalon.env.errors import WorldLoadError
+from avalon.errors import WorldLoadError
 
 FORMAT_VERSION = 1
 SCENE_FILE = "world.tscn"
@@ -45,7 +45,7 @@ INFO_FILE = "world.json"
 MAX_INFO_BYTES = 1 << 16
 MAX_SCENE_BYTES = 1 << 26
 MAX_DATA_BYTES = 1 << 30
-#: RESET carries the time limit as u32 (avalon.env.protocol.RESET_FIXED); 0 would end at once.
+#: RESET carries the time limit as u32 (avalon.sim.protocol.RESET_FIXED); 0 would end at once.
 MAX_TIME_LIMIT_FRAMES = 2**32 - 1
 #: Seeds are unsigned 64-bit wherever they reach the simulator.
 MAX_SEED = 2**64 - 1

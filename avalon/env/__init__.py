@@ -1,6 +1,9 @@
-"""The environment package: bridge protocol, simulator process, spaces, ``AvalonEnv``, wrappers."""
+"""The Gymnasium face: ``AvalonEnv``, ``EnvConfig``, the spaces and the wrappers."""
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.registration import register_envs
 
 __all__ = ["AvalonEnv", "EnvConfig"]
+
+register_envs()

@@ -15,13 +15,13 @@ import numpy as np
 from gymnasium.envs.registration import EnvSpec
 
 from avalon.datagen.world_folder import WorldInfo, read_world_info
-from avalon.env import protocol
+from avalon.sim import protocol
 from avalon.env.config import EnvConfig, check_seed, check_time_limit_frames
-from avalon.env.errors import SimulatorError
-from avalon.env.mechanics import FRAME_PENALTY, INITIAL_ENERGY
-from avalon.env.simulator import Simulator
+from avalon.errors import SimulatorError
+from avalon.rules.mechanics import FRAME_PENALTY, INITIAL_ENERGY
+from avalon.sim.simulator import Simulator
 from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
-from avalon.env.temp_folders import make_temp_folder
+from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import generate_world
 
 _OFFSETS = protocol.feature_offsets()
@@ -99,7 +99,7 @@ class AvalonEnv(gym.Env):
     ``self.np_random``. ``reset`` options: ``world_dir`` (load this world folder for this
     episode), ``episode_seed`` (use exactly this episode seed; replay uses it) and
     ``time_limit_frames`` (this episode's time limit; training uses shorter limits, see
-    :mod:`avalon.env.curriculum`).
+    :mod:`avalon.training.curriculum`).
 
     Time limit: an episode is truncated after ``T`` steps, ``frames_remaining`` counting down
     from ``T``, where ``T`` is the first given of: the ``time_limit_frames`` reset option (that
@@ -218,7 +218,7 @@ class AvalonEnv(gym.Env):
 
     def render_rgbd(self) -> np.ndarray:
         """RGB and depth of the current state, uint8 ``(size, size, 4)``, the depth channel
-        encoded as the observation's (:func:`avalon.env.protocol.depth_to_metres`), at
+        encoded as the observation's (:func:`avalon.sim.protocol.depth_to_metres`), at
         ``config.render_resolution`` as :meth:`render` (whatever ``render_mode`` is): for videos
         that show depth beside RGB. Valid after ``reset()``, also once the episode has ended."""
         if self._last_rgbd is None or self._simulator is None:

@@ -14,9 +14,9 @@ from typing import Any
 import attr
 import numpy as np
 
-from avalon.env.mechanics import MOVEMENT_COEFFICIENT
-from avalon.env.protocol import ACTION_SPACES, MAX_TIME_LIMIT_FRAMES, SEED_LIMIT
-from avalon.env.simulator import SimulatorSettings
+from avalon.rules.mechanics import MOVEMENT_COEFFICIENT
+from avalon.sim.protocol import ACTION_SPACES, MAX_TIME_LIMIT_FRAMES, SEED_LIMIT
+from avalon.sim.simulator import SimulatorSettings
 from avalon.tasks import check_difficulty, check_task
 
 RENDERERS = ("GLES3", "GLES2")

@@ -8,8 +8,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from avalon.env.errors import SimulatorError
-from avalon.env.protocol import ACTION_SPACES
+from avalon.errors import SimulatorError
+from avalon.sim.protocol import ACTION_SPACES
 from avalon.env.spaces import ActionCodec
 
 log = logging.getLogger(__name__)

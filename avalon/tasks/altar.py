@@ -30,8 +30,9 @@ import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import FOOD_KINDS, Entity
-from avalon.env import mechanics
+from avalon.rules.foods import FOOD_KINDS
+from avalon.datagen.world import Entity
+from avalon.rules import mechanics
 from avalon.tasks.outdoor import (
     DRY_MARGIN_M,
     XZ,

@@ -17,7 +17,7 @@ contain different types of fruit that must be opened in more complex ways". Diff
 The altar (``avalon/tasks/altar.py``; a static ``box``, ``godot/entities/box.gd``, baked
 lighting, never climbable). Original Avalon: 1.3 m high at d = 0, height varying by
 U(-1.0, +0.5) * d, top 1.0 + U(0, 1) * d m wide, food 0.5 + U(0, 5) * d m from the spawn. Our body
-(``avalon/env/mechanics.py``): eyes 1.7 m, shoulders 1.45 m, hands resting at (+-0.3, 1.2, -0.6) m
+(``avalon/rules/mechanics.py``): eyes 1.7 m, shoulders 1.45 m, hands resting at (+-0.3, 1.2, -0.6) m
 in the body frame with radius 0.1 m, arm's reach 1.0 m, body radius 0.4 m; a closing hand grasps
 food whose centre is within 0.25 m + the food's radius of the hand's centre; held food is eaten
 within 0.5 m of the head; a hand moves at most 0.2 m per step. A 1 m wide top at chest height
@@ -61,7 +61,8 @@ import attr
 import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
-from avalon.datagen.world import FOOD_KINDS, FOOD_RADIUS_M, World
+from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M
+from avalon.datagen.world import World
 from avalon.tasks import altar as altars
 from avalon.tasks.outdoor import (
     FOOD_MAX_SLOPE_DEG,

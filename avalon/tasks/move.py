@@ -31,7 +31,8 @@ import numpy as np
 from avalon.datagen import _checks as check
 from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, angle_towards_deg, apply_ring
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import FOOD_RADIUS_M, World
+from avalon.rules.foods import FOOD_RADIUS_M
+from avalon.datagen.world import World
 from avalon.tasks.outdoor import (
     BLOCKING_SLOPE_DEG,
     FOOD_MAX_SLOPE_DEG,

@@ -47,8 +47,9 @@ from avalon.datagen.scenery import (
     place_scenery,
 )
 from avalon.datagen.terrain import WORLD_SIZES_M, HeightMap, WorldConfig, build_heightmap
-from avalon.datagen.world import FOOD_RADIUS_M, Entity, Terrain, World, hanging_food_entity
-from avalon.env import mechanics
+from avalon.rules.foods import FOOD_RADIUS_M
+from avalon.datagen.world import Entity, Terrain, World, hanging_food_entity
+from avalon.rules import mechanics
 
 XZ = tuple[float, float]
 KeepClear = tuple[float, float, float]

@@ -2,7 +2,7 @@ extends Reference
 # The agent's game mechanics (Appendix B of the paper): grasping, carrying, throwing and
 # climbing with the hands; eating; fall landings; the movement work of equations 3-5; and the
 # achievements. The player (agent/player.gd) moves the body and hands; this follows them.
-# Documented in docs/mechanics.md; every constant comes from avalon/env/mechanics.py.
+# Documented in docs/mechanics.md; every constant comes from avalon/rules/mechanics.py.
 
 const P = preload("res://generated/protocol.gd")
 const Grasp = preload("res://agent/grasp.gd")

@@ -2,7 +2,7 @@ extends Spatial
 # The embodied agent (minimal for now): a capsule body that walks, turns and jumps; a head that
 # crouches, pitches and rolls relative to the body and carries the camera; two hands that move
 # and turn relative to the body within arm's reach and collide with the world.
-# All limits come from res://generated/protocol.gd (avalon/env/mechanics.py).
+# All limits come from res://generated/protocol.gd (avalon/rules/mechanics.py).
 
 const P = preload("res://generated/protocol.gd")
 const RgbdCamera = preload("res://render/rgbd_camera.gd")

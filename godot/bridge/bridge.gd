@@ -57,7 +57,7 @@ func receive():
 	return {"type": type, "payload": payload}
 
 
-# The STEP payload is a marshalled PoolRealArray (see avalon/env/protocol.py): one native decode.
+# The STEP payload is a marshalled PoolRealArray (see avalon/sim/protocol.py): one native decode.
 # Returns the action, null when it has the wrong size, or a String naming the first value that
 # is not finite (NaN or an infinity would poison the physics).
 func decode_action(payload, size):
@@ -124,7 +124,7 @@ func _send(type, payload):
 	return peer.put_data(bytes) == OK
 
 
-# ---- RENDER and PICTURE (see avalon/env/protocol.py) ----------------------------------------
+# ---- RENDER and PICTURE (see avalon/sim/protocol.py) ----------------------------------------
 
 func decode_render(payload):
 	if payload.size() != 4:

@@ -4,7 +4,7 @@ extends RigidBody
 # `radius` above the ground (a carrot's local ground level is y = -radius: its root is below it).
 # Each kind's scene (entities/food/*.tscn) sets its `kind` and look. The rules of the paper's
 # Table 2 are applied here from physics contacts (docs/items.md lists them and their thresholds,
-# which live in avalon/env/mechanics.py under "Food and tools"):
+# which live in avalon/rules/mechanics.py under "Food and tools"):
 #   fig        splatters (inedible) on an impact >= FIG_SPLATTER_SPEED_M_PER_S
 #   coconut    opens (edible) on an impact >= COCONUT_OPEN_SPEED_M_PER_S
 #   orange     opens only when a rock (group "rock") strikes it at >= ORANGE_OPEN_ROCK_SPEED_M_PER_S

@@ -1,4 +1,4 @@
-// Writes log-encoded view depth into ALPHA (see DEPTH_* in avalon/env/protocol.py):
+// Writes log-encoded view depth into ALPHA (see DEPTH_* in avalon/sim/protocol.py):
 // alpha = 1 - log(z / near) / log(far / near), clamped; blend_mul multiplies it into the
 // render's alpha, which is 1 where geometry was drawn and 0 for the (transparent) background.
 shader_type spatial;

@@ -10,7 +10,7 @@ from avalon.agent.config import NetworkConfig, PPOConfig
 from avalon.agent.distributions import ActionLayout
 from avalon.agent.network import ActorCritic
 from avalon.agent.observations import PROPRIO_SCALES, ObservationLayout, symlog
-from avalon.env.protocol import OBSERVED_FEATURES
+from avalon.sim.protocol import OBSERVED_FEATURES
 from avalon.env.spaces import action_space, observation_space
 
 

@@ -9,8 +9,8 @@ from avalon.agent import PPOConfig, TrainingInterrupted, load_checkpoint, train_
 from avalon.agent import trainer as trainer_module
 from avalon.agent.checkpoint import latest_checkpoint, list_checkpoints
 from avalon.env.config import EnvConfig
-from avalon.env.curriculum import Curriculum
-from avalon.env.training import make_training_envs
+from avalon.training.curriculum import Curriculum
+from avalon.training.envs import make_training_envs
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 

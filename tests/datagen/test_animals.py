@@ -12,10 +12,10 @@ import pytest
 from avalon.datagen.animals import CLUSTER_RADIUS_M, animal_entity, place_animals
 from avalon.datagen.export import ENTITY_SCENES, world_scene_text
 from avalon.datagen.world import Entity, FlatGround, World
-from avalon.env import animals as A
-from avalon.env import mechanics
-from avalon.env.paths import godot_project_dir
-from avalon.env.protocol import ACHIEVEMENTS
+from avalon.rules import animals as A
+from avalon.rules import mechanics
+from avalon.sim.paths import godot_project_dir
+from avalon.sim.protocol import ACHIEVEMENTS
 
 
 def _world(*entities, seed=0):

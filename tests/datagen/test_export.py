@@ -11,8 +11,8 @@ import pytest
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, TERRAIN_SCENE, content_hash, export_world, world_scene_text
 from avalon.datagen.trivial import trivial_world
 from avalon.datagen.world_folder import read_world_info
-from avalon.env.errors import WorldLoadError
-from avalon.env.paths import godot_project_dir
+from avalon.errors import WorldLoadError
+from avalon.sim.paths import godot_project_dir
 
 # Changed when the flat ground joined group "ground" (food rules, docs/items.md).
 TRIVIAL_GOLDEN_HASH = "sha256:a234f66f3669d62cee39a15d5cc5271692079eb9e37320d55aa82f122f5fcc51"

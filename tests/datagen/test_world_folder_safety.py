@@ -17,11 +17,13 @@ from avalon.datagen.animals import animal_entity
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, content_hash, export_world
 from avalon.datagen.export.scene_check import check_scene_text
 from avalon.datagen.trivial import trivial_world
-from avalon.datagen.world import FOOD_KINDS, TOOL_KINDS, Entity, Lighting
+from avalon.rules.foods import FOOD_KINDS
+from avalon.rules.tools import TOOL_KINDS
+from avalon.datagen.world import Entity, Lighting
 from avalon.datagen.world_folder import MAX_TIME_LIMIT_FRAMES, read_world_info
-from avalon.env import protocol
-from avalon.env.animals import ANIMAL_KINDS
-from avalon.env.errors import WorldLoadError
+from avalon.sim import protocol
+from avalon.rules.animals import ANIMAL_KINDS
+from avalon.errors import WorldLoadError
 from avalon.tasks import TASKS, generate_world
 from tests.datagen import tampering
 from tests.datagen.tampering import add_after_root, add_before_nodes, edit_info, edit_scene, replace

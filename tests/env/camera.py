@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from avalon.env import mechanics
-from avalon.env.protocol import depth_to_metres
+from avalon.rules import mechanics
+from avalon.sim.protocol import depth_to_metres
 
 
 def _rotation_x(angle: float) -> np.ndarray:

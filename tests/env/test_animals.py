@@ -1,4 +1,4 @@
-"""The animals of Tables 3 and 4 (avalon/env/animals.py, godot/entities/animals) in the real simulator.
+"""The animals of Tables 3 and 4 (avalon/rules/animals.py, godot/entities/animals) in the real simulator.
 
 Purpose-built flat worlds, one animal (sometimes two) and a scripted agent; one simulator process
 for the module and a reset per scenario. Animal state is read from the ground-truth ``animals``
@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from avalon import EnvConfig
-from avalon.animal_bench import animal_bench_worlds
+from avalon.bench.animals import animal_bench_worlds
 from avalon.datagen.animals import animal_entity
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
-from avalon.env import animals as A
-from avalon.env import mechanics as M
-from avalon.env import protocol
-from avalon.env.simulator import Simulator
+from avalon.rules import animals as A
+from avalon.rules import mechanics as M
+from avalon.sim import protocol
+from avalon.sim.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
 from tests.conftest import zero_action
 from tests.env.world_cache import world_cache
@@ -649,7 +649,7 @@ def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_p
 
 
 #: The digest of the animals' slots of the `animals` feature (rounded to 0.1 mm) over 200 random
-#: steps in the animal bench's world (avalon.animal_bench, seed 0): the speed work on animal.gd
+#: steps in the animal bench's world (avalon.bench.animals, seed 0): the speed work on animal.gd
 #: keeps every decision. Update it only with a change of behaviour, and say why. (It also pins
 #: the Godot binary's arithmetic: another Godot build may move it.) Pinned at b173523, chasers
 #: stopping just within reach.

@@ -11,8 +11,8 @@ import avalon  # noqa: F401  (registers avalon/Avalon-v0)
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
 from avalon.datagen.trivial import trivial_world
-from avalon.env import mechanics
-from avalon.env.protocol import depth_to_metres
+from avalon.rules import mechanics
+from avalon.sim.protocol import depth_to_metres
 from avalon.env.wrappers import FlattenAction
 from tests.conftest import zero_action
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.env.protocol import MAX_TIME_LIMIT_FRAMES
+from avalon.sim.protocol import MAX_TIME_LIMIT_FRAMES
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.env import mechanics
+from avalon.rules import mechanics
 from avalon.tasks import build_world
 from tests.conftest import zero_action
 

@@ -16,9 +16,11 @@ import pytest
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
-from avalon.datagen.world import FOOD_RADIUS_M, TOOL_MASS_KG, TOOL_SIZE_M, Entity, FlatGround, World, tool_entity
-from avalon.env import mechanics
-from avalon.env.protocol import depth_to_metres
+from avalon.rules.foods import FOOD_RADIUS_M
+from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
+from avalon.datagen.world import Entity, FlatGround, World, tool_entity
+from avalon.rules import mechanics
+from avalon.sim.protocol import depth_to_metres
 from tests.conftest import zero_action
 
 pytestmark = pytest.mark.godot

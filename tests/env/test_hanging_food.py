@@ -16,8 +16,9 @@ import pytest
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
 from avalon.datagen.scenery import FruitTreeConfig, SceneryInstance, SceneryKind
-from avalon.datagen.world import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M, Entity, hanging_food_entity, tool_entity
-from avalon.env import mechanics as M
+from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
+from avalon.datagen.world import Entity, hanging_food_entity, tool_entity
+from avalon.rules import mechanics as M
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import CLIFF_FOOT_M, Run, _box, _rate_toward, _terrain_world
 

@@ -16,7 +16,7 @@ import pytest
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World
-from avalon.env import mechanics as M
+from avalon.rules import mechanics as M
 from tests.conftest import zero_action
 from tests.env.world_cache import world_cache
 
@@ -494,7 +494,8 @@ def test_an_unclimbable_terrain_cliff_cannot_be_grasped(env, cliffs):
 
 
 def test_two_stacked_stones_can_be_climbed_onto(env, worlds):
-    from avalon.datagen.world import TOOL_SIZE_M, tool_entity
+    from avalon.rules.tools import TOOL_SIZE_M
+    from avalon.datagen.world import tool_entity
 
     height = TOOL_SIZE_M["stone"][1]
     stack_z = -1.5
@@ -561,7 +562,7 @@ def test_mouse_and_keyboard_climbs_a_climbable_block(mk_env, worlds):
 
 
 def test_a_carrot_is_pulled_out_of_the_ground_by_its_leaves_and_eaten(env, worlds):
-    from avalon.datagen.world import FOOD_RADIUS_M
+    from avalon.rules.foods import FOOD_RADIUS_M
 
     radius = FOOD_RADIUS_M["carrot"]
     carrot = Entity(kind="carrot", name="carrot", position=(0.3, radius, -0.7), params={"radius": radius})
@@ -628,7 +629,7 @@ def test_a_dropped_honeycomb_gets_dirty_and_cannot_be_eaten(env, worlds, kind, d
     # Taken from the table and dropped 1 m onto the ground, then picked up again and held at the
     # mouth: a honeycomb is dirty and refused. Controls: one taken from the table (a box: clean)
     # straight to the mouth, and an apple put through the same drop, are eaten.
-    from avalon.datagen.world import FOOD_RADIUS_M
+    from avalon.rules.foods import FOOD_RADIUS_M
 
     run = Run(env, worlds(kind, _food_on_table(kind)))
     run.step(right_hand_position=[0, 0, -0.5], right_grasp=1)
@@ -739,7 +740,7 @@ JUMP_APEX_STEPPED_M = sum(max(0.0, M.JUMP_SPEED_M_PER_S - k * M.GRAVITY_M_PER_S2
 def _each_non_jump_action(action_space):
     """(label, action parts) for every non-jump action value at its extremes, one at a time:
     each continuous component at -1 and +1 (or 1 when it has no negative range), each binary at 1."""
-    from avalon.env.protocol import ACTION_SPACES
+    from avalon.sim.protocol import ACTION_SPACES
 
     for field in ACTION_SPACES[action_space]:
         if field.name == "jump":

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from avalon.env import mechanics
-from avalon.env.protocol import OBSERVED_FEATURES
+from avalon.rules import mechanics
+from avalon.sim.protocol import OBSERVED_FEATURES
 from avalon.env.spaces import ActionCodec, action_space, observation_space
 from avalon.env.wrappers import FlattenAction
 from tests.conftest import zero_action

@@ -89,7 +89,7 @@ def test_fog_fades_distant_terrain_to_the_fog_colour(env, tmp_path):
         folder = _export(attr.evolve(world, lighting=lighting), tmp_path / str(fog))
         observation, _ = env.reset(seed=0, options={"world_dir": folder})
         frames[fog] = observation["rgbd"]
-    from avalon.env.protocol import depth_to_metres
+    from avalon.sim.protocol import depth_to_metres
 
     metres = depth_to_metres(frames[False][..., 3])
     far = (metres > 40) & np.isfinite(metres)

@@ -17,8 +17,9 @@ import pytest
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
-from avalon.datagen.world import TOOL_SIZE_M, FlatGround, World, tool_entity
-from avalon.env import mechanics as M
+from avalon.rules.tools import TOOL_SIZE_M
+from avalon.datagen.world import FlatGround, World, tool_entity
+from avalon.rules import mechanics as M
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import Run, _box, _rate_toward
 

@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.datagen.world import TOOL_SIZE_M, Entity, FOOD_RADIUS_M, tool_entity
-from avalon.env import mechanics as M
+from avalon.rules.foods import FOOD_RADIUS_M
+from avalon.rules.tools import TOOL_SIZE_M
+from avalon.datagen.world import Entity, tool_entity
+from avalon.rules import mechanics as M
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import JUMP_APEX_STEPPED_M, Run, _box, _rate_toward, _world
 from tests.env.world_cache import world_cache

@@ -15,14 +15,14 @@ import pytest
 from avalon import AvalonEnv
 from avalon.datagen.export import marshal
 from avalon.env.config import EnvConfig
-from avalon.env.errors import WorldLoadError
-from avalon.env.recording import RecordEpisodes, replay
-from avalon.env.simulator import Simulator
+from avalon.errors import WorldLoadError
+from avalon.data.recording import RecordEpisodes, replay
+from avalon.sim.simulator import Simulator
 from avalon.tasks import generate_world
 from tests.conftest import zero_action
 from tests.datagen import tampering
 from tests.datagen.tampering import edit_scene, edit_terrain, replace
-from tests.env.episode_files import repack_world
+from tests.data.episode_files import repack_world
 
 pytestmark = pytest.mark.godot
 
@@ -98,7 +98,7 @@ def _with_terrain(island: Path, folder: Path, data: bytes) -> Path:
 
 
 def test_godot_reports_a_scene_it_cannot_use_and_keeps_serving(simulator, trivial_world_dir, tmp_path):
-    # What the Python checks refuse first (see tests/env/test_lifecycle.py), Godot refuses too.
+    # What the Python checks refuse first (see tests/sim/test_lifecycle.py), Godot refuses too.
     broken = tampering.copy_world(trivial_world_dir, tmp_path / "broken")
     (broken / "world.tscn").write_text("[gd_scene load_steps=2 format=2]\n[node name=broken")
     assert re.search(f"{broken}.*could not be parsed", _load(simulator, broken))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from avalon.datagen.export import marshal
-from avalon.env.paths import find_native_library
+from avalon.sim.paths import find_native_library
 
 MAX_DEPTH = 8  # as godot/world/terrain_file.gd
 

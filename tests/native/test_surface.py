@@ -6,7 +6,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from avalon.env.paths import find_native_library
+from avalon.sim.paths import find_native_library
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +78,8 @@ def test_the_same_bits_as_the_former_gdscript_look_up(surface_height):
 def test_a_library_older_than_its_sources_says_to_run_make_setup(tmp_path, monkeypatch):
     import os
 
-    from avalon.env import paths
-    from avalon.env.errors import SimulatorNotInstalledError
+    from avalon.sim import paths
+    from avalon.errors import SimulatorNotInstalledError
 
     (tmp_path / "godot" / "native").mkdir(parents=True)
     (tmp_path / "native").mkdir()

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from avalon.datagen.biomes import Biome
-from avalon.datagen.world import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M, Terrain, World
+from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
+from avalon.datagen.world import Terrain, World
 from avalon.tasks import eat, move, with_retries
 from avalon.tasks.outdoor import EYE_HEIGHT_M, component_labels, scenery_occluders, triangle_index, walkable_grid
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from avalon.datagen.scenery import FruitTreeConfig, SceneryKind
-from avalon.datagen.world import FOOD_KINDS, FOOD_RADIUS_M
-from avalon.env import mechanics
+from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M
+from avalon.rules import mechanics
 from avalon.tasks import altar, build_world, eat
 from avalon.tasks.outdoor import OCCLUDER_PARTS, facing_direction, wrap_angle
 
@@ -135,8 +135,8 @@ def test_every_world_keeps_the_guarantees(difficulty):
 
 
 def test_from_difficulty_half_food_may_hang_in_the_fruit_tree_within_reach_from_the_ground():
-    from avalon.datagen.world import HANGING_FOOD_CLEARANCE_M
-    from avalon.env import mechanics as M
+    from avalon.rules.foods import HANGING_FOOD_CLEARANCE_M
+    from avalon.rules import mechanics as M
     from tests.tasks.helpers import surface_height
 
     easier = [layout("eat", d, s).world for d in (0.0, 0.2, 0.4, 0.49) for s in SEEDS]

@@ -21,7 +21,7 @@ data, and its scene must be exactly of the form the exporter writes before Godot
 - ``data_file`` (the only exported property any instanced script uses as a path: the terrain's)
   is a bare name of an allowed data file, :data:`DATA_FILES`.
 
-Everything else is refused with :class:`~avalon.env.errors.WorldLoadError` naming the file, the
+Everything else is refused with :class:`~avalon.errors.WorldLoadError` naming the file, the
 line and the reason.
 """
 
@@ -33,7 +33,7 @@ import re
 import attr
 
 from avalon.datagen.export.scene_text import ENTITY_SCENES, GROUND_GROUP, SKY_DOME_SCENE, TERRAIN_DATA_FILE, TERRAIN_SCENE
-from avalon.env.errors import WorldLoadError
+from avalon.errors import WorldLoadError
 
 #: The scenes a world may instance: exactly those the exporter uses.
 ALLOWED_SCENES: frozenset[str] = frozenset(ENTITY_SCENES.values()) | {SKY_DOME_SCENE, TERRAIN_SCENE}

@@ -1,6 +1,6 @@
 extends KinematicBody
 # One animal of the paper's Appendix A.5 (Tables 3 and 4); docs/animals.md explains every rule.
-# The species scene (entities/animals/<species>.tscn, generated from avalon/env/animals.py) sets
+# The species scene (entities/animals/<species>.tscn, generated from avalon/rules/animals.py) sets
 # every exported property; a world may override any of them per instance. The origin is the
 # centre of the bounding box `size`; the animal faces -z.
 #
@@ -53,7 +53,7 @@ const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from 
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _near_eye_m
 # What AnimalBody's steps leave to the script, bits, and what it asks (_answer): from
-# avalon/env/native_interface.py, as native/generated/animal_interface.h. The body writes the
+# avalon/sim/native_interface.py, as native/generated/animal_interface.h. The body writes the
 # animal's transform and reports its position and state itself.
 const MOVE_QUERY = P.MOVE_QUERY  # move it with move_and_slide, then resume
 const THINK_ESCAPED = P.THINK_ESCAPED

@@ -1,0 +1,195 @@
+"""The difficulty curriculum of the paper's Appendix I, training protocols (section 5.2) and
+training time limits (Appendix B.1).
+
+Per task the curriculum keeps a maximum difficulty ``d_t`` (starting at ``initial_difficulty``,
+0 in the paper). Each new world of task ``t`` gets a difficulty drawn from ``U[0, d_t]``; when the
+agent succeeds at a world (eats all its food) ``d_t`` rises by ``H_t`` (``step_size``), when it
+fails ``d_t`` falls by ``H_t``, clamped to [0, 1]. Without the curriculum (``enabled=False``, the
+paper's "no curriculum" ablation) difficulties are drawn from ``U[0, 1]`` and never change.
+
+One :class:`Curriculum` is shared by every environment of a training run (they run in threads of
+one process), so every episode moves the same ``d_t``; it is thread-safe.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+
+import attr
+import numpy as np
+
+from avalon.rules.mechanics import STEPS_PER_SECOND
+from avalon.tasks import TASKS, check_difficulty, check_task
+
+#: The 16 basic tasks and the 4 compositional tasks of the paper (section 5.1, Appendix F).
+BASIC_TASKS: tuple[str, ...] = (
+    "eat", "move", "jump", "climb", "descend", "scramble", "stack", "bridge",
+    "push", "throw", "hunt", "fight", "avoid", "explore", "open", "carry",
+)
+COMPOSITIONAL_TASKS: tuple[str, ...] = ("navigate", "find", "survive", "gather")
+ALL_TASKS: tuple[str, ...] = BASIC_TASKS + COMPOSITIONAL_TASKS
+
+#: Training protocols of section 5.2: name -> (training tasks, evaluation tasks). ``None`` means
+#: "the tasks given on the command line" (single task: exactly one of them).
+PROTOCOLS: dict[str, tuple[tuple[str, ...] | None, tuple[str, ...] | None]] = {
+    "single-task": (None, None),  # ST-B: train and evaluate on one task
+    "multi-task": (None, None),  # train and evaluate on the tasks given
+    "MT-TB": (BASIC_TASKS, ALL_TASKS),  # train on the 16 basic tasks, evaluate on all 20
+    "MT-TA": (ALL_TASKS, ALL_TASKS),  # train and evaluate on all 20
+    "MT-TC": (COMPOSITIONAL_TASKS, ALL_TASKS),  # train on the 4 compositional tasks, evaluate on all 20
+}
+
+
+def protocol_tasks(protocol: str, tasks: Sequence[str] = ()) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(training tasks, evaluation tasks) of ``protocol``.
+
+    ``single-task`` needs exactly one task in ``tasks``, ``multi-task`` one or more; the paper's
+    MT-* protocols fix their own tasks and raise a ``ValueError`` naming the tasks not implemented
+    yet (see :data:`avalon.tasks.TASKS`) until every one exists.
+    """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown training protocol {protocol!r}; the protocols are: {', '.join(PROTOCOLS)}")
+    train, evaluate = PROTOCOLS[protocol]
+    if train is None:
+        tasks = tuple(tasks)
+        if not tasks:
+            raise ValueError(f"protocol {protocol!r} needs at least one task (e.g. --tasks eat)")
+        if protocol == "single-task" and len(tasks) != 1:
+            raise ValueError(f"protocol 'single-task' trains on exactly one task, got {len(tasks)}: {', '.join(tasks)}")
+        if len(set(tasks)) != len(tasks):
+            raise ValueError(f"tasks {', '.join(tasks)} name a task twice")
+        for task in tasks:
+            check_task(task)
+        return tasks, tasks
+    if tasks and tuple(tasks) != train:
+        raise ValueError(f"protocol {protocol!r} fixes its own tasks; do not pass tasks ({', '.join(tasks)})")
+    missing = [task for task in (*train, *evaluate) if task not in TASKS]
+    if missing:
+        raise ValueError(
+            f"protocol {protocol!r} needs tasks that are not implemented yet: {', '.join(dict.fromkeys(missing))} "
+            f"(implemented: {', '.join(sorted(TASKS))})"
+        )
+    return train, evaluate
+
+
+# ---------------------------------------------------------------------------------- time limits
+
+#: Training time limit per task, seconds: (at difficulty 0, at difficulty 1), linear in between.
+#: The paper (Appendix B.1) tunes training limits so that 98% of human trials fit, without giving
+#: the numbers; these are ours: a few times what a direct solution takes (eat: reach, grasp and eat
+#: food 2-4.5 m away, turning up to 180 degrees; move: walk 2-40 m at up to 5 m/s, on a causeway
+#: at high difficulty). Evaluation uses the world's own limit (Appendix G.3: 5 minutes for these).
+TRAINING_TIME_LIMITS_S: dict[str, tuple[float, float]] = {
+    "trivial": (30.0, 30.0),
+    "eat": (20.0, 40.0),
+    "move": (20.0, 80.0),
+}
+#: Tasks without an entry above train with this limit (the paper's 5-minute evaluation limit).
+DEFAULT_TRAINING_TIME_LIMIT_S = 300.0
+
+
+def training_time_limit_frames(task: str, difficulty: float) -> int:
+    """Frames after which a training episode of ``task`` at ``difficulty`` is truncated."""
+    check_task(task)
+    difficulty = check_difficulty(difficulty)
+    start, end = TRAINING_TIME_LIMITS_S.get(task, (DEFAULT_TRAINING_TIME_LIMIT_S, DEFAULT_TRAINING_TIME_LIMIT_S))
+    return int(round((start + (end - start) * difficulty) * STEPS_PER_SECOND))
+
+
+# ---------------------------------------------------------------------------------- curriculum
+
+
+def _unit_interval(_instance, attribute, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"{attribute.name}={value!r} must be a number in [0, 1]")
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class CurriculumConfig:
+    """How the per-task maximum difficulty moves (Appendix I)."""
+
+    #: H_t: change of d_t per success (+) or failure (-). Table 7: PPO 3e-4, IMPALA 5e-3, Dreamer 6e-4.
+    step_size: float = attr.ib(default=3e-4, validator=_unit_interval)
+    #: d_t of every task at the start of training (the paper starts at 0).
+    initial_difficulty: float = attr.ib(default=0.0, validator=_unit_interval)
+    #: False: every world's difficulty is drawn from U[0, 1] and d_t never moves (the ablation).
+    enabled: bool = True
+
+
+class Curriculum:
+    """Per-task maximum difficulties ``d_t``, sampled and updated as in the paper's Appendix I."""
+
+    def __init__(self, tasks: Iterable[str], config: CurriculumConfig | None = None) -> None:
+        self.config = config if config is not None else CurriculumConfig()
+        tasks = tuple(tasks)
+        if not tasks:
+            raise ValueError("a curriculum needs at least one task")
+        for task in tasks:
+            check_task(task)
+        start = self.config.initial_difficulty if self.config.enabled else 1.0
+        self._max: dict[str, float] = {task: start for task in tasks}
+        self._successes = {task: 0 for task in tasks}
+        self._failures = {task: 0 for task in tasks}
+        self._lock = threading.Lock()
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return tuple(self._max)
+
+    def max_difficulty(self, task: str) -> float:
+        """d_t: the largest difficulty the next world of ``task`` can have."""
+        with self._lock:
+            return self._max[self._known(task)]
+
+    def difficulties(self) -> dict[str, float]:
+        """d_t of every task."""
+        with self._lock:
+            return dict(self._max)
+
+    def sample(self, task: str, rng: np.random.Generator) -> float:
+        """A difficulty from U[0, d_t] for the next world of ``task``."""
+        return float(rng.uniform(0.0, 1.0)) * self.max_difficulty(task)
+
+    def update(self, task: str, success: bool) -> float:
+        """Moves d_t by +H_t on success, -H_t on failure (clamped to [0, 1]); returns the new d_t."""
+        with self._lock:
+            task = self._known(task)
+            if success:
+                self._successes[task] += 1
+            else:
+                self._failures[task] += 1
+            if self.config.enabled:
+                step = self.config.step_size if success else -self.config.step_size
+                self._max[task] = min(1.0, max(0.0, self._max[task] + step))
+            return self._max[task]
+
+    def state_dict(self) -> dict:
+        """Everything needed to continue this curriculum (checkpoints)."""
+        with self._lock:
+            return {
+                "config": attr.asdict(self.config),
+                "max_difficulty": dict(self._max),
+                "successes": dict(self._successes),
+                "failures": dict(self._failures),
+            }
+
+    def load_state_dict(self, state: Mapping) -> None:
+        """Restores :meth:`state_dict` output; tasks this curriculum does not train keep their d_t."""
+        with self._lock:
+            for task, value in state["max_difficulty"].items():
+                if task in self._max:
+                    self._max[task] = float(value)
+                    self._successes[task] = int(state.get("successes", {}).get(task, 0))
+                    self._failures[task] = int(state.get("failures", {}).get(task, 0))
+
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """(successes, failures) recorded per task."""
+        with self._lock:
+            return {task: (self._successes[task], self._failures[task]) for task in self._max}
+
+    def _known(self, task: str) -> str:
+        if task not in self._max:
+            raise ValueError(f"task {task!r} is not in this curriculum ({', '.join(self._max)})")
+        return task
