@@ -308,8 +308,12 @@ def generated_files() -> dict[Path, str]:
 
 
 def write() -> list[Path]:
+    """Writes each generated file whose text changed (an unchanged file keeps its time, so the
+    native library built from ``native/generated`` does not look stale); returns those written."""
     written = []
     for path, text in generated_files().items():
+        if path.is_file() and path.read_text() == text:
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         written.append(path)
