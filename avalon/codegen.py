@@ -1,12 +1,15 @@
-"""Writes the files derived from ``protocol``, ``mechanics``, ``animals`` and ``native_interface``:
-the GDScript constants ``godot/generated/protocol.gd``, the space tables ``docs/spaces.md``, one
-scene per animal species, ``godot/entities/animals/<species>.tscn``, and the native library's
-``native/generated/animal_interface.h``; and, from the static world's shader,
+"""Writes the files derived from ``protocol``, the rules (``mechanics``, ``animals``, ``foods``,
+``tools``) and ``native_interface``: the GDScript constants ``godot/generated/protocol.gd``, the
+space tables ``docs/spaces.md``, one scene per animal species, food and tool
+(``godot/entities/animals/<species>.tscn``, ``godot/entities/food/<kind>.tscn``,
+``godot/entities/tools/<kind>.tscn``), the food and tool tables of ``docs/items.md`` (between its
+``GENERATED`` markers), and the native library's ``native/generated/animal_interface.h``; and,
+from the static world's shader,
 its two-sided variant ``godot/generated/static_world_two_sided.shader`` (Godot 3 shaders have no
 include, and the cull mode is fixed when a shader compiles).
 
-Run ``python -m avalon.codegen`` (or ``make generate``) after changing either module;
-``tests/sim/test_codegen.py`` fails while a checked-in file differs from what this writes.
+Run ``python -m avalon.codegen`` (or ``make generate``) after changing any of them;
+``tests/test_codegen.py`` fails while a checked-in file differs from what this writes.
 """
 
 from __future__ import annotations
@@ -16,17 +19,24 @@ from pathlib import Path
 from types import ModuleType
 
 from avalon.datagen.export.terrain_data import TERRAIN_FORMAT_VERSION
-from avalon.rules import animals, mechanics
+from avalon.rules import animals, foods, mechanics, tools
 from avalon.sim import native_interface, protocol
 from avalon.sim.paths import godot_project_dir, repository_dir
 from avalon.env.spaces import markdown_tables
 
 GENERATED_RELATIVE_PATH = Path("generated") / "protocol.gd"
 ANIMAL_SCENES_RELATIVE_DIR = Path("entities") / "animals"
+FOOD_SCENES_RELATIVE_DIR = Path("entities") / "food"
+TOOL_SCENES_RELATIVE_DIR = Path("entities") / "tools"
+FOOD_SCRIPT = "res://entities/food.gd"
+TOOL_SCRIPT = "res://entities/tools/tool.gd"
+ITEMS_DOC_RELATIVE_PATH = Path("docs") / "items.md"
 STATIC_WORLD_SHADER_RELATIVE_PATH = Path("world") / "static_world.shader"
 TWO_SIDED_SHADER_RELATIVE_PATH = Path("generated") / "static_world_two_sided.shader"
 NATIVE_INTERFACE_RELATIVE_PATH = Path("native") / "generated" / "animal_interface.h"
 _ONE_SIDED_RENDER_MODE = "render_mode unshaded,"
+#: Scene properties written as colours (three floats in [0, 1]); other 3-tuples are Vector3s.
+COLOR_PROPERTIES = frozenset({"color", "changed_color", "stem_color", "base_color"})
 
 
 def _gd_value(value: object) -> str:
@@ -101,7 +111,16 @@ def generate() -> str:
     lines.append("const PREY_KINDS = [%s]" % ", ".join(_gd_value(name) for name in animals.PREY_KINDS))
     lines += ["", "# An animal's native AnimalBody and its script (avalon/sim/native_interface.py)"]
     lines += ["const %s = %d" % item for item in {**native_interface.STEP_BITS, **native_interface.QUESTIONS}.items()]
+    lines.append("# The names of each set-up method's arguments, in the order the native library reads them")
+    for method, arguments in native_interface.METHOD_ARGUMENTS.items():
+        names = ", ".join(_gd_value(name) for name, _ in arguments)
+        lines.append("const %s = [%s]" % (_arguments_constant(method), names))
     return "\n".join(lines) + "\n"
+
+
+def _arguments_constant(method: str) -> str:
+    """The name of the GDScript constant listing ``method``'s argument names."""
+    return "ANIMAL_%s_ARGUMENTS" % method.upper()
 
 
 def native_interface_header() -> str:
@@ -112,6 +131,11 @@ def native_interface_header() -> str:
         "#ifndef AVALON_ANIMAL_INTERFACE_H",
         "#define AVALON_ANIMAL_INTERFACE_H",
         "",
+        "#include <stdbool.h>",
+        "#include <stdint.h>",
+        "",
+        '#include "../godot.h"',
+        "",
         "/* What an animal's step leaves to its script (animal.gd), bits. */",
         "enum {",
         *("\t%s = %d," % item for item in native_interface.STEP_BITS.items()),
@@ -121,10 +145,32 @@ def native_interface_header() -> str:
         "enum {",
         *("\t%s = %d," % item for item in native_interface.QUESTIONS.items()),
         "};",
-        "",
-        "#endif",
     ]
+    for method, arguments in native_interface.METHOD_ARGUMENTS.items():
+        lines += ["", *_arguments_reader(method, arguments)]
+    lines += ["", "#endif"]
     return "\n".join(lines) + "\n"
+
+
+def _arguments_reader(method: str, arguments: tuple[tuple[str, str], ...]) -> list[str]:
+    """C: a struct of ``method``'s arguments and the function that reads them from its Variants."""
+    struct = f"{method}_arguments"
+    lines = [f"/* {method}'s arguments (animal.gd passes them by name: {_arguments_constant(method)}). */", "typedef struct {"]
+    for name, kind in arguments:
+        c_type = native_interface.ARGUMENT_TYPES[kind][0]
+        lines.append(f"\t{c_type}{'' if c_type.endswith('*') else ' '}{name};")
+    lines += [
+        f"}} {struct};",
+        "",
+        f"/* Reads the {len(arguments)} arguments of {method} into `out`; false if there are not as many. */",
+        f"static inline bool read_{struct}(int count, gdn_variant **a, {struct} *out) {{",
+        f"\tif (count != {len(arguments)})",
+        "\t\treturn false;",
+    ]
+    for index, (name, kind) in enumerate(arguments):
+        lines.append(f"\tout->{name} = {native_interface.ARGUMENT_TYPES[kind][1]}(a[{index}]);")
+    lines += ["\treturn true;", "}"]
+    return lines
 
 
 def animal_scene(spec: animals.AnimalSpec) -> str:
@@ -149,6 +195,90 @@ def animal_scene(spec: animals.AnimalSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _scene_value(name: str, value: object) -> str:
+    """Godot's text form of a generated scene's property (floats to the last bit)."""
+    if isinstance(value, tuple) and len(value) == 3:
+        text = ", ".join(_gd_value(float(v)) for v in value)
+        return f"Color( {text}, 1.0 )" if name in COLOR_PROPERTIES else f"Vector3( {text} )"
+    if isinstance(value, (bool, int, float, str)):
+        return _gd_value(value)
+    raise TypeError(f"cannot write {name} = {value!r} into a scene")
+
+
+def _item_scene(script: str, name: str, mass_kg: float, properties: dict[str, object], children: list[str]) -> str:
+    """A RigidBody scene with ``script`` and its ``properties``, then ``children`` (node sections)."""
+    lines = [
+        "[gd_scene load_steps=2 format=2]",
+        "",
+        '[ext_resource path="%s" type="Script" id=1]' % script,
+        "",
+        '[node name="%s" type="RigidBody"]' % name,
+        "mass = %s" % _gd_value(float(mass_kg)),
+        "script = ExtResource( 1 )",
+    ]
+    lines += ["%s = %s" % (key, _scene_value(key, value)) for key, value in properties.items()]
+    for child in children:
+        lines += ["", child]
+    return "\n".join(lines) + "\n"
+
+
+def food_scene(spec: foods.FoodSpec) -> str:
+    """The text of ``entities/food/<kind>.tscn``: ``food.gd`` with every property of the food's row,
+    and the shape and mesh nodes it fills in."""
+    children = ['[node name="Shape" type="CollisionShape" parent="."]',
+                '[node name="Mesh" type="MeshInstance" parent="."]\ncast_shadow = 0']
+    return _item_scene(FOOD_SCRIPT, spec.kind.capitalize(), spec.mass_kg, spec.properties(), children)
+
+
+def tool_scene(spec: tools.ToolSpec) -> str:
+    """The text of ``entities/tools/<kind>.tscn``: ``tool.gd`` (which builds its shape and mesh)
+    with every property of the tool's row."""
+    return _item_scene(TOOL_SCRIPT, spec.kind.capitalize(), spec.mass_kg, spec.properties(), [])
+
+
+ITEMS_DOC_BEGIN = "<!-- GENERATED by `python -m avalon.codegen` from avalon/rules/%s.py: do not edit -->"
+ITEMS_DOC_END = "<!-- end of the generated %s table -->"
+
+
+def _number(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def food_table() -> list[str]:
+    """The Markdown table of every food's row (docs/items.md)."""
+    lines = ["| kind | radius m | mass kg | energy | paper (Table 2) | rule, from its row | look when changed | easy-to-hard rank |",
+             "|---|---|---|---|---|---|---|---|"]
+    for spec in foods.FOODS.values():
+        changed = "–" if spec.changed_color == spec.color else "RGB (%s)" % ", ".join(_number(c) for c in spec.changed_color)
+        if spec.pit_when_opened:
+            changed += " and a pit"
+        lines.append(f"| {spec.kind} | {_number(spec.radius_m)} | {_number(spec.mass_kg)} | {_number(spec.energy)} | "
+                     f"{spec.description} | {spec.rule()} | {changed} | {spec.difficulty_rank} |")
+    return lines
+
+
+def tool_table() -> list[str]:
+    """The Markdown table of every tool's row (docs/items.md)."""
+    lines = ["| kind | size at scale 1 (x × y × z, m) | mass kg | shape | use |", "|---|---|---|---|---|"]
+    for spec in tools.TOOLS.values():
+        shape = f"{spec.shape}, {spec.mesh_sides}-sided mesh" + (", support box" if spec.support_box else "")
+        size = " × ".join(_number(v) for v in spec.size_m)
+        lines.append(f"| {spec.kind} | {size} | {_number(spec.mass_kg)} | {shape} | {spec.use} |")
+    return lines
+
+
+def items_doc(text: str) -> str:
+    """``docs/items.md`` with its food and tool tables regenerated between their markers."""
+    for module, table in (("foods", food_table()), ("tools", tool_table())):
+        begin, end = ITEMS_DOC_BEGIN % module, ITEMS_DOC_END % module
+        if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+            raise ValueError(f"docs/items.md must hold the lines {begin!r} and then {end!r} once each")
+        head, rest = text.split(begin + "\n", 1)
+        _, tail = rest.split(end, 1)
+        text = head + begin + "\n" + "\n".join(table) + "\n" + end + tail
+    return text
+
+
 def two_sided_shader(one_sided: str) -> str:
     """The text of ``static_world_two_sided.shader``: the static world's shader drawing back faces
     too (for animals and their bodies seen from inside or up close, entities/animals/animal.gd)."""
@@ -169,12 +299,21 @@ def generated_files() -> dict[Path, str]:
     }
     for spec in animals.ANIMALS.values():
         files[godot_project_dir() / ANIMAL_SCENES_RELATIVE_DIR / f"{spec.species}.tscn"] = animal_scene(spec)
+    for food in foods.FOODS.values():
+        files[godot_project_dir() / FOOD_SCENES_RELATIVE_DIR / f"{food.kind}.tscn"] = food_scene(food)
+    for tool in tools.TOOLS.values():
+        files[godot_project_dir() / TOOL_SCENES_RELATIVE_DIR / f"{tool.kind}.tscn"] = tool_scene(tool)
+    files[repository_dir() / ITEMS_DOC_RELATIVE_PATH] = items_doc((repository_dir() / ITEMS_DOC_RELATIVE_PATH).read_text())
     return files
 
 
 def write() -> list[Path]:
+    """Writes each generated file whose text changed (an unchanged file keeps its time, so the
+    native library built from ``native/generated`` does not look stale); returns those written."""
     written = []
     for path, text in generated_files().items():
+        if path.is_file() and path.read_text() == text:
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         written.append(path)

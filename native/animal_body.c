@@ -348,39 +348,37 @@ static void destroy(gdn_object *owner, void *method_data, void *user_data) {
 	free(body);
 }
 
-enum { SETUP_ARGUMENTS = 26 };
-
-/* setup(terrain: TerrainSampler or null, flies: bool, can_climb: bool, half_height_m, fly_height_m,
- *       idle_speed_m_per_s, active_speed_m_per_s, shore_m, reach_m, max_slope, origin: Vector3,
- *       yaw, dt, water_lookahead_s, max_walk_slope, height_bound_tolerance_m, gravity_m_per_s2,
- *       climb_speed_factor, obstacle_margin_m, face_min_speed_m_per_s, cos_face_min_turn,
- *       attack_reach_radius_m, agent_radius_m, agent_height_m, chase_stop_gap_m, node: the animal,
- *       eye_near_sq) -> bool
- * (SETUP_ARGUMENTS + 1 arguments; false if not). The terrain sampler must outlive the body. */
+/* setup(arguments) -> bool, the arguments of avalon/sim/native_interface.py's "setup" in their
+ * order (native/generated/animal_interface.h reads them; animal.gd passes them by name); false if
+ * they are not all there. The terrain sampler (or null) must outlive the body. */
 static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
 	animal_body *body = user_data;
-	if (count != SETUP_ARGUMENTS + 1)
+	setup_arguments args;
+	if (!read_setup_arguments(count, a, &args))
 		return variant_of_bool(false);
-	body->terrain = native_instance_of(a[0]);
-	body->flies = bool_of(a[1]);
-	body->can_climb = bool_of(a[2]);
-	body->half_height_m = real_of(a[3]);
-	body->fly_height_m = real_of(a[4]);
-	body->idle_speed_m_per_s = real_of(a[5]);
-	body->active_speed_m_per_s = real_of(a[6]);
-	body->shore_m = real_of(a[7]);
-	body->reach_m = real_of(a[8]);
-	body->max_slope = real_of(a[9]);
-	body->origin = vector3_of(a[10]);
-	set_yaw(body, real_of(a[11]));
-	body->rules = (rules){real_of(a[12]), real_of(a[13]), real_of(a[14]), real_of(a[15]), real_of(a[16]),
-			real_of(a[17]), real_of(a[18]), real_of(a[19]), real_of(a[20]), real_of(a[22]), real_of(a[23]),
-			real_of(a[24])};
-	body->attack_reach_radius_m = real_of(a[21]);
-	body->node = object_of(a[25]);
-	body->eye_near_sq = real_of(a[26]);
+	body->terrain = args.terrain;
+	body->flies = args.flies;
+	body->can_climb = args.can_climb;
+	body->half_height_m = args.half_height_m;
+	body->fly_height_m = args.fly_height_m;
+	body->idle_speed_m_per_s = args.idle_speed_m_per_s;
+	body->active_speed_m_per_s = args.active_speed_m_per_s;
+	body->shore_m = args.shore_m;
+	body->reach_m = args.reach_m;
+	body->max_slope = args.max_slope;
+	body->origin = args.origin;
+	set_yaw(body, args.yaw);
+	body->rules = (rules){.dt = args.dt, .water_lookahead_s = args.water_lookahead_s,
+			.max_walk_slope = args.max_walk_slope, .height_bound_tolerance_m = args.height_bound_tolerance_m,
+			.gravity_m_per_s2 = args.gravity_m_per_s2, .climb_speed_factor = args.climb_speed_factor,
+			.obstacle_margin_m = args.obstacle_margin_m, .face_min_speed_m_per_s = args.face_min_speed_m_per_s,
+			.cos_face_min_turn = args.cos_face_min_turn, .agent_radius_m = args.agent_radius_m,
+			.agent_height_m = args.agent_height_m, .chase_stop_gap_m = args.chase_stop_gap_m};
+	body->attack_reach_radius_m = args.attack_reach_radius_m;
+	body->node = args.node;
+	body->eye_near_sq = args.eye_near_sq;
 	if (set_transform == NULL)
 		set_transform = engine_method("Spatial", "set_transform");
 	if (body->node == NULL || set_transform == NULL)

@@ -255,75 +255,55 @@ static int think(animal_body *body, gdn_vector3 feet, gdn_vector3 eye, double sp
 
 /* ---- The methods ------------------------------------------------------------------------- */
 
-/* setup_mind's arguments, in order. */
-enum {
-	ARG_ANSWERS, /* FuncRef to the script's _answer */
-	ARG_STATE_ACTIVE, ARG_STATE_KNOCKED_OUT, ARG_STATE_IDLE, ARG_STATE_RESPITE, ARG_STATE_AVOIDING,
-	ARG_AVOID_MARGIN_M, ARG_PATH_RADIUS_M, ARG_WANDER_ARRIVED_M, ARG_STILL_SPEED_M_PER_S, ARG_OUT_OF_REACH_HEIGHT_M,
-	ARG_ATTACK_REACH_M, ARG_ATTACK_INTERVAL_S, ARG_STEPS_PER_SECOND, ARG_RETARGET_FRAMES,
-	ARG_IS_PREDATOR, ARG_NEVER_ACTIVATES, ARG_ACT_TERRITORY, ARG_ACT_MUST_SEE, ARG_ACT_UNSEEN,
-	ARG_DE_RADIUS, ARG_DE_TERRITORY, ARG_DE_DOMAIN, ARG_DE_SEEN, ARG_DE_STILL, ARG_DE_CANT_SEE,
-	ARG_AVOIDANT, ARG_RANDOM, ARG_PERIODIC, ARG_RESPITE_TEMPORARY, ARG_RESPITE_PERMANENT,
-	ARG_ACTIVATION_RADIUS_M, ARG_DEACTIVATION_RADIUS_M, ARG_TERRITORY_RADIUS_M, ARG_RESPITE_S,
-	ARG_HOME, ARG_BOX_POSITION, ARG_BOX_END, ARG_NEAR_EYE_M, ARG_PATH_ANGLE,
-	SETUP_MIND_ARGUMENTS
-};
-
-/* setup_mind(answers: FuncRef, the protocol's states ACTIVE, KNOCKED_OUT, IDLE, RESPITE, AVOIDING,
- *            avoid_margin_m, path_radius_m, wander_arrived_m, still_speed_m_per_s,
- *            out_of_reach_height_m, attack_reach_m, attack_interval_s, steps_per_second,
- *            retarget_frames, is_predator, never_activates, activation's within_territory,
- *            must_see_you, you_dont_see_it, deactivation's outside_radius, outside_territory,
- *            outside_domain, you_see_it, you_stop_moving, cant_see_you, idle static_avoidant,
- *            random, periodic, respite temporary, permanent, activation_radius_m,
- *            deactivation_radius_m, territory_radius_m, respite_s, home: Vector3,
- *            mesh box position: Vector3, end: Vector3, near_eye_m, path_angle) -> bool
- * (the enum above; false if not). After setup; it starts idle at home. */
+/* setup_mind(arguments) -> bool, the arguments of avalon/sim/native_interface.py's "setup_mind" in
+ * their order (native/generated/animal_interface.h reads them; animal.gd passes them by name);
+ * false if they are not all there. After setup; it starts idle at home. */
 static gdn_variant setup_mind_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
 	(void)owner;
 	(void)method_data;
 	animal_body *body = user_data;
 	animal_mind *mind = &body->mind;
-	if (count != SETUP_MIND_ARGUMENTS)
+	setup_mind_arguments args;
+	if (!read_setup_mind_arguments(count, a, &args))
 		return variant_of_bool(false);
 	if (call_func == NULL)
 		call_func = engine_method("FuncRef", "call_func");
-	mind->answers = object_of(a[ARG_ANSWERS]);
+	mind->answers = args.answers;
 	if (mind->answers == NULL || call_func == NULL)
 		return variant_of_bool(false);
-	mind->states = (animal_states){int_of(a[ARG_STATE_ACTIVE]), int_of(a[ARG_STATE_KNOCKED_OUT]),
-			int_of(a[ARG_STATE_IDLE]), int_of(a[ARG_STATE_RESPITE]), int_of(a[ARG_STATE_AVOIDING])};
-	mind->rules = (mind_rules){real_of(a[ARG_AVOID_MARGIN_M]), real_of(a[ARG_PATH_RADIUS_M]),
-			real_of(a[ARG_WANDER_ARRIVED_M]), real_of(a[ARG_STILL_SPEED_M_PER_S]), real_of(a[ARG_OUT_OF_REACH_HEIGHT_M]),
-			real_of(a[ARG_ATTACK_REACH_M]), real_of(a[ARG_ATTACK_INTERVAL_S]), real_of(a[ARG_STEPS_PER_SECOND]),
-			int_of(a[ARG_RETARGET_FRAMES])};
-	mind->is_predator = bool_of(a[ARG_IS_PREDATOR]);
-	mind->never_activates = bool_of(a[ARG_NEVER_ACTIVATES]);
-	mind->act_territory = bool_of(a[ARG_ACT_TERRITORY]);
-	mind->act_must_see = bool_of(a[ARG_ACT_MUST_SEE]);
-	mind->act_unseen = bool_of(a[ARG_ACT_UNSEEN]);
-	mind->de_radius = bool_of(a[ARG_DE_RADIUS]);
-	mind->de_territory = bool_of(a[ARG_DE_TERRITORY]);
-	mind->de_domain = bool_of(a[ARG_DE_DOMAIN]);
-	mind->de_seen = bool_of(a[ARG_DE_SEEN]);
-	mind->de_still = bool_of(a[ARG_DE_STILL]);
-	mind->de_cant_see = bool_of(a[ARG_DE_CANT_SEE]);
+	mind->states = (animal_states){.active = args.state_active, .knocked_out = args.state_knocked_out,
+			.idle = args.state_idle, .respite = args.state_respite, .avoiding = args.state_avoiding};
+	mind->rules = (mind_rules){.avoid_margin_m = args.avoid_margin_m, .path_radius_m = args.path_radius_m,
+			.wander_arrived_m = args.wander_arrived_m, .still_speed_m_per_s = args.still_speed_m_per_s,
+			.out_of_reach_height_m = args.out_of_reach_height_m, .attack_reach_m = args.attack_reach_m,
+			.attack_interval_s = args.attack_interval_s, .steps_per_second = args.steps_per_second,
+			.retarget_frames = args.retarget_frames};
+	mind->is_predator = args.is_predator;
+	mind->never_activates = args.never_activates;
+	mind->act_territory = args.act_territory;
+	mind->act_must_see = args.act_must_see;
+	mind->act_unseen = args.act_unseen;
+	mind->de_radius = args.de_radius;
+	mind->de_territory = args.de_territory;
+	mind->de_domain = args.de_domain;
+	mind->de_seen = args.de_seen;
+	mind->de_still = args.de_still;
+	mind->de_cant_see = args.de_cant_see;
 	mind->deactivates = mind->de_radius || mind->de_territory || mind->de_domain || mind->de_seen || mind->de_still ||
 			mind->de_cant_see;
-	mind->avoidant = bool_of(a[ARG_AVOIDANT]);
-	mind->random = bool_of(a[ARG_RANDOM]);
-	mind->periodic = bool_of(a[ARG_PERIODIC]);
-	mind->respite = bool_of(a[ARG_RESPITE_TEMPORARY]) ? RESPITE_TEMPORARY
-			: (bool_of(a[ARG_RESPITE_PERMANENT]) ? RESPITE_PERMANENT : RESPITE_NONE);
-	mind->activation_radius_m = real_of(a[ARG_ACTIVATION_RADIUS_M]);
-	mind->deactivation_radius_m = real_of(a[ARG_DEACTIVATION_RADIUS_M]);
-	mind->territory_radius_m = real_of(a[ARG_TERRITORY_RADIUS_M]);
-	mind->respite_s = real_of(a[ARG_RESPITE_S]);
-	mind->home = vector3_of(a[ARG_HOME]);
-	mind->box_position = vector3_of(a[ARG_BOX_POSITION]);
-	mind->box_end = vector3_of(a[ARG_BOX_END]);
-	mind->near_eye_m = real_of(a[ARG_NEAR_EYE_M]);
-	mind->path_angle = real_of(a[ARG_PATH_ANGLE]);
+	mind->avoidant = args.avoidant;
+	mind->random = args.random;
+	mind->periodic = args.periodic;
+	mind->respite = args.respite_temporary ? RESPITE_TEMPORARY : (args.respite_permanent ? RESPITE_PERMANENT : RESPITE_NONE);
+	mind->activation_radius_m = args.activation_radius_m;
+	mind->deactivation_radius_m = args.deactivation_radius_m;
+	mind->territory_radius_m = args.territory_radius_m;
+	mind->respite_s = args.respite_s;
+	mind->home = args.home;
+	mind->box_position = args.box_position;
+	mind->box_end = args.box_end;
+	mind->near_eye_m = args.near_eye_m;
+	mind->path_angle = args.path_angle;
 	mind->state = mind->states.idle;
 	mind->reported_state = -1;
 	mind->respite_frames = 0;

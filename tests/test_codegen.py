@@ -1,10 +1,12 @@
-"""The GDScript constants and docs/spaces.md are generated from the protocol: never stale."""
+"""Generated files (GDScript constants, docs/spaces.md, the animal, food and tool scenes, the items.md tables, the native interface) match their Python sources: never stale."""
+
+import re
 
 import pytest
 
 from avalon import codegen
 from avalon.sim import native_interface, protocol
-from avalon.rules import mechanics
+from avalon.rules import foods, mechanics, tools
 
 
 def test_generated_files_are_up_to_date():
@@ -44,3 +46,76 @@ def test_two_sided_shader_differs_from_the_static_world_shader_only_in_its_cull_
 def test_two_sided_shader_refuses_a_shader_without_the_expected_render_mode():
     with pytest.raises(ValueError, match="render_mode unshaded,"):
         codegen.two_sided_shader("shader_type spatial;\nrender_mode cull_back;\n")
+
+
+def _scene_properties(text):
+    """The root node's properties of a generated item scene, as Python values."""
+    root = text.split('type="RigidBody"]\n', 1)[1].split("\n\n", 1)[0]
+    values = {}
+    for line in root.splitlines():
+        key, value = line.split(" = ", 1)
+        if value.startswith(("Color(", "Vector3(")):
+            numbers = tuple(float(v) for v in value[value.index("(") + 1:value.rindex(")")].split(","))
+            values[key] = numbers[:3]
+        elif value in ("true", "false"):
+            values[key] = value == "true"
+        elif value.startswith('"'):
+            values[key] = value[1:-1]
+        elif value.startswith("ExtResource("):
+            values[key] = value
+        else:
+            values[key] = float(value) if "." in value else int(value)
+    return values
+
+
+def test_every_food_and_tool_scene_holds_its_row_to_the_last_bit():
+    for directory, table, script in ((codegen.FOOD_SCENES_RELATIVE_DIR, foods.FOODS, codegen.FOOD_SCRIPT),
+                                     (codegen.TOOL_SCENES_RELATIVE_DIR, tools.TOOLS, codegen.TOOL_SCRIPT)):
+        scenes = {path.stem for path in (codegen.godot_project_dir() / directory).glob("*.tscn")}
+        assert scenes == set(table), f"{directory}: a scene for each row and no other"
+        for kind, spec in table.items():
+            path = codegen.godot_project_dir() / directory / f"{kind}.tscn"
+            assert path in codegen.generated_files()
+            text = path.read_text()
+            assert f'[ext_resource path="{script}" type="Script" id=1]' in text
+            values = _scene_properties(text)
+            assert values.pop("script") == "ExtResource( 1 )"
+            assert values.pop("mass") == spec.mass_kg
+            expected = {key: (tuple(float(v) for v in value) if isinstance(value, tuple) else value)
+                        for key, value in spec.properties().items()}
+            assert values == expected, kind
+    # The avocado's opening speed is irrational: written to the last bit, not rounded.
+    avocado = _scene_properties((codegen.godot_project_dir() / codegen.FOOD_SCENES_RELATIVE_DIR / "avocado.tscn").read_text())
+    assert avocado["open_speed_m_per_s"] == foods.FOODS["avocado"].open_speed_m_per_s
+
+
+def test_the_items_doc_tables_are_generated_between_their_markers_only():
+    doc = (codegen.repository_dir() / codegen.ITEMS_DOC_RELATIVE_PATH).read_text()
+    for kind in foods.FOOD_KINDS + tools.TOOL_KINDS:
+        assert f"\n| {kind} | " in doc
+    edited = doc.replace(codegen.ITEMS_DOC_END % "foods", "")
+    with pytest.raises(ValueError, match="end of the generated foods table"):
+        codegen.items_doc(edited)
+    # Text around the tables is kept as it is.
+    assert codegen.items_doc("intro\n" + doc + "outro\n") == "intro\n" + doc + "outro\n"
+
+
+def _animal_call_keys(method):
+    """The names animal.gd passes AnimalBody.<method> (the keys of its Dictionary)."""
+    text = (codegen.godot_project_dir() / "entities" / "animals" / "animal.gd").read_text()
+    call = text.split(f'_native_call("{method}", P.ANIMAL_{method.upper()}_ARGUMENTS, {{', 1)[1].split("})", 1)[0]
+    return re.findall(r'^\s*"(\w+)":', call, re.M)
+
+
+@pytest.mark.parametrize("method", sorted(native_interface.METHOD_ARGUMENTS))
+def test_the_set_up_arguments_have_one_order_written_for_both_sides(method):
+    names = [name for name, _ in native_interface.METHOD_ARGUMENTS[method]]
+    gdscript, header = codegen.generate(), codegen.native_interface_header()
+    assert f"const ANIMAL_{method.upper()}_ARGUMENTS = [{', '.join(repr(n).replace(chr(39), chr(34)) for n in names)}]\n" in gdscript
+    for index, (name, kind) in enumerate(native_interface.METHOD_ARGUMENTS[method]):
+        reader = native_interface.ARGUMENT_TYPES[kind][1]
+        assert f"\tout->{name} = {reader}(a[{index}]);\n" in header
+    assert f"\tif (count != {len(names)})\n" in header
+    # animal.gd passes each by name, once, and nothing else.
+    keys = _animal_call_keys(method)
+    assert sorted(keys) == sorted(names) and len(keys) == len(set(keys))

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Mapping, Union
 
 import attr
 
-from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M, MIN_HANGING_STALK_M
-from avalon.rules.tools import TOOL_KINDS, TOOL_SIZE_M
+from avalon.rules.foods import FOOD_KINDS, HANGING_FOOD_CLEARANCE_M, MIN_HANGING_STALK_M, food_spec
+from avalon.rules.tools import tool_spec
 
 if TYPE_CHECKING:
     from avalon.datagen.biomes import BiomeMap
@@ -168,12 +168,11 @@ def tool_entity(kind: str, name: str, ground_position: Vector3, yaw_rad: float =
                 **params: object) -> Entity:
     """A tool of ``kind`` resting on the ground at ``ground_position`` (its centre half its scaled
     height above it); ``params`` may add ``base_color`` or ``mass``."""
-    if kind not in TOOL_SIZE_M:
-        raise ValueError(f"unknown tool kind {kind!r}; known: {TOOL_KINDS}")
+    size = tool_spec(kind).size_m
     if safe_scale <= 0.0:
         raise ValueError(f"safe_scale {safe_scale!r} must be positive")
     x, y, z = _vector3(ground_position)
-    height = TOOL_SIZE_M[kind][1] * safe_scale
+    height = size[1] * safe_scale
     all_params = dict(params)
     if safe_scale != 1.0:
         all_params["safe_scale"] = float(safe_scale)
@@ -190,11 +189,10 @@ def hanging_food_entity(kind: str, name: str, ground_position: Vector3, branch_h
     strikes it at ``mechanics.HANGING_FOOD_KNOCK_SPEED_M_PER_S`` or more; then it falls.
     ``params`` may add any other food property (e.g. ``energy``).
     """
-    if kind not in FOOD_RADIUS_M:
-        raise ValueError(f"unknown food kind {kind!r}; known: {FOOD_KINDS}")
-    if kind == "carrot":
-        raise ValueError("a carrot grows in the ground and cannot hang in a tree; expected another food kind")
-    radius = FOOD_RADIUS_M[kind]
+    food = food_spec(kind)
+    if food.grows_in_ground:
+        raise ValueError(f"a {kind} grows in the ground and cannot hang in a tree; expected another food kind")
+    radius = food.radius_m
     x, ground_y, z = _vector3(ground_position)
     centre_y = ground_y + HANGING_FOOD_CLEARANCE_M + radius
     stalk = float(branch_height_m) - (centre_y + radius)

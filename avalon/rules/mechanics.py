@@ -65,23 +65,10 @@ HIT_MIN_SPEED_M_PER_S = 3.0  # an item striking something this fast counts as a 
 CARRY_ACHIEVEMENT_M = 20.0
 CLIMB_ACHIEVEMENT_M = 2.0
 
-# Food and tools (Appendix A.1, A.3, Table 2).
-# Impact speed is the relative speed of the two bodies along the contact normal just before the
-# physics step in which they touched (see godot/entities/impacts.gd and docs/items.md).
-FIG_SPLATTER_SPEED_M_PER_S = 4.5  # a fig striking anything this fast splatters (drop from ~1 m)
-COCONUT_OPEN_SPEED_M_PER_S = 5.0  # any impact this fast opens a coconut (drop from ~1.25 m)
-ORANGE_OPEN_ROCK_SPEED_M_PER_S = 3.0  # an orange opens only when a rock strikes it this fast
-AVOCADO_OPEN_DROP_HEIGHT_M = 2.0  # an avocado opens when it lands after falling this far
-# Its landing speed from that height, less one step of gravity (the speed a body falling that far
-# is sure to reach at STEPS_PER_SECOND, whatever the phase of the steps): about 5.3 m/s.
-AVOCADO_OPEN_SPEED_M_PER_S = math.sqrt(2.0 * GRAVITY_M_PER_S2 * AVOCADO_OPEN_DROP_HEIGHT_M) - GRAVITY_M_PER_S2 * STEP_SECONDS
-CARROT_BURIED_FRACTION = 0.75  # of the root's length below the ground while it grows
 # Food hanging in a fruit tree stays put until a hand grasps it or something strikes it at least
 # this fast (a thrown item, a swung tool, an animal): a stick swung at a hand's full speed (2 m/s)
-# while standing does; the agent's body and empty hands never knock it down.
+# while standing does; the agent's body and empty hands never knock it down. Impact speed is the
+# relative speed of the two bodies along the contact normal just before the physics step in which
+# they touched (godot/entities/impacts.gd, docs/items.md). Each food's own rules and each tool's
+# size and mass are rows of avalon/rules/foods.py and avalon/rules/tools.py.
 HANGING_FOOD_KNOCK_SPEED_M_PER_S = 1.5
-ROCK_MASS_KG = 0.7  # fist-sized (~0.2 m), thrown; damages (opens oranges) what it hits
-STICK_MASS_KG = 1.0  # ~1 m long, for melee
-STONE_MASS_KG = 10.0  # ~0.4 x 0.3 x 0.4 m, stackable
-BOULDER_MASS_KG = 200.0  # ~1.2 m, above MAX_LIFT_MASS_KG: pushed, never lifted
-LOG_MASS_KG = 30.0  # ~3 m long, carryable (below MAX_LIFT_MASS_KG), bridges gaps

@@ -61,7 +61,7 @@ import attr
 import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
-from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M
+from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, FOODS, FOODS_EASY_TO_HARD
 from avalon.datagen.world import World
 from avalon.tasks import altar as altars
 from avalon.tasks.outdoor import (
@@ -87,21 +87,15 @@ from avalon.tasks.outdoor import (
     tree_behind_food,
 )
 
-#: Food kinds from easy to hard (every kind of ``FOOD_KINDS``): apple is canonical; cherries
-#: come several at once; mulberries are small; a banana gives half the energy; figs splatter;
-#: honeycomb gets dirty on the ground; carrots must be pulled out; coconuts, oranges and avocados
-#: must be opened (by a force, a rock or a drop).
-FOOD_LADDER: tuple[str, ...] = (
-    "apple", "cherry", "mulberry", "banana", "fig", "honeycomb", "carrot", "coconut", "orange", "avocado",
-)
+#: Food kinds from easy to hard (every kind of ``FOOD_KINDS``, by its row's ``difficulty_rank``):
+#: apple is canonical; cherries come several at once; mulberries are small; a banana gives half
+#: the energy; figs splatter; honeycomb gets dirty on the ground; carrots must be pulled out;
+#: coconuts, oranges and avocados must be opened (by a force, a rock or a drop).
+FOOD_LADDER: tuple[str, ...] = FOODS_EASY_TO_HARD
 assert sorted(FOOD_LADDER) == sorted(FOOD_KINDS), "FOOD_LADDER must hold every food kind once"
 
-#: Kinds that grow anywhere (no fruit tree needed).
-GROUND_KINDS = frozenset({"carrot"})
-#: How many cherries make a cluster (inclusive).
-CHERRY_COUNT_RANGE = (2, 4)
-#: Cherries lie this far from the cluster's centre, metres.
-CHERRY_CLUSTER_RADIUS_M = 0.18
+#: Kinds that grow in the ground, anywhere (no fruit tree needed).
+GROUND_KINDS = frozenset(kind for kind, food in FOODS.items() if food.grows_in_ground)
 WORLD_SIZE = "small"
 POINTS_PER_M = 1.0
 #: Full world builds (tree, scenery, checks) tried on one terrain before giving up on it.
@@ -110,15 +104,22 @@ ASSEMBLY_ATTEMPTS = 4
 HANGING_MIN_DIFFICULTY = 0.5
 #: ...with this probability (kinds of ``ALWAYS_HANGING_KINDS`` always hang).
 HANGING_PROBABILITY = 0.5
-#: Honeycomb gets dirty on touching the ground, so it hangs in the tree wherever food may hang (it
-#: is on the ladder only from d = 0.5).
-ALWAYS_HANGING_KINDS = frozenset({"honeycomb"})
+#: Food that gets dirty on touching the ground (honeycomb) hangs in the tree wherever food may hang
+#: (honeycomb is on the ladder only from d = 0.5).
+ALWAYS_HANGING_KINDS = frozenset(kind for kind, food in FOODS.items() if food.dirty_on_ground)
 
 
 def food_kinds(difficulty: float) -> tuple[str, ...]:
     """The kinds eat may use at ``difficulty``: the first ``min(10, 1 + floor(10 d))`` of the ladder."""
     count = min(len(FOOD_LADDER), 1 + int(math.floor(len(FOOD_LADDER) * difficulty)))
     return FOOD_LADDER[:count]
+
+
+def food_count(kind: str, rng: np.random.Generator) -> int:
+    """How many of ``kind`` the world holds: drawn from its row's ``count_range`` (one draw from
+    ``rng``), or its one count without a draw."""
+    low, high = FOODS[kind].count_range
+    return low if low == high else int(rng.integers(low, high + 1))
 
 
 def food_hangs(kind: str, difficulty: float, draw: float) -> bool:
@@ -168,8 +169,8 @@ def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.
         foods.append(
             FoodPlacement(
                 kind=kind,
-                x=centre[0] + CHERRY_CLUSTER_RADIUS_M * math.cos(angle),
-                z=centre[1] + CHERRY_CLUSTER_RADIUS_M * math.sin(angle),
+                x=centre[0] + FOODS[kind].cluster_radius_m * math.cos(angle),
+                z=centre[1] + FOODS[kind].cluster_radius_m * math.sin(angle),
                 yaw_rad=float(rng.uniform(-math.pi, math.pi)),
                 hanging=hanging,
             )
@@ -195,7 +196,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     # Task factors first, from their own stream, so they do not depend on the terrain.
     kinds = food_kinds(difficulty)
     kind = kinds[int(streams.food.integers(len(kinds)))]
-    count = int(streams.food.integers(CHERRY_COUNT_RANGE[0], CHERRY_COUNT_RANGE[1] + 1)) if kind == "cherry" else 1
+    count = food_count(kind, streams.food)
     distance = float(streams.food.uniform(*food_distance_range_m(difficulty)))
     bearing = math.radians(streams.food.uniform(*food_bearing_range_deg(difficulty)))
     bearing *= 1.0 if streams.food.uniform() < 0.5 else -1.0
@@ -289,7 +290,7 @@ def draw_altar(rng: np.random.Generator, kind: str, difficulty: float) -> tuple[
 def footprint_radius_m(kind: str, count: int) -> float:
     """Radius of the disc that holds the food seen from above: one item's radius, or a cluster's."""
     radius = FOOD_RADIUS_M[kind]
-    return radius if count == 1 else CHERRY_CLUSTER_RADIUS_M + radius
+    return radius if count == 1 else FOODS[kind].cluster_radius_m + radius
 
 
 def altar_distance_and_bearing(kind: str, count: int, factors: altars.AltarFactors) -> tuple[float, float]:

@@ -1,18 +1,21 @@
 extends RigidBody
 # A piece of food: a physical body the agent picks up and eats. Its origin is at its centre and
-# `radius` (set by the exporter from avalon/datagen/world.py FOOD_RADIUS_M) bounds it; it rests
-# `radius` above the ground (a carrot's local ground level is y = -radius: its root is below it).
-# Each kind's scene (entities/food/*.tscn) sets its `kind` and look. The rules of the paper's
-# Table 2 are applied here from physics contacts (docs/items.md lists them and their thresholds,
-# which live in avalon/rules/mechanics.py under "Food and tools"):
-#   fig        splatters (inedible) on an impact >= FIG_SPLATTER_SPEED_M_PER_S
-#   coconut    opens (edible) on an impact >= COCONUT_OPEN_SPEED_M_PER_S
-#   orange     opens only when a rock (group "rock") strikes it at >= ORANGE_OPEN_ROCK_SPEED_M_PER_S
-#   avocado    opens when it lands falling at >= AVOCADO_OPEN_SPEED_M_PER_S (a drop of 2 m)
-#   honeycomb  gets dirty (inedible) when it touches the ground (groups "terrain" or "ground")
-#   carrot     grows in the ground, locked in place, until a hand grasps it at its leaves
-# Any kind may hang in a fruit tree (`hanging`, set by the generator): locked in place like a
-# growing carrot, until a hand grasps it or something strikes it at HANGING_FOOD_KNOCK_SPEED_M_PER_S
+# `radius` bounds it; it rests `radius` above the ground (a buried food's local ground level is
+# y = -radius: its root is below it). Each kind's scene (entities/food/<kind>.tscn, generated from
+# its row of avalon/rules/foods.py) sets every property below; a world may override any of them.
+# The rules of the paper's Table 2 are data of a few kinds, applied here from physics contacts
+# (docs/items.md lists each food's; this script never branches on the food's name):
+#   splatter_speed_m_per_s > 0   splatters (inedible) on an impact at least that fast
+#   opening "impact"             inedible until an impact >= open_speed_m_per_s opens it (only from
+#                                a body in group `opened_by` when that is set, e.g. "rock")
+#   opening "fall"               inedible until it lands falling (its own downward speed) at
+#                                >= open_speed_m_per_s
+#   dirty_on_ground              gets dirty (inedible) when it touches the ground (groups "terrain"
+#                                or "ground")
+#   buried_fraction > 0          grows in the ground, locked in place, until a hand grasps it at its
+#                                leaves (look "root")
+# Any food may hang in a fruit tree (`hanging`, set by the generator): locked in place like a
+# growing root, until a hand grasps it or something strikes it at HANGING_FOOD_KNOCK_SPEED_M_PER_S
 # or more (a thrown item or an animal, from the physics contacts; a swung tool calls on_hit); then
 # it drops from where it hung and the rules above apply to its fall.
 # The agent side (godot/agent) calls is_edible, can_grasp_at, on_grasped, on_released; held tools
@@ -21,16 +24,22 @@ extends RigidBody
 const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
 
-const OPENED_KINDS = ["coconut", "orange", "avocado"]
-
 export var kind = ""
 export var radius = 0.15
 export var color = Color(0.8, 0.1, 0.1)
 export var changed_color = Color(0.5, 0.5, 0.5)  # splattered, opened or dirty
 export var energy = 1.0
-export(String, "sphere", "elongated", "hexagon", "root") var look = "sphere"
-export var stem_color = Color(0.35, 0.25, 0.1)
+export var look = "sphere"  # avalon/rules/foods.py: LOOKS
+export var stem_color = Color(0.35, 0.25, 0.1)  # also its leaves, its stalk when hanging and its pit
 export var stem_length = 0.3  # relative to the radius; 0 for none
+# Its rule (see above).
+export var splatter_speed_m_per_s = 0.0  # 0: it never splatters
+export var opening = "none"  # avalon/rules/foods.py: OPENINGS
+export var open_speed_m_per_s = 0.0
+export var opened_by = ""  # a group ("rock"); "": any body
+export var pit_when_opened = false
+export var dirty_on_ground = false
+export var buried_fraction = 0.0  # of its root's length below the ground while it grows
 # Asleep, it stays where the generator put it (even on a slope or hanging in a tree) until
 # something touches it; awake, it falls at once.
 export var start_asleep = true
@@ -42,7 +51,7 @@ export var stalk_length_m = 0.0
 var splattered = false
 var opened = false
 var dirty = false
-var in_ground = false  # a carrot until it is grasped
+var in_ground = false  # a buried food until it is grasped
 var impacts = Impacts.new()
 var _stem = null
 var _stalk = null  # the hanging stalk: it stays with the tree, so it goes when the food falls
@@ -55,7 +64,7 @@ func _ready():
 	contacts_reported = 4
 	continuous_cd = true
 	sleeping = start_asleep
-	in_ground = kind == "carrot"
+	in_ground = buried_fraction > 0.0
 	if in_ground or hanging:
 		_set_locked(true)
 	if hanging and stalk_length_m > 0.0:
@@ -67,7 +76,7 @@ func _ready():
 		_stem.translation = Vector3(0, radius * (0.8 + stem_length / 2.0), 0)
 		add_child(_stem)
 	if look == "root":
-		_build_carrot()
+		_build_root()
 	else:
 		var shape = SphereShape.new()
 		shape.radius = radius
@@ -76,18 +85,18 @@ func _ready():
 
 
 func is_opened():
-	return opened or not OPENED_KINDS.has(kind)
+	return opened or opening == "none"
 
 
 func is_edible():
 	return is_opened() and not splattered and not dirty
 
 
-# A carrot is held only by its leaves (its top, above the crown); everything else anywhere.
+# A buried food is held only by its leaves (its top, above the crown); everything else anywhere.
 func can_grasp_at(world_position):
-	if look != "root":
+	if buried_fraction <= 0.0:
 		return true
-	return to_local(world_position).y >= _carrot_crown_y()
+	return to_local(world_position).y >= _root_crown_y()
 
 
 func on_grasped():
@@ -140,32 +149,30 @@ func _integrate_forces(state):
 	var changed = false
 	for contact in contacts:
 		var collider = contact.collider
-		match kind:
-			"fig":
-				if not splattered and contact.speed >= P.FIG_SPLATTER_SPEED_M_PER_S:
-					splattered = true
-					changed = true
-			"coconut":
-				if not opened and contact.speed >= P.COCONUT_OPEN_SPEED_M_PER_S:
-					opened = true
-					changed = true
-			"orange":
-				if not opened and collider != null and collider.is_in_group("rock") \
-						and contact.speed >= P.ORANGE_OPEN_ROCK_SPEED_M_PER_S:
-					opened = true
-					changed = true
-			"avocado":
-				if not opened and -contact.own_velocity.y >= P.AVOCADO_OPEN_SPEED_M_PER_S:
-					opened = true
-					changed = true
-			"honeycomb":
-				if not dirty and collider != null and (collider.is_in_group("terrain") or collider.is_in_group("ground")):
-					dirty = true
-					changed = true
+		if splatter_speed_m_per_s > 0.0 and not splattered and contact.speed >= splatter_speed_m_per_s:
+			splattered = true
+			changed = true
+		if opening != "none" and not opened and _opens(contact):
+			opened = true
+			changed = true
+		if dirty_on_ground and not dirty and collider != null \
+				and (collider.is_in_group("terrain") or collider.is_in_group("ground")):
+			dirty = true
+			changed = true
 	if changed:
 		if opened:
 			add_to_group("opened_food")  # the agent's open_food achievement looks for this group
 		call_deferred("_update_look")
+
+
+# Whether `contact` opens it: an impact (from a body in group `opened_by`, if set) or its landing
+# (its own downward speed), at least open_speed_m_per_s fast.
+func _opens(contact):
+	if opening == "fall":
+		return -contact.own_velocity.y >= open_speed_m_per_s
+	if opened_by != "" and (contact.collider == null or not contact.collider.is_in_group(opened_by)):
+		return false
+	return contact.speed >= open_speed_m_per_s
 
 
 func _set_locked(locked):
@@ -176,19 +183,19 @@ func _set_locked(locked):
 		sleeping = false
 
 
-# The carrot's geometry: its root is CARROT_BURIED_FRACTION below the local ground (y = -radius),
-# its leaves stand above the crown.
-func _carrot_root_length():
+# A buried food's geometry (a carrot): `buried_fraction` of its root is below the local ground
+# (y = -radius), its leaves stand above the crown.
+func _root_length():
 	return radius * 1.6
 
 
-func _carrot_crown_y():
-	return -radius + (1.0 - P.CARROT_BURIED_FRACTION) * _carrot_root_length()
+func _root_crown_y():
+	return -radius + (1.0 - buried_fraction) * _root_length()
 
 
-func _build_carrot():
-	var crown = _carrot_crown_y()
-	var length = _carrot_root_length()
+func _build_root():
+	var crown = _root_crown_y()
+	var length = _root_length()
 	var shape = CylinderShape.new()
 	shape.radius = radius * 0.35
 	shape.height = radius - (crown - length)
@@ -227,7 +234,7 @@ func _cylinder(cylinder_radius, height, cylinder_color):
 
 func _update_look():
 	var body_mesh
-	var changed = splattered or dirty or (opened and OPENED_KINDS.has(kind))
+	var changed = splattered or dirty or opened
 	$Mesh.transform = Transform()
 	match look:
 		"elongated":  # a banana: a long thin capsule lying along x
@@ -248,10 +255,10 @@ func _update_look():
 			body_mesh = CylinderMesh.new()
 			body_mesh.top_radius = radius * 0.35
 			body_mesh.bottom_radius = 0.0
-			body_mesh.height = _carrot_root_length()
+			body_mesh.height = _root_length()
 			body_mesh.radial_segments = 6
 			body_mesh.rings = 1
-			$Mesh.translation = Vector3(0, _carrot_crown_y() - body_mesh.height / 2.0, 0)
+			$Mesh.translation = Vector3(0, _root_crown_y() - body_mesh.height / 2.0, 0)
 		_:
 			body_mesh = SphereMesh.new()
 			body_mesh.radius = radius
@@ -261,10 +268,10 @@ func _update_look():
 	if splattered:  # squashed flat on what it hit
 		$Mesh.scale = Vector3(1.5, 0.3, 1.5)
 		$Mesh.translation = Vector3(0, -0.7 * radius, 0)
-	elif opened and OPENED_KINDS.has(kind):  # split open: the flesh shows
+	elif opened:  # split open: the flesh shows
 		$Mesh.scale = Vector3(1.1, 0.6, 1.1)
 		$Mesh.translation = Vector3(0, -0.4 * radius, 0)
-		if kind == "avocado" and get_node_or_null("Pit") == null:
+		if pit_when_opened and get_node_or_null("Pit") == null:
 			var pit = SphereMesh.new()
 			pit.radius = radius * 0.4
 			pit.height = radius * 0.8

@@ -191,18 +191,7 @@ const THROW_MIN_SPEED_M_PER_S = 1.5
 const HIT_MIN_SPEED_M_PER_S = 3.0
 const CARRY_ACHIEVEMENT_M = 20.0
 const CLIMB_ACHIEVEMENT_M = 2.0
-const FIG_SPLATTER_SPEED_M_PER_S = 4.5
-const COCONUT_OPEN_SPEED_M_PER_S = 5.0
-const ORANGE_OPEN_ROCK_SPEED_M_PER_S = 3.0
-const AVOCADO_OPEN_DROP_HEIGHT_M = 2.0
-const AVOCADO_OPEN_SPEED_M_PER_S = 5.324555320336759
-const CARROT_BURIED_FRACTION = 0.75
 const HANGING_FOOD_KNOCK_SPEED_M_PER_S = 1.5
-const ROCK_MASS_KG = 0.7
-const STICK_MASS_KG = 1.0
-const STONE_MASS_KG = 10.0
-const BOULDER_MASS_KG = 200.0
-const LOG_MASS_KG = 30.0
 
 # Animals (avalon/rules/animals.py; per-species rules are in entities/animals/<species>.tscn)
 const FAST_SPEED_M_PER_S = 6.0
@@ -255,3 +244,6 @@ const ASK_SEES_ME = 1
 const ASK_SEES_AGENT = 2
 const ASK_LINE_TO_HEAD = 3
 const ASK_NEW_TARGET = 4
+# The names of each set-up method's arguments, in the order the native library reads them
+const ANIMAL_SETUP_ARGUMENTS = ["terrain", "flies", "can_climb", "half_height_m", "fly_height_m", "idle_speed_m_per_s", "active_speed_m_per_s", "shore_m", "reach_m", "max_slope", "origin", "yaw", "dt", "water_lookahead_s", "max_walk_slope", "height_bound_tolerance_m", "gravity_m_per_s2", "climb_speed_factor", "obstacle_margin_m", "face_min_speed_m_per_s", "cos_face_min_turn", "attack_reach_radius_m", "agent_radius_m", "agent_height_m", "chase_stop_gap_m", "node", "eye_near_sq"]
+const ANIMAL_SETUP_MIND_ARGUMENTS = ["answers", "state_active", "state_knocked_out", "state_idle", "state_respite", "state_avoiding", "avoid_margin_m", "path_radius_m", "wander_arrived_m", "still_speed_m_per_s", "out_of_reach_height_m", "attack_reach_m", "attack_interval_s", "steps_per_second", "retarget_frames", "is_predator", "never_activates", "act_territory", "act_must_see", "act_unseen", "de_radius", "de_territory", "de_domain", "de_seen", "de_still", "de_cant_see", "avoidant", "random", "periodic", "respite_temporary", "respite_permanent", "activation_radius_m", "deactivation_radius_m", "territory_radius_m", "respite_s", "home", "box_position", "box_end", "near_eye_m", "path_angle"]

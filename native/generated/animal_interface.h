@@ -2,6 +2,11 @@
 #ifndef AVALON_ANIMAL_INTERFACE_H
 #define AVALON_ANIMAL_INTERFACE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../godot.h"
+
 /* What an animal's step leaves to its script (animal.gd), bits. */
 enum {
 	MOVE_REFUSED = 1,
@@ -21,5 +26,161 @@ enum {
 	ASK_LINE_TO_HEAD = 3,
 	ASK_NEW_TARGET = 4,
 };
+
+/* setup's arguments (animal.gd passes them by name: ANIMAL_SETUP_ARGUMENTS). */
+typedef struct {
+	void *terrain;
+	bool flies;
+	bool can_climb;
+	double half_height_m;
+	double fly_height_m;
+	double idle_speed_m_per_s;
+	double active_speed_m_per_s;
+	double shore_m;
+	double reach_m;
+	double max_slope;
+	gdn_vector3 origin;
+	double yaw;
+	double dt;
+	double water_lookahead_s;
+	double max_walk_slope;
+	double height_bound_tolerance_m;
+	double gravity_m_per_s2;
+	double climb_speed_factor;
+	double obstacle_margin_m;
+	double face_min_speed_m_per_s;
+	double cos_face_min_turn;
+	double attack_reach_radius_m;
+	double agent_radius_m;
+	double agent_height_m;
+	double chase_stop_gap_m;
+	gdn_object *node;
+	double eye_near_sq;
+} setup_arguments;
+
+/* Reads the 27 arguments of setup into `out`; false if there are not as many. */
+static inline bool read_setup_arguments(int count, gdn_variant **a, setup_arguments *out) {
+	if (count != 27)
+		return false;
+	out->terrain = native_instance_of(a[0]);
+	out->flies = bool_of(a[1]);
+	out->can_climb = bool_of(a[2]);
+	out->half_height_m = real_of(a[3]);
+	out->fly_height_m = real_of(a[4]);
+	out->idle_speed_m_per_s = real_of(a[5]);
+	out->active_speed_m_per_s = real_of(a[6]);
+	out->shore_m = real_of(a[7]);
+	out->reach_m = real_of(a[8]);
+	out->max_slope = real_of(a[9]);
+	out->origin = vector3_of(a[10]);
+	out->yaw = real_of(a[11]);
+	out->dt = real_of(a[12]);
+	out->water_lookahead_s = real_of(a[13]);
+	out->max_walk_slope = real_of(a[14]);
+	out->height_bound_tolerance_m = real_of(a[15]);
+	out->gravity_m_per_s2 = real_of(a[16]);
+	out->climb_speed_factor = real_of(a[17]);
+	out->obstacle_margin_m = real_of(a[18]);
+	out->face_min_speed_m_per_s = real_of(a[19]);
+	out->cos_face_min_turn = real_of(a[20]);
+	out->attack_reach_radius_m = real_of(a[21]);
+	out->agent_radius_m = real_of(a[22]);
+	out->agent_height_m = real_of(a[23]);
+	out->chase_stop_gap_m = real_of(a[24]);
+	out->node = object_of(a[25]);
+	out->eye_near_sq = real_of(a[26]);
+	return true;
+}
+
+/* setup_mind's arguments (animal.gd passes them by name: ANIMAL_SETUP_MIND_ARGUMENTS). */
+typedef struct {
+	gdn_object *answers;
+	int64_t state_active;
+	int64_t state_knocked_out;
+	int64_t state_idle;
+	int64_t state_respite;
+	int64_t state_avoiding;
+	double avoid_margin_m;
+	double path_radius_m;
+	double wander_arrived_m;
+	double still_speed_m_per_s;
+	double out_of_reach_height_m;
+	double attack_reach_m;
+	double attack_interval_s;
+	double steps_per_second;
+	int64_t retarget_frames;
+	bool is_predator;
+	bool never_activates;
+	bool act_territory;
+	bool act_must_see;
+	bool act_unseen;
+	bool de_radius;
+	bool de_territory;
+	bool de_domain;
+	bool de_seen;
+	bool de_still;
+	bool de_cant_see;
+	bool avoidant;
+	bool random;
+	bool periodic;
+	bool respite_temporary;
+	bool respite_permanent;
+	double activation_radius_m;
+	double deactivation_radius_m;
+	double territory_radius_m;
+	double respite_s;
+	gdn_vector3 home;
+	gdn_vector3 box_position;
+	gdn_vector3 box_end;
+	double near_eye_m;
+	double path_angle;
+} setup_mind_arguments;
+
+/* Reads the 40 arguments of setup_mind into `out`; false if there are not as many. */
+static inline bool read_setup_mind_arguments(int count, gdn_variant **a, setup_mind_arguments *out) {
+	if (count != 40)
+		return false;
+	out->answers = object_of(a[0]);
+	out->state_active = int_of(a[1]);
+	out->state_knocked_out = int_of(a[2]);
+	out->state_idle = int_of(a[3]);
+	out->state_respite = int_of(a[4]);
+	out->state_avoiding = int_of(a[5]);
+	out->avoid_margin_m = real_of(a[6]);
+	out->path_radius_m = real_of(a[7]);
+	out->wander_arrived_m = real_of(a[8]);
+	out->still_speed_m_per_s = real_of(a[9]);
+	out->out_of_reach_height_m = real_of(a[10]);
+	out->attack_reach_m = real_of(a[11]);
+	out->attack_interval_s = real_of(a[12]);
+	out->steps_per_second = real_of(a[13]);
+	out->retarget_frames = int_of(a[14]);
+	out->is_predator = bool_of(a[15]);
+	out->never_activates = bool_of(a[16]);
+	out->act_territory = bool_of(a[17]);
+	out->act_must_see = bool_of(a[18]);
+	out->act_unseen = bool_of(a[19]);
+	out->de_radius = bool_of(a[20]);
+	out->de_territory = bool_of(a[21]);
+	out->de_domain = bool_of(a[22]);
+	out->de_seen = bool_of(a[23]);
+	out->de_still = bool_of(a[24]);
+	out->de_cant_see = bool_of(a[25]);
+	out->avoidant = bool_of(a[26]);
+	out->random = bool_of(a[27]);
+	out->periodic = bool_of(a[28]);
+	out->respite_temporary = bool_of(a[29]);
+	out->respite_permanent = bool_of(a[30]);
+	out->activation_radius_m = real_of(a[31]);
+	out->deactivation_radius_m = real_of(a[32]);
+	out->territory_radius_m = real_of(a[33]);
+	out->respite_s = real_of(a[34]);
+	out->home = vector3_of(a[35]);
+	out->box_position = vector3_of(a[36]);
+	out->box_end = vector3_of(a[37]);
+	out->near_eye_m = real_of(a[38]);
+	out->path_angle = real_of(a[39]);
+	return true;
+}
 
 #endif

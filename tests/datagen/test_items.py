@@ -6,7 +6,7 @@ import pytest
 
 from avalon.datagen.export import ENTITY_SCENES, world_scene_text
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
-from avalon.rules.foods import FOOD_KINDS
+from avalon.rules.foods import FOOD_KINDS, FOODS
 from avalon.rules.tools import TOOL_KINDS, TOOL_MASS_KG, TOOL_SIZE_M
 from avalon.rules import mechanics
 from avalon.sim.paths import godot_project_dir
@@ -97,9 +97,15 @@ def test_eat_places_carrots_without_trees_and_every_food_kind_on_the_ladder():
 
 def test_food_thresholds_are_ordered_as_documented():
     # A fig splatters from a lower drop than opens a coconut; an avocado needs the highest drop.
-    assert mechanics.FIG_SPLATTER_SPEED_M_PER_S < mechanics.COCONUT_OPEN_SPEED_M_PER_S < mechanics.AVOCADO_OPEN_SPEED_M_PER_S
-    assert mechanics.ORANGE_OPEN_ROCK_SPEED_M_PER_S == mechanics.HIT_MIN_SPEED_M_PER_S
-    assert 0.5 < mechanics.CARROT_BURIED_FRACTION < 1.0
+    # (The thresholds are the rows' of avalon/rules/foods.py, no longer mechanics constants.)
+    FIG_SPLATTER_SPEED_M_PER_S = FOODS["fig"].splatter_speed_m_per_s
+    COCONUT_OPEN_SPEED_M_PER_S = FOODS["coconut"].open_speed_m_per_s
+    AVOCADO_OPEN_SPEED_M_PER_S = FOODS["avocado"].open_speed_m_per_s
+    ORANGE_OPEN_ROCK_SPEED_M_PER_S = FOODS["orange"].open_speed_m_per_s
+    CARROT_BURIED_FRACTION = FOODS["carrot"].buried_fraction
+    assert FIG_SPLATTER_SPEED_M_PER_S < COCONUT_OPEN_SPEED_M_PER_S < AVOCADO_OPEN_SPEED_M_PER_S
+    assert ORANGE_OPEN_ROCK_SPEED_M_PER_S == mechanics.HIT_MIN_SPEED_M_PER_S
+    assert 0.5 < CARROT_BURIED_FRACTION < 1.0
 
 
 def test_hanging_food_is_exported_with_its_stalk_up_to_the_branch():

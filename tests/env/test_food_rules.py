@@ -78,7 +78,7 @@ def _rest_point(name):
 def food_frames(tmp_path_factory):
     entities = [_food(name, kind, x, height) for name, (kind, x, height) in FOODS.items()]
     orange_x = FOODS["orange_rock"][1]
-    # A rock 1.7 m above the orange's top: it strikes at ~5.8 m/s, above ORANGE_OPEN_ROCK_SPEED.
+    # A rock 1.7 m above the orange's top: it strikes at ~5.8 m/s, above the orange's open_speed_m_per_s.
     entities.append(tool_entity("rock", "rock", (orange_x, 2.0, ROW_Z)))
     # Awake from the start: only its being rooted keeps it from falling into (or being pushed out of) the ground.
     entities.append(_food("carrot", "carrot", CARROT_X, 0.0, z=CARROT_Z, start_asleep=False))
@@ -162,7 +162,7 @@ def test_an_orange_opens_when_a_rock_hits_it_but_not_when_dropped(food_frames):
     before, after = (food_frames[f][horizon + 2:, right:].astype(int) for f in (0, FRAMES))
     pith = lambda rgb: (rgb[..., 2] > 140) & (rgb[..., 0] > rgb[..., 2] + 20) & (rgb[..., 1] > rgb[..., 2] + 10)
     assert np.count_nonzero(pith(after) & ~pith(before)) >= 6
-    # A 3 m drop (far above ORANGE_OPEN_ROCK_SPEED) does not open an orange: only rocks do.
+    # A 3 m drop (far above the orange's open_speed_m_per_s) does not open an orange: only rocks do.
     dropped = _state(food_frames, "orange_dropped")
     assert dropped["orange"] >= 10 and dropped["pith"] == 0, dropped
 

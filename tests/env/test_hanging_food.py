@@ -214,7 +214,7 @@ def test_a_rock_thrown_up_at_a_hanging_fruit_knocks_it_down_under_the_tree(env, 
     assert len(landed) >= 10, f"no {kind} on the ground under where it hung"
     assert np.hypot(*(landed.mean(axis=0) - ground)[[0, 2]]) < 0.6  # under the tree: its canopy reaches 3 m
     assert landed[:, 1].max() < GROUND_M + 2 * FOOD_RADIUS_M[kind] + 0.1
-    if kind == "fig":  # it fell 2.1 m: it landed at ~6.5 m/s, over FIG_SPLATTER_SPEED: a red smear, no purple fig
+    if kind == "fig":  # it fell 2.1 m: it landed at ~6.5 m/s, over the fig's splatter_speed_m_per_s: a red smear, no purple fig
         assert len(_near(purple, ground, 1.0)) == 0
     for _ in range(3):  # look up again: nothing hangs there any more
         run.step(head_rotation=[0.55, 0, 0])
@@ -223,7 +223,7 @@ def test_a_rock_thrown_up_at_a_hanging_fruit_knocks_it_down_under_the_tree(env, 
 
 def test_a_coconut_knocked_out_of_its_tree_opens_in_the_fall_and_is_then_eaten(env, tmp_path):
     # Hanging, it is closed (and cannot be eaten: see the picking test); its 2.1 m fall opens it
-    # (COCONUT_OPEN_SPEED_M_PER_S), and the agent picks it up from the ground and eats it.
+    # (its row's open_speed_m_per_s), and the agent picks it up from the ground and eats it.
     run = Run(env, _knock_world(tmp_path, "coconut"))
     _take_the_rock_under_the_fruit(run)
     run.step(jump=1, right_hand_position=[0, 1, 0])

@@ -350,27 +350,100 @@ func _new_target():
 
 # The manager hands over the world's terrain node (or null: flat ground, every step by physics)
 # before the first step; the animal's body (AnimalBody) moves on its surface and runs its state
-# machine. Returns "" or what went wrong.
+# machine. Each set-up method takes one Dictionary keyed by the argument names of
+# avalon/sim/native_interface.py, which _native_call puts in the order the library reads them.
+# Returns "" or what went wrong.
 func set_terrain(node):
 	_body = AnimalBody.new()
-	var ready = _body.setup(node.sampler if node != null else null, _flies, can_climb, half_height, fly_height_m,
-			idle_speed_m_per_s, active_speed_m_per_s, water_height_m + WATER_MARGIN_M, _reach,
-			node.max_slope if node != null else 0.0, home, transform.basis.get_euler().y,
-			DT, WATER_LOOKAHEAD_S, MAX_WALK_SLOPE, HEIGHT_BOUND_TOLERANCE_M, GRAVITY_M_PER_S2, CLIMB_SPEED_FACTOR,
-			OBSTACLE_MARGIN_M, FACE_MIN_SPEED_M_PER_S, COS_FACE_MIN_TURN, reach_radius, BODY_RADIUS_M, BODY_HEIGHT_M,
-			CHASE_STOP_GAP_M, self, _far_eye_sq)
+	var problem = _native_call("setup", P.ANIMAL_SETUP_ARGUMENTS, {
+		"terrain": node.sampler if node != null else null,
+		"flies": _flies,
+		"can_climb": can_climb,
+		"half_height_m": half_height,
+		"fly_height_m": fly_height_m,
+		"idle_speed_m_per_s": idle_speed_m_per_s,
+		"active_speed_m_per_s": active_speed_m_per_s,
+		"shore_m": water_height_m + WATER_MARGIN_M,
+		"reach_m": _reach,
+		"max_slope": node.max_slope if node != null else 0.0,
+		"origin": home,
+		"yaw": transform.basis.get_euler().y,
+		"dt": DT,
+		"water_lookahead_s": WATER_LOOKAHEAD_S,
+		"max_walk_slope": MAX_WALK_SLOPE,
+		"height_bound_tolerance_m": HEIGHT_BOUND_TOLERANCE_M,
+		"gravity_m_per_s2": GRAVITY_M_PER_S2,
+		"climb_speed_factor": CLIMB_SPEED_FACTOR,
+		"obstacle_margin_m": OBSTACLE_MARGIN_M,
+		"face_min_speed_m_per_s": FACE_MIN_SPEED_M_PER_S,
+		"cos_face_min_turn": COS_FACE_MIN_TURN,
+		"attack_reach_radius_m": reach_radius,
+		"agent_radius_m": BODY_RADIUS_M,
+		"agent_height_m": BODY_HEIGHT_M,
+		"chase_stop_gap_m": CHASE_STOP_GAP_M,
+		"node": self,
+		"eye_near_sq": _far_eye_sq,
+	})
+	if problem != "":
+		return problem
 	_answers = funcref(self, "_answer")
-	ready = ready and _body.setup_mind(_answers,
-			STATE_ACTIVE, STATE_KNOCKED_OUT, STATE_IDLE, STATE_RESPITE, STATE_AVOIDING,
-			AVOID_MARGIN_M, PATH_RADIUS_M, ARRIVED_M, STILL_SPEED_M_PER_S, OUT_OF_REACH_HEIGHT_M,
-			ATTACK_REACH_M, P.ATTACK_INTERVAL_S, STEPS_PER_SECOND, RETARGET_FRAMES,
-			is_predator, _never_activates, _act_territory, _act_must_see, _act_unseen,
-			_de_radius, _de_territory, _de_domain, _de_seen, _de_still, _de_cant_see,
-			_avoidant, _random, _periodic, respite == "temporary", respite == "permanent",
-			activation_radius_m, deactivation_radius_m, territory_radius_m, respite_s,
-			home, _mesh_box.position, _mesh_box.end, _near_eye_m, _path_angle)
-	if not ready:
-		return "the native AnimalBody refused the setup of %s: %s" % [name, NATIVE_LIBRARY_STALE]
+	return _native_call("setup_mind", P.ANIMAL_SETUP_MIND_ARGUMENTS, {
+		"answers": _answers,
+		"state_active": STATE_ACTIVE,
+		"state_knocked_out": STATE_KNOCKED_OUT,
+		"state_idle": STATE_IDLE,
+		"state_respite": STATE_RESPITE,
+		"state_avoiding": STATE_AVOIDING,
+		"avoid_margin_m": AVOID_MARGIN_M,
+		"path_radius_m": PATH_RADIUS_M,
+		"wander_arrived_m": ARRIVED_M,
+		"still_speed_m_per_s": STILL_SPEED_M_PER_S,
+		"out_of_reach_height_m": OUT_OF_REACH_HEIGHT_M,
+		"attack_reach_m": ATTACK_REACH_M,
+		"attack_interval_s": P.ATTACK_INTERVAL_S,
+		"steps_per_second": STEPS_PER_SECOND,
+		"retarget_frames": RETARGET_FRAMES,
+		"is_predator": is_predator,
+		"never_activates": _never_activates,
+		"act_territory": _act_territory,
+		"act_must_see": _act_must_see,
+		"act_unseen": _act_unseen,
+		"de_radius": _de_radius,
+		"de_territory": _de_territory,
+		"de_domain": _de_domain,
+		"de_seen": _de_seen,
+		"de_still": _de_still,
+		"de_cant_see": _de_cant_see,
+		"avoidant": _avoidant,
+		"random": _random,
+		"periodic": _periodic,
+		"respite_temporary": respite == "temporary",
+		"respite_permanent": respite == "permanent",
+		"activation_radius_m": activation_radius_m,
+		"deactivation_radius_m": deactivation_radius_m,
+		"territory_radius_m": territory_radius_m,
+		"respite_s": respite_s,
+		"home": home,
+		"box_position": _mesh_box.position,
+		"box_end": _mesh_box.end,
+		"near_eye_m": _near_eye_m,
+		"path_angle": _path_angle,
+	})
+
+
+# Calls its body's `method` with `arguments` (keyed by the generated `names`) in their order.
+# Returns "" or what went wrong.
+func _native_call(method, names, arguments):
+	var ordered = []
+	for argument in names:
+		if not arguments.has(argument):
+			return "animal.gd passes AnimalBody.%s no %s (avalon/sim/native_interface.py)" % [method, argument]
+		ordered.append(arguments[argument])
+	if arguments.size() != names.size():
+		return "animal.gd passes AnimalBody.%s arguments it does not take: %s (avalon/sim/native_interface.py: %s)" \
+				% [method, arguments.keys(), names]
+	if not _body.callv(method, ordered):
+		return "the native AnimalBody refused the %s of %s: %s" % [method, name, NATIVE_LIBRARY_STALE]
 	return ""
 
 

@@ -1,10 +1,12 @@
 extends RigidBody
 # An item of the paper's Appendix A.1/E.5 the agent can use: rock (thrown; opens oranges),
 # stick (melee), stone (stackable), boulder (too heavy to lift: pushed) and log (carried to bridge
-# gaps). Its origin is at its centre; it rests half its height above the ground. Groups: "tool",
-# "graspable" and its kind. Per-instance params from the world file: `safe_scale` (uniform scale
-# of the shape and mesh; bodies themselves are never scaled, which Bullet does not support),
-# `base_color` and `mass`. Sizes and masses: docs/items.md and avalon/datagen/world.py.
+# gaps). Each kind's scene (entities/tools/<kind>.tscn, generated from its row of
+# avalon/rules/tools.py) sets its size, mass, colour and how it is built (`shape_kind`,
+# `mesh_sides`, ...); this script never branches on the tool's name. Its origin is at its centre;
+# it rests half its height above the ground. Groups: "tool", "graspable" and its kind.
+# Per-instance params from the world file: `safe_scale` (uniform scale of the shape and mesh;
+# bodies themselves are never scaled, which Bullet does not support), `base_color` and `mass`.
 # Low-poly flat-shaded meshes with vertex colours: cheap under a software renderer.
 # Hits on animals (docs/animals.md): a tool striking an animal (group "animals") at an impact
 # speed of HIT_MIN_SPEED_M_PER_S or more counts as a hit on it: thrown or dropped, from the
@@ -19,10 +21,16 @@ const P = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
 const SWING_MARGIN_M = 0.1
 
-export(String, "rock", "stick", "stone", "boulder", "log") var kind = "rock"
+export var kind = ""
 export var size = Vector3(0.2, 0.14, 0.2)  # bounding box at safe_scale 1, metres
 export var safe_scale = 1.0
 export var base_color = Color(0.5, 0.5, 0.5)
+# How it is built (avalon/rules/tools.py: SHAPES): "box" (stacks), "beam" (a prism lying along z
+# that collides as a box) or "lump" (an irregular prism with a flat base, its convex hull).
+export var shape_kind = "lump"
+export var mesh_sides = 5
+export var continuous_collision = false  # small fast items (thrown, swung)
+export var support_box = false  # a box in the lower half of a lump to stand on (see _base_box)
 
 var last_hit_speed = 0.0  # impact speed (see impacts.gd) of the latest thing this struck
 var last_hit_body = null
@@ -37,21 +45,20 @@ func _ready():
 	add_to_group(kind)
 	contact_monitor = true
 	contacts_reported = 4
-	continuous_cd = kind == "rock" or kind == "stick"
+	continuous_cd = continuous_collision
 	var dimensions = size * safe_scale
 	var mesh_instance = MeshInstance.new()
 	mesh_instance.name = "Mesh"
 	var shape_node = CollisionShape.new()
 	shape_node.name = "Shape"
-	match kind:
-		"stone":  # box-ish, flat faces so stones stack
+	match shape_kind:
+		"box":  # flat faces so stones stack
 			var box = BoxShape.new()
 			box.extents = dimensions / 2.0
 			shape_node.shape = box
-			mesh_instance.mesh = _prism_mesh(4, dimensions, 0.0, [1.0, 1.0, 1.0])
-		"stick", "log":  # a prism lying along z on one of its faces; a box to collide (see below)
-			var segments = 5 if kind == "stick" else 7
-			mesh_instance.mesh = _prism_mesh(segments, Vector3(dimensions.x, dimensions.z, dimensions.x), 0.0, [1.0, 1.0, 1.0], true)
+			mesh_instance.mesh = _prism_mesh(mesh_sides, dimensions, 0.0, [1.0, 1.0, 1.0])
+		"beam":  # a prism lying along z on one of its faces; a box to collide (see below)
+			mesh_instance.mesh = _prism_mesh(mesh_sides, Vector3(dimensions.x, dimensions.z, dimensions.x), 0.0, [1.0, 1.0, 1.0], true)
 			mesh_instance.rotation = Vector3(PI / 2.0, 0, 0)
 			# Bullet at 10 steps/s lets a cylinder (or a thin convex hull) lying on the ground roll
 			# and sink through it; box-box contacts hold. Bullet shrinks a box by its margin, so a
@@ -60,15 +67,16 @@ func _ready():
 			beam.extents = dimensions / 2.0
 			beam.margin = min(beam.margin, dimensions.x / 4.0)
 			shape_node.shape = beam
-		_:  # rock and boulder: an irregular low-poly lump with a flat base
-			var segments = 5 if kind == "rock" else 7
-			var mesh = _prism_mesh(segments, dimensions, 0.5, [0.8, 1.0, 0.55])
+		"lump":  # rocks and boulders: an irregular low-poly lump with a flat base
+			var mesh = _prism_mesh(mesh_sides, dimensions, 0.5, [0.8, 1.0, 0.55])
 			mesh_instance.mesh = mesh
 			var hull = ConvexPolygonShape.new()
 			hull.points = mesh.surface_get_arrays(0)[Mesh.ARRAY_VERTEX]
 			shape_node.shape = hull
-			if kind == "boulder":
+			if support_box:
 				add_child(_base_box(dimensions, hull.margin))
+		_:
+			push_error("%s: unknown shape_kind %s (avalon/rules/tools.py: SHAPES)" % [name, shape_kind])
 	var material = SpatialMaterial.new()
 	material.vertex_color_use_as_albedo = true
 	material.params_cull_mode = SpatialMaterial.CULL_DISABLED
