@@ -98,8 +98,8 @@ def _task_list(text: str) -> tuple[str, ...]:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from avalon.training.curriculum import CurriculumConfig
     from avalon.train import TrainingRun, run_training
+    from avalon.training.curriculum import CurriculumConfig
 
     algorithm = get_algorithm(args.trainer)
     overrides = {

@@ -146,7 +146,7 @@ def _write_summary(summary: dict[str, Any], path: Path) -> None:
 def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dict[str, Any]:
     from avalon.agent import load_policy
     from avalon.env.spaces import action_space
-    from avalon.evaluation import RandomPolicy, comparison_table, evaluation_worlds, evaluate_and_save
+    from avalon.evaluation import RandomPolicy, comparison_table, evaluate_and_save, evaluation_worlds
 
     policy = load_policy(checkpoint, seed=run.seed)
     config = attr.evolve(run.env_config, render_resolution=run.video_resolution, **policy.env_config_overrides())

@@ -30,7 +30,20 @@ _EXPORTS = {
     "train_ppo": "avalon.agent.ppo.trainer",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [  # the keys of _EXPORTS (tests/agent/test_registry.py checks)
+    "Algorithm",
+    "CurriculumState",
+    "NetworkConfig",
+    "PPOConfig",
+    "Policy",
+    "TrainResult",
+    "TrainingInterrupted",
+    "get_algorithm",
+    "latest_checkpoint",
+    "load_checkpoint",
+    "load_policy",
+    "train_ppo",
+]
 
 
 def __getattr__(name: str):

@@ -143,7 +143,7 @@ ALGORITHMS: dict[str, Algorithm] = {
 def register(algorithm: Algorithm) -> Algorithm:
     """Adds ``algorithm`` to :data:`ALGORITHMS` (for algorithms outside this package; ours are rows there)."""
     if not isinstance(algorithm, Algorithm):
-        raise ValueError(f"{algorithm!r} is not an Algorithm")
+        raise TypeError(f"{algorithm!r} is not an Algorithm")
     if algorithm.name in ALGORITHMS:
         raise ValueError(f"an algorithm named {algorithm.name!r} is already registered")
     ALGORITHMS[algorithm.name] = algorithm

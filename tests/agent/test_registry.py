@@ -2,7 +2,7 @@
 rows, so a new algorithm needs its package and one row, and no edit to ``avalon/cli.py``.
 
 The throwaway algorithm below ("still": a policy that never learns) is a whole algorithm in
-about fifty lines on the common training loop; registering it is all ``avalon train still`` needs.
+under sixty lines on the common training loop; registering it is all ``avalon train still`` needs.
 """
 
 import json
@@ -41,7 +41,9 @@ class StillConfig:
     unroll_steps: int = 10
     initial_std: float = 0.3
     min_std: float = 0.01
-    network: NetworkConfig = NetworkConfig(conv_layers=((4, 4, 4),), image_features=8, proprio_features=8, hidden_features=8)
+    network: NetworkConfig = attr.ib(
+        factory=lambda: NetworkConfig(conv_layers=((4, 4, 4),), image_features=8, proprio_features=8, hidden_features=8)
+    )
 
     def check_batch(self, num_envs: int) -> None:
         if self.unroll_steps < 1:
@@ -145,6 +147,16 @@ def test_a_registered_algorithm_gets_its_train_command_without_touching_the_cli(
     assert parser.parse_args(["train", "ppo", "--lr", "0.001"]).lr == 0.001
     with pytest.raises(SystemExit):
         parser.parse_args(["train", "still", "--lr", "0.001"])
+
+
+def test_avalon_agent_exports_each_name_from_its_module():
+    import avalon.agent
+
+    assert sorted(avalon.agent.__all__) == sorted(avalon.agent._EXPORTS)
+    for name in avalon.agent.__all__:
+        assert getattr(avalon.agent, name).__module__.startswith("avalon.agent"), name
+    with pytest.raises(AttributeError, match="no attribute 'trainer'"):
+        avalon.agent.trainer  # noqa: B018 (the module moved to avalon.agent.ppo.trainer)
 
 
 def test_building_the_parser_loads_no_torch():

@@ -129,7 +129,7 @@ class UpdateCycle(Protocol):
     #: Env steps (over all envs) of one batch.
     batch_size: int
 
-    def collect(self, observations: dict[str, np.ndarray], loop: "TrainingLoop") -> dict[str, np.ndarray] | None:
+    def collect(self, observations: dict[str, np.ndarray], loop: TrainingLoop) -> dict[str, np.ndarray] | None:
         """Collects one batch from ``observations`` on, with ``loop.step`` (timed, episodes
         tracked) and acting inside ``loop.timers.act``; returns the observations after it.
 

@@ -11,8 +11,8 @@ from avalon.agent.common.distributions import ActionLayout
 from avalon.agent.common.network import ActorCritic
 from avalon.agent.common.observations import PROPRIO_SCALES, ObservationLayout, symlog
 from avalon.agent.ppo.config import PPOConfig
-from avalon.sim.protocol import OBSERVED_FEATURES
 from avalon.env.spaces import action_space, observation_space
+from avalon.sim.protocol import OBSERVED_FEATURES
 
 
 def random_observations(resolution: int, batch: int, seed: int = 0) -> dict[str, np.ndarray]:
