@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+from avalon.agent.registry import ALGORITHMS, Algorithm, get_algorithm
 from avalon.env.config import RENDERERS, EnvConfig
 from avalon.errors import AvalonError
 from avalon.sim.protocol import ACTION_SPACES
@@ -96,21 +97,17 @@ def _task_list(text: str) -> tuple[str, ...]:
     return tasks
 
 
-def _cmd_train_ppo(args: argparse.Namespace) -> int:
-    from avalon.training.curriculum import CurriculumConfig
+def _cmd_train(args: argparse.Namespace) -> int:
     from avalon.train import TrainingRun, run_training
+    from avalon.training.curriculum import CurriculumConfig
 
+    algorithm = get_algorithm(args.trainer)
     overrides = {
-        name: value
-        for name, value in (
-            ("unroll_steps", args.unroll), ("learning_rate", args.lr), ("clip_range", args.clip_range),
-            ("entropy_cost", args.entropy_cost), ("epochs", args.epochs), ("minibatches", args.minibatches),
-            ("initial_std", args.initial_std),
-        )
-        if value is not None
+        option.field: getattr(args, option.dest) for option in algorithm.options if getattr(args, option.dest) is not None
     }
     run = TrainingRun(
-        out_dir=Path(args.out or f"runs/ppo-{time.strftime('%Y%m%d-%H%M%S')}"),
+        out_dir=Path(args.out or f"runs/{algorithm.name}-{time.strftime('%Y%m%d-%H%M%S')}"),
+        algorithm=algorithm.name,
         tasks=_task_list(args.tasks) if args.tasks else (("eat",) if args.protocol in ("single-task", "multi-task") else ()),
         protocol=args.protocol,
         total_steps=args.steps,
@@ -121,7 +118,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
         curriculum=CurriculumConfig(
             step_size=args.difficulty_step, initial_difficulty=args.initial_difficulty, enabled=not args.no_curriculum
         ),
-        ppo_overrides=overrides,
+        config_overrides=overrides,
         checkpoint_interval_steps=args.checkpoint_every,
         keep_checkpoints=args.keep_checkpoints,
         eval_episodes=args.eval_episodes,
@@ -131,7 +128,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
         video_resolution=args.video_resolution,
     )
     print(
-        f"avalon train ppo: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
+        f"avalon train {algorithm.name}: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
         f"{run.num_envs} simulators ({run.env_config.renderer}, {run.env_config.resolution}x{run.env_config.resolution}, "
         f"{run.env_config.action_space}), curriculum {'on, H_t=' + format(run.curriculum.step_size, 'g') if run.curriculum.enabled else 'off'}"
     )
@@ -245,6 +242,38 @@ def _cmd_world_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_train_parser(trainers: argparse._SubParsersAction, algorithm: Algorithm) -> None:
+    """``avalon train <algorithm>``: the options of every training run, and the algorithm's own
+    (its registry row's ``options``, between the curriculum's and the checkpoints')."""
+    parser = trainers.add_parser(algorithm.name, help=algorithm.summary)
+    parser.add_argument("--tasks", help="comma-separated training tasks (default eat; the MT-* protocols fix their own)")
+    parser.add_argument(
+        "--protocol", default="multi-task", choices=("single-task", "multi-task", "MT-TB", "MT-TA", "MT-TC"),
+        help="training protocol of the paper's section 5.2 (MT-* fix their own tasks)",
+    )
+    parser.add_argument("--steps", type=int, default=200_000, help="env steps over all simulators (default 200000)")
+    parser.add_argument("--envs", type=int, default=2, help="simulators stepped in parallel (default 2)")
+    parser.add_argument("--out", help=f"run folder (default runs/{algorithm.name}-TIMESTAMP)")
+    parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    parser.add_argument("--resolution", type=int, default=96)
+    parser.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
+    parser.add_argument("--no-curriculum", action="store_true", help="difficulties from U[0, 1] (the paper's ablation)")
+    parser.add_argument("--difficulty-step", type=float, default=3e-4, help="H_t of the curriculum (Table 7: 3e-4)")
+    parser.add_argument("--initial-difficulty", type=float, default=0.0, help="d_t at the start (default 0)")
+    for option in algorithm.options:
+        parser.add_argument(option.flag, type=option.type, help=option.help)
+    parser.add_argument("--checkpoint-every", type=int, default=100_000, help="env steps between checkpoints")
+    parser.add_argument("--keep-checkpoints", type=int, default=3, help="newest checkpoints kept (default 3)")
+    parser.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")
+    parser.add_argument("--eval-max-difficulty", type=float, default=1.0)
+    parser.add_argument("--eval-time-limits", choices=("world", "training"), default="world")
+    parser.add_argument("--baseline", choices=("random",), help="also evaluate this policy on the same worlds and print both")
+    parser.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the evaluation GIF's frames (default 256)")
+    parser.set_defaults(handler=_cmd_train)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="avalon", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -279,40 +308,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", help="also save the figures to this file")
     bench.set_defaults(handler=_cmd_benchmark)
 
-    train = commands.add_parser("train", help="train an agent (PPO) with the difficulty curriculum")
+    algorithms = ", ".join(algorithm.title for algorithm in ALGORITHMS.values())
+    train = commands.add_parser("train", help=f"train an agent ({algorithms}) with the difficulty curriculum")
     trainers = train.add_subparsers(dest="trainer", required=True)
-    ppo = trainers.add_parser("ppo", help="PPO (the paper's Table 7 hyper-parameters by default)")
-    ppo.add_argument("--tasks", help="comma-separated training tasks (default eat; the MT-* protocols fix their own)")
-    ppo.add_argument(
-        "--protocol", default="multi-task", choices=("single-task", "multi-task", "MT-TB", "MT-TA", "MT-TC"),
-        help="training protocol of the paper's section 5.2 (MT-* fix their own tasks)",
-    )
-    ppo.add_argument("--steps", type=int, default=200_000, help="env steps over all simulators (default 200000)")
-    ppo.add_argument("--envs", type=int, default=2, help="simulators stepped in parallel (default 2)")
-    ppo.add_argument("--out", help="run folder (default runs/ppo-TIMESTAMP)")
-    ppo.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
-    ppo.add_argument("--seed", type=int, default=0)
-    ppo.add_argument("--renderer", choices=RENDERERS, default="GLES2")
-    ppo.add_argument("--resolution", type=int, default=96)
-    ppo.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
-    ppo.add_argument("--no-curriculum", action="store_true", help="difficulties from U[0, 1] (the paper's ablation)")
-    ppo.add_argument("--difficulty-step", type=float, default=3e-4, help="H_t of the curriculum (Table 7: 3e-4)")
-    ppo.add_argument("--initial-difficulty", type=float, default=0.0, help="d_t at the start (default 0)")
-    ppo.add_argument("--unroll", type=int, help="steps per env per update (Table 7: 200)")
-    ppo.add_argument("--lr", type=float, help="Adam learning rate (Table 7: 2.5e-4)")
-    ppo.add_argument("--clip-range", type=float, help="PPO clip range (Table 7: 0.03)")
-    ppo.add_argument("--entropy-cost", type=float, help="entropy cost (Table 7: 1.5e-4)")
-    ppo.add_argument("--epochs", type=int, help="passes over each batch (default 2)")
-    ppo.add_argument("--minibatches", type=int, help="Adam steps per pass over each batch (default 1)")
-    ppo.add_argument("--initial-std", type=float, help="std of the policy's continuous actions at the start (default 0.3; original Avalon: 1)")
-    ppo.add_argument("--checkpoint-every", type=int, default=100_000, help="env steps between checkpoints")
-    ppo.add_argument("--keep-checkpoints", type=int, default=3, help="newest checkpoints kept (default 3)")
-    ppo.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")
-    ppo.add_argument("--eval-max-difficulty", type=float, default=1.0)
-    ppo.add_argument("--eval-time-limits", choices=("world", "training"), default="world")
-    ppo.add_argument("--baseline", choices=("random",), help="also evaluate this policy on the same worlds and print both")
-    ppo.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the evaluation GIF's frames (default 256)")
-    ppo.set_defaults(handler=_cmd_train_ppo)
+    for algorithm in ALGORITHMS.values():
+        _add_train_parser(trainers, algorithm)
 
     evaluation = commands.add_parser("eval", help="evaluate a trained policy (or the random baseline) on fresh worlds")
     evaluation.add_argument("--checkpoint", help="a checkpoint written by `avalon train`")
@@ -373,7 +373,7 @@ def _terminate_cleanly():
     ``atexit``: the simulators die with their sockets, but their temporary folders, the world
     supply's folders and a half-written run would be left behind. As an exception, everything
     unwinds as on Ctrl-C. Only installed over the default handler, from the main thread. While
-    ``train_ppo`` runs, its own handler (``avalon.agent.stopping.StopRequest``) takes precedence:
+    a trainer runs, its own handler (``avalon.agent.common.stopping.StopRequest``) takes precedence:
     the update in progress is finished and checkpointed, and this one is put back afterwards.
     """
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:

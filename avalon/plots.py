@@ -18,7 +18,7 @@ CURVE_BINS = 24
 def success_curve(rows: Sequence[Mapping[str, Any]], bins: int = CURVE_BINS) -> dict[str, np.ndarray]:
     """Success rate, mean difficulty and episode count per bin of env steps.
 
-    ``rows`` are an episode log's (:func:`avalon.agent.episodes.read_episode_log`). Returns
+    ``rows`` are an episode log's (:func:`avalon.agent.common.episodes.read_episode_log`). Returns
     arrays ``steps`` (each bin's end), ``success_rate``, ``difficulty`` and ``episodes``, for the
     bins that hold at least one episode.
     """

@@ -1,10 +1,11 @@
-"""``avalon train ppo``: a training run from the command line, and what ``make run`` runs.
+"""``avalon train <algorithm>``: a training run from the command line, and what ``make run`` runs.
 
 Builds the curriculum over the protocol's tasks, the training environments (worlds generated
-ahead, simulators stepped in parallel), trains PPO with progress bar, TensorBoard logs and
-checkpoints, then evaluates the final policy on fresh worlds (optionally beside the random
-policy on the same worlds) and writes its per-task success rates, a GIF of an episode (the
-success in the hardest world) and a PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
+ahead, simulators stepped in parallel), trains with a registered algorithm (PPO by default;
+``avalon.agent.registry``) with progress bar, TensorBoard logs and checkpoints, then evaluates
+the final policy on fresh worlds (optionally beside the random policy on the same worlds) and
+writes its per-task success rates, a GIF of an episode (the success in the hardest world) and a
+PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
 :func:`run_training`).
 """
 
@@ -27,6 +28,8 @@ class TrainingRun:
     """One training run: where it writes, what it trains on, for how long, and its evaluation."""
 
     out_dir: Path
+    #: The registered algorithm that trains (``avalon.agent.registry``).
+    algorithm: str = "ppo"
     tasks: tuple[str, ...] = ("eat",)
     protocol: str = "multi-task"
     total_steps: int = 200_000  # env steps over all envs, including steps before a resume
@@ -35,8 +38,9 @@ class TrainingRun:
     seed: int = 0
     env_config: EnvConfig = attr.ib(factory=lambda: EnvConfig(renderer="GLES2"))
     curriculum: CurriculumConfig = attr.ib(factory=CurriculumConfig)
-    #: Overrides of PPOConfig fields (Table 7 defaults otherwise), e.g. {"unroll_steps": 100}.
-    ppo_overrides: dict[str, Any] = attr.ib(factory=dict)
+    #: Overrides of the algorithm's config fields (its defaults otherwise; PPO: Table 7), e.g.
+    #: {"unroll_steps": 100}.
+    config_overrides: dict[str, Any] = attr.ib(factory=dict)
     checkpoint_interval_steps: int = 100_000
     keep_checkpoints: int = 3
     #: Evaluation after training: worlds per task (0 skips it), difficulty range, time limits.
@@ -56,22 +60,25 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
 
     summary.json is written as soon as training ends, then again with the evaluation added, so
     a failed evaluation never loses it. When training is stopped by SIGINT or SIGTERM (after a
-    checkpoint, see :func:`~avalon.agent.train_ppo`), ``summary["interrupted"]`` is the signal's
+    checkpoint, as :func:`~avalon.agent.train_ppo` does), ``summary["interrupted"]`` is the signal's
     name and no evaluation runs. When evaluation worlds fail every attempt,
     ``summary["evaluation"]["failed_worlds"]`` lists them and ``["error"]`` says why; the
     finished episodes are kept.
     """
-    from avalon.agent import PPOConfig, TrainingInterrupted, train_ppo
+    from avalon.agent import TrainingInterrupted
+    from avalon.agent.registry import get_algorithm
 
+    algorithm = get_algorithm(run.algorithm)
+    train = algorithm.train_function()
     train_tasks, eval_tasks = protocol_tasks(run.protocol, run.tasks)
-    config = PPOConfig(**run.ppo_overrides)
+    config = algorithm.config_class()(**run.config_overrides)
     config.check_batch(run.num_envs)
     curriculum = Curriculum(train_tasks, run.curriculum)
     out_dir = Path(run.out_dir)
     envs = make_training_envs(run.env_config, curriculum, run.num_envs, seed=run.seed)
     interrupted = None
     try:
-        result = train_ppo(
+        result = train(
             envs, out_dir, run.total_steps, config, curriculum=curriculum, resume=run.resume, seed=run.seed,
             progress=run.progress, checkpoint_interval_steps=run.checkpoint_interval_steps,
             keep_checkpoints=run.keep_checkpoints,
@@ -116,8 +123,7 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
 def _learning_curve(run: TrainingRun, summary: dict[str, Any]) -> str | None:
     """The PNG of the training episodes' success rate (with the evaluation's as lines), or None
     when no episode has finished yet."""
-    from avalon.agent.episodes import read_episode_log
-    from avalon.agent.trainer import EPISODE_LOG_FILE
+    from avalon.agent.common.episodes import EPISODE_LOG_FILE, read_episode_log
     from avalon.plots import plot_learning_curve
 
     rows = read_episode_log(Path(run.out_dir) / EPISODE_LOG_FILE)
@@ -140,7 +146,7 @@ def _write_summary(summary: dict[str, Any], path: Path) -> None:
 def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dict[str, Any]:
     from avalon.agent import load_policy
     from avalon.env.spaces import action_space
-    from avalon.evaluation import RandomPolicy, comparison_table, evaluation_worlds, evaluate_and_save
+    from avalon.evaluation import RandomPolicy, comparison_table, evaluate_and_save, evaluation_worlds
 
     policy = load_policy(checkpoint, seed=run.seed)
     config = attr.evolve(run.env_config, render_resolution=run.video_resolution, **policy.env_config_overrides())

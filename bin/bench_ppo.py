@@ -35,12 +35,12 @@ def random_observations(resolution: int, batch: int, rng: np.random.Generator) -
 def bench_costs(
     resolution: int, action_space_name: str, envs: int, unroll: int, act_threads: int, learn_threads: int, learn_chunk: int | None = None
 ) -> dict:
-    from avalon.agent.config import PPOConfig
-    from avalon.agent.distributions import ActionLayout
-    from avalon.agent.learner import make_optimizer, ppo_update
-    from avalon.agent.network import ActorCritic
-    from avalon.agent.observations import ObservationLayout
-    from avalon.agent.rollout import RolloutStorage
+    from avalon.agent.common.distributions import ActionLayout
+    from avalon.agent.common.network import ActorCritic
+    from avalon.agent.common.observations import ObservationLayout
+    from avalon.agent.ppo.config import PPOConfig
+    from avalon.agent.ppo.learner import make_optimizer, ppo_update
+    from avalon.agent.ppo.rollout import RolloutStorage
     from avalon.env.spaces import action_space, observation_space
 
     rng = np.random.default_rng(0)

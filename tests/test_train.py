@@ -13,7 +13,7 @@ import pytest
 import torch
 from PIL import Image
 
-from avalon.agent.episodes import read_episode_log
+from avalon.agent.common.episodes import read_episode_log
 from avalon.cli import main
 from tests.processes import descendants, godot_that_fails_after, is_alive, kill_one_godot_once_two_run
 

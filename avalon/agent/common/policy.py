@@ -1,19 +1,20 @@
-"""A trained policy for evaluation: ``load_policy(checkpoint) -> Policy``; ``policy.act(obs)``."""
+"""A trained actor-critic as a policy for evaluation: ``policy.act(observations)``.
+
+:func:`avalon.agent.load_policy` returns one from a checkpoint of any algorithm whose network is
+an :class:`~avalon.agent.common.network.ActorCritic` (PPO's).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from avalon.agent.checkpoint import load_checkpoint
-from avalon.agent.config import PPOConfig
-from avalon.agent.distributions import ActionLayout
-from avalon.agent.network import ActorCritic
-from avalon.agent.observations import ObservationLayout
+from avalon.agent.common.distributions import ActionLayout
+from avalon.agent.common.network import ActorCritic
+from avalon.agent.common.observations import ObservationLayout
 
 
 class Policy:
@@ -21,12 +22,14 @@ class Policy:
 
     Attributes an evaluator needs to build matching envs: ``action_space`` ("vr",
     "mouse_keyboard", or None for another Dict space), ``resolution`` (pixels), and
-    :meth:`env_config_overrides`. Also ``env_steps`` (training steps behind it) and ``config``.
+    :meth:`env_config_overrides`. Also ``algorithm`` (that trained it), ``env_steps`` (training
+    steps behind it) and ``config`` (the algorithm's).
     """
 
-    def __init__(self, model: ActorCritic, config: PPOConfig, metadata: dict[str, Any], seed: int | None = None) -> None:
+    def __init__(self, model: ActorCritic, config: Any, metadata: dict[str, Any], seed: int | None = None) -> None:
         self.model = model.eval()
         self.config = config
+        self.algorithm: str | None = metadata.get("algorithm")
         self.action_space: str | None = metadata.get("action_space")
         self.resolution: int = int(metadata["resolution"])
         self.env_steps: int = int(metadata.get("env_steps", 0))
@@ -68,20 +71,3 @@ class Policy:
         with torch.inference_mode():
             _distribution, values = self.model(self.observation_layout.to_tensors(observations))
         return values.numpy().copy()
-
-
-def policy_from_checkpoint(state: dict[str, Any], seed: int | None = None) -> Policy:
-    config = PPOConfig.from_dict(state["ppo_config"])
-    model = ActorCritic(
-        ObservationLayout.from_dict(state["observation_layout"]), ActionLayout.from_dict(state["action_layout"]), config
-    )
-    model.load_state_dict(state["model"])
-    return Policy(model, config, state, seed)
-
-
-def load_policy(checkpoint_path: str | Path, seed: int | None = None) -> Policy:
-    """The policy saved in a checkpoint file written by :func:`avalon.agent.train_ppo`.
-
-    ``seed`` seeds the policy's own sampling generator (None: from OS entropy).
-    """
-    return policy_from_checkpoint(load_checkpoint(checkpoint_path), seed)

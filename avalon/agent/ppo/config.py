@@ -1,4 +1,4 @@
-"""``PPOConfig`` and ``NetworkConfig``: every number that shapes PPO training.
+"""``PPOConfig``: every number that shapes PPO training.
 
 Defaults are the PPO column of the paper's Table 7 (Appendix J) and, where the table is silent,
 the original Avalon PPO configuration (unroll of 200 steps for 16 workers learnt as one batch,
@@ -7,86 +7,18 @@ two PPO epochs, value loss coefficient 1, Normal policy initial std 1 and minimu
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import attr
 
-
-def _positive_number(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{attribute.name}={value!r} must be a finite number > 0")
-
-
-def _non_negative_number(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{attribute.name}={value!r} must be a finite number >= 0")
-
-
-def _unit_interval(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"{attribute.name}={value!r} must be a number in [0, 1]")
-
-
-def _positive_int(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{attribute.name}={value!r} must be an int >= 1")
-
-
-def _optional_positive_int(instance, attribute, value):
-    if value is not None:
-        _positive_int(instance, attribute, value)
-
-
-def _conv_layers(_instance, attribute, value):
-    def valid(layer) -> bool:
-        return (
-            isinstance(layer, tuple)
-            and len(layer) == 3
-            and all(not isinstance(v, bool) and isinstance(v, int) and v >= 1 for v in layer)
-        )
-
-    if not isinstance(value, tuple) or not value or not all(valid(layer) for layer in value):
-        raise ValueError(
-            f"{attribute.name}={value!r} must be a non-empty tuple of (channels, kernel, stride) int triples >= 1"
-        )
-
-
-def _to_layers(value):
-    return tuple(tuple(layer) if isinstance(layer, (list, tuple)) else layer for layer in value) if isinstance(value, (list, tuple)) else value
-
-
-@attr.s(frozen=True, auto_attribs=True, kw_only=True)
-class NetworkConfig:
-    """Sizes of the actor-critic network (see docs/agent.md for the picture).
-
-    The image encoder is a stack of convolutions with ReLU, one per ``(channels, kernel,
-    stride)`` of ``conv_layers``, each padded by ``(kernel - stride + 1) // 2`` so that it divides
-    the image side by its stride (rounded up); the output is flattened and projected to
-    ``image_features``. The default turns 96 x 96 into 24 x 24 non-overlapping 4 x 4 patches,
-    then 12 x 12 and 6 x 6: the cheapest of the CNNs measured on this CPU for its size (a stride-2
-    first layer costs twice as much to learn; docs/agent.md). The proprioceptive variables go
-    through an MLP of ``proprio_layers`` layers of ``proprio_features`` units. Both are
-    concatenated and pass one hidden layer of ``hidden_features`` units shared by the policy and
-    value heads.
-    """
-
-    #: (output channels, kernel side, stride) of each convolution, in order.
-    conv_layers: tuple[tuple[int, int, int], ...] = attr.ib(
-        default=((32, 4, 4), (64, 3, 2), (64, 3, 2)), converter=_to_layers, validator=_conv_layers
-    )
-    #: Units of the linear projection of the flattened convolution output.
-    image_features: int = attr.ib(default=256, validator=_positive_int)
-    #: Units of each layer of the proprioception MLP.
-    proprio_features: int = attr.ib(default=64, validator=_positive_int)
-    #: Layers of the proprioception MLP.
-    proprio_layers: int = attr.ib(default=2, validator=_positive_int)
-    #: Units of the hidden layer shared by the policy and value heads.
-    hidden_features: int = attr.ib(default=256, validator=_positive_int)
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "NetworkConfig":
-        return cls(**values)
+from avalon.agent.common.config import (
+    NetworkConfig,
+    _non_negative_number,
+    _optional_positive_int,
+    _positive_int,
+    _positive_number,
+    _unit_interval,
+)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)

@@ -1,19 +1,21 @@
 """Checkpoint files: one ``torch.save`` dict per file, ``<out_dir>/checkpoints/step-<env steps>.pt``.
 
-Keys (format version 1):
+Every checkpoint names its algorithm, so that :func:`avalon.agent.load_policy` rebuilds the right
+policy from the file alone. Keys every algorithm writes (format version 1):
 
 | key | what |
 |---|---|
-| ``format``, ``version`` | ``"avalon-ppo"``, ``1`` |
+| ``format``, ``version`` | ``"avalon-<algorithm>"`` (e.g. ``"avalon-ppo"``), ``1`` |
+| ``algorithm`` | the algorithm's registry name, e.g. ``"ppo"`` (files written before it existed: taken from ``format``) |
 | ``env_steps``, ``updates``, ``episodes`` | counters at the time of saving |
-| ``ppo_config`` | ``PPOConfig.to_dict()`` (includes the network sizes) |
 | ``observation_layout``, ``action_layout`` | what the network reads and what the policy head produces |
 | ``action_space`` | ``"vr"``, ``"mouse_keyboard"`` or ``None`` (another Dict space) |
 | ``resolution`` | side of the square RGBD frame, pixels |
-| ``model``, ``optimizer`` | ``state_dict()`` of the ``ActorCritic`` and of Adam |
 | ``curriculum`` | the curriculum's ``state_dict()`` or ``None`` |
 | ``rng`` | torch, numpy and Python global RNG states and the trainer's sampling generator |
 | ``seed`` | the run's seed |
+
+The algorithm adds its own keys (PPO: ``ppo_config``, ``model``, ``optimizer``; see its trainer).
 
 Files are written to a temporary name and renamed, so a crash never leaves half a checkpoint
 under the final name. They load with ``torch.load(weights_only=True)``: everything in them is
@@ -25,15 +27,22 @@ from __future__ import annotations
 import os
 import random
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-FORMAT = "avalon-ppo"
+#: ``format`` is this prefix followed by the algorithm's name.
+FORMAT_PREFIX = "avalon-"
 VERSION = 1
 _NAME = re.compile(r"^step-(\d+)\.pt$")
+
+
+def checkpoint_format(algorithm: str) -> str:
+    """The ``format`` of an ``algorithm``'s checkpoints, e.g. ``"avalon-ppo"``."""
+    return FORMAT_PREFIX + algorithm
 
 
 def checkpoint_dir(out_dir: str | Path) -> Path:
@@ -58,10 +67,11 @@ def latest_checkpoint(out_dir: str | Path) -> Path | None:
     return checkpoints[-1] if checkpoints else None
 
 
-def save_checkpoint(path: Path, payload: dict[str, Any]) -> Path:
+def save_checkpoint(path: Path, payload: dict[str, Any], algorithm: str) -> Path:
+    """Writes ``payload`` under the header naming ``algorithm`` (atomically: temporary file, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    torch.save({"format": FORMAT, "version": VERSION, **payload}, temporary)
+    torch.save({"format": checkpoint_format(algorithm), "version": VERSION, "algorithm": algorithm, **payload}, temporary)
     os.replace(temporary, path)
     return path
 
@@ -72,8 +82,13 @@ def prune_checkpoints(out_dir: str | Path, keep: int) -> None:
         path.unlink(missing_ok=True)
 
 
-def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checkpoint dict; ``ValueError`` naming the file when it is not one of ours."""
+def load_checkpoint(path: str | Path, algorithms: Collection[str]) -> dict[str, Any]:
+    """The checkpoint dict, whose ``"algorithm"`` is one of ``algorithms``; ``ValueError`` naming
+    the file when it is not a checkpoint of one of them.
+
+    A file written before checkpoints named their algorithm gets ``"algorithm"`` from its
+    ``format`` (``"avalon-ppo"``: ``"ppo"``).
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint file at {path}")
@@ -81,8 +96,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # corrupt file or a foreign pickle
         raise ValueError(f"{path} is not a readable checkpoint: {error}") from error
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise ValueError(f"{path} is not an {FORMAT} checkpoint")
+    formats = {checkpoint_format(name): name for name in algorithms}
+    if not isinstance(payload, dict) or payload.get("format") not in formats:
+        raise ValueError(f"{path} is not an {' or '.join(formats) or 'avalon'} checkpoint")
+    algorithm = payload.setdefault("algorithm", formats[payload["format"]])
+    if algorithm != formats[payload["format"]]:
+        raise ValueError(f"{path} has format {payload['format']!r} but names the algorithm {algorithm!r}")
     if payload.get("version") != VERSION:
         raise ValueError(f"{path} has checkpoint format version {payload.get('version')!r}; this code reads version {VERSION}")
     return payload

@@ -19,8 +19,8 @@ import torch
 from gymnasium import spaces
 from torch import Tensor
 
-from avalon.rules import mechanics
 from avalon.env.spaces import RGBD_KEY
+from avalon.rules import mechanics
 
 _STEP = mechanics.STEP_SECONDS
 _DELTA_POSITION_M = mechanics.MAX_WALK_SPEED_M_PER_S * _STEP  # the most the body walks in one step

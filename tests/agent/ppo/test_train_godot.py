@@ -8,7 +8,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.agent import PPOConfig, load_checkpoint, load_policy, train_ppo
-from avalon.agent.checkpoint import list_checkpoints
+from avalon.agent.common.checkpoint import list_checkpoints
 from avalon.datagen.export import export_world
 from avalon.datagen.trivial import trivial_world
 

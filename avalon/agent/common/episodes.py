@@ -21,6 +21,9 @@ import numpy as np
 
 UNKNOWN_TASK = "unknown"
 
+#: A run's episode log, in its ``out_dir`` (see :class:`EpisodeLog`).
+EPISODE_LOG_FILE = "episodes.csv"
+
 
 @attr.s(frozen=True, auto_attribs=True)
 class EpisodeRecord:

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from avalon.agent.checkpoint import (
+from avalon.agent import load_checkpoint
+from avalon.agent.common.checkpoint import (
     check_plain,
     checkpoint_path,
     latest_checkpoint,
     list_checkpoints,
-    load_checkpoint,
     prune_checkpoints,
     restore_rng_states,
     rng_states,
@@ -21,7 +21,7 @@ from avalon.agent.checkpoint import (
 
 def test_names_order_prune_and_load(tmp_path):
     for steps in (3200, 100, 64000):
-        save_checkpoint(checkpoint_path(tmp_path, steps), {"env_steps": steps})
+        save_checkpoint(checkpoint_path(tmp_path, steps), {"env_steps": steps}, "ppo")
     assert [path.name for path in list_checkpoints(tmp_path)] == [
         "step-000000000100.pt", "step-000000003200.pt", "step-000000064000.pt"
     ]
@@ -45,7 +45,7 @@ def test_foreign_files_are_refused_by_name(tmp_path):
 def test_rng_states_survive_a_checkpoint(tmp_path):
     sampler = torch.Generator().manual_seed(7)
     random.seed(1), np.random.seed(2), torch.manual_seed(3)
-    path = save_checkpoint(checkpoint_path(tmp_path, 1), {"rng": rng_states(sampler)})
+    path = save_checkpoint(checkpoint_path(tmp_path, 1), {"rng": rng_states(sampler)}, "ppo")
     expected = (random.random(), np.random.random(), torch.rand(1).item(), torch.rand(1, generator=sampler).item())
     random.seed(9), np.random.seed(9), torch.manual_seed(9), sampler.manual_seed(9)
     restore_rng_states(load_checkpoint(path)["rng"], sampler)

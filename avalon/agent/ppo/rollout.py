@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from avalon.agent.observations import ObservationLayout
+from avalon.agent.common.observations import ObservationLayout
 from avalon.env.spaces import RGBD_KEY
 
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 from gymnasium import spaces
 
-from avalon.agent.distributions import ActionLayout, softplus_inverse
+from avalon.agent.common.distributions import ActionLayout, softplus_inverse
 from avalon.env.spaces import action_space
 
 LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)  # 0.918939

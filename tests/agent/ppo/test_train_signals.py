@@ -6,8 +6,8 @@ import signal
 import pytest
 
 from avalon.agent import PPOConfig, TrainingInterrupted, load_checkpoint, train_ppo
-from avalon.agent import trainer as trainer_module
-from avalon.agent.checkpoint import latest_checkpoint, list_checkpoints
+from avalon.agent.common.checkpoint import latest_checkpoint, list_checkpoints
+from avalon.agent.ppo import trainer as trainer_module
 from avalon.env.config import EnvConfig
 from avalon.training.curriculum import Curriculum
 from avalon.training.envs import make_training_envs

@@ -6,14 +6,14 @@ import attr
 import pytest
 import torch
 
-from avalon.agent.config import PPOConfig
-from avalon.agent.distributions import ActionLayout
-from avalon.agent.learner import make_optimizer, ppo_update
-from avalon.agent.network import ActorCritic
-from avalon.agent.observations import ObservationLayout
-from avalon.agent.rollout import RolloutStorage
+from avalon.agent.common.distributions import ActionLayout
+from avalon.agent.common.network import ActorCritic
+from avalon.agent.common.observations import ObservationLayout
+from avalon.agent.ppo.config import PPOConfig
+from avalon.agent.ppo.learner import make_optimizer, ppo_update
+from avalon.agent.ppo.rollout import RolloutStorage
 from avalon.env.spaces import action_space, observation_space
-from tests.agent.test_network import random_observations
+from tests.agent.common.test_network import random_observations
 
 STEPS, ENVS, RES = 8, 4, 16
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from avalon.agent.episodes import EPISODE_LOG_COLUMNS, EpisodeLog, EpisodeRecord, read_episode_log
+from avalon.agent.common.episodes import EPISODE_LOG_COLUMNS, EpisodeLog, EpisodeRecord, read_episode_log
 
 
 def _record(task: str, success: bool, difficulty: float = 0.1) -> EpisodeRecord:

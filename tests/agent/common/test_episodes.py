@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from avalon.agent.episodes import EpisodeTracker, summarize
+from avalon.agent.common.episodes import EpisodeTracker, summarize
 
 
 def test_tracker_sums_rewards_and_reads_final_info_of_ending_envs():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from avalon.agent.config import PPOConfig
-from avalon.agent.network import ActorCritic
-from avalon.agent.ppo import (
+from avalon.agent.common.network import ActorCritic
+from avalon.agent.ppo.config import PPOConfig
+from avalon.agent.ppo.losses import (
     clipped_policy_loss,
     compute_gae,
     entropy_bonus,
@@ -16,7 +16,7 @@ from avalon.agent.ppo import (
     total_loss,
     value_loss,
 )
-from avalon.agent.rollout import RolloutStorage
+from avalon.agent.ppo.rollout import RolloutStorage
 
 
 def make_optimizer(model: nn.Module, config: PPOConfig) -> torch.optim.Adam:

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from avalon.agent.ppo import (
+from avalon.agent.ppo.losses import (
     clipped_policy_loss,
     compute_gae,
     entropy_bonus,

@@ -16,14 +16,26 @@ env and learning near one on a CPU (docs/agent.md has the measured costs).
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import torch
 from torch import Tensor, nn
 
-from avalon.agent.config import PPOConfig
-from avalon.agent.distributions import ActionLayout, DictActionDistribution
-from avalon.agent.observations import ObservationLayout, symlog
+from avalon.agent.common.config import NetworkConfig
+from avalon.agent.common.distributions import ActionLayout, DictActionDistribution
+from avalon.agent.common.observations import ObservationLayout, symlog
 from avalon.env.spaces import RGBD_KEY
+
+
+class ActorCriticSettings(Protocol):
+    """What :class:`ActorCritic` reads of an algorithm's config (``PPOConfig`` has it)."""
+
+    #: The network's sizes.
+    network: NetworkConfig
+    #: Std of the Normal policy at initialisation, in units of each Box part's half-width.
+    initial_std: float
+    #: Lower bound of that std.
+    min_std: float
 
 
 def _init(layer: nn.Module, gain: float) -> nn.Module:
@@ -61,7 +73,7 @@ class ActorCritic(nn.Module):
     """Maps raw observation tensors (see :meth:`ObservationLayout.to_tensors`) to the policy's
     distribution and the value estimate."""
 
-    def __init__(self, observation_layout: ObservationLayout, action_layout: ActionLayout, config: PPOConfig) -> None:
+    def __init__(self, observation_layout: ObservationLayout, action_layout: ActionLayout, config: ActorCriticSettings) -> None:
         super().__init__()
         net = config.network
         self.observation_layout = observation_layout

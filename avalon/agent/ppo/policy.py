@@ -1,0 +1,22 @@
+"""A PPO checkpoint as a :class:`~avalon.agent.common.policy.Policy` (the registry's policy loader)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from avalon.agent.common.distributions import ActionLayout
+from avalon.agent.common.network import ActorCritic
+from avalon.agent.common.observations import ObservationLayout
+from avalon.agent.common.policy import Policy
+from avalon.agent.ppo.config import PPOConfig
+
+
+def policy_from_checkpoint(state: dict[str, Any], seed: int | None = None) -> Policy:
+    """The policy of a loaded PPO checkpoint: the network rebuilt from its config and layouts
+    alone (no env needed); ``seed`` seeds the policy's sampling (None: from OS entropy)."""
+    config = PPOConfig.from_dict(state["ppo_config"])
+    model = ActorCritic(
+        ObservationLayout.from_dict(state["observation_layout"]), ActionLayout.from_dict(state["action_layout"]), config
+    )
+    model.load_state_dict(state["model"])
+    return Policy(model, config, state, seed)

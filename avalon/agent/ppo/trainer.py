@@ -1,0 +1,151 @@
+"""``train_ppo``: PPO on a same-step autoreset Gymnasium vector env, on the common training loop.
+
+PPO's part is the network and Adam, what a resume checks and loads, and :class:`PPOCycle`: an
+unroll of ``unroll_steps`` steps of every env sampled from the policy, then one
+:func:`~avalon.agent.ppo.learner.ppo_update`. Everything else (resume, checkpoints, logs,
+timers, stopping on signals) is :class:`~avalon.agent.common.loop.TrainingLoop`'s.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+
+from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
+from avalon.agent.common.network import ActorCritic
+from avalon.agent.ppo import NAME
+from avalon.agent.ppo.config import PPOConfig
+from avalon.agent.ppo.learner import make_optimizer, ppo_update
+from avalon.agent.ppo.rollout import RolloutStorage
+
+log = logging.getLogger(__name__)
+
+
+def train_ppo(
+    envs: gymnasium.vector.VectorEnv,
+    out_dir: str | Path,
+    total_steps: int,
+    config: PPOConfig | None = None,
+    *,
+    curriculum: CurriculumState | None = None,
+    resume: bool = False,
+    seed: int = 0,
+    progress: bool = True,
+    checkpoint_interval_steps: int = 100_000,
+    keep_checkpoints: int = 3,
+    act_threads: int = 1,
+    learn_threads: int = 1,
+) -> TrainResult:
+    """Trains a PPO agent on ``envs`` until ``total_steps`` env steps (summed over envs) are done.
+
+    Args:
+        envs: a ``gymnasium.vector.VectorEnv`` with ``AutoresetMode.SAME_STEP``; its single
+            observation space is a Dict with a uint8 ``"rgbd"`` image and float vectors, its
+            single action space a Dict of Box and Discrete parts. The caller owns it (and closes it).
+        out_dir: checkpoints go to ``out_dir/checkpoints/step-<steps>.pt``, TensorBoard events
+            to ``out_dir/tensorboard``.
+        total_steps: env steps to reach, counted over all envs and including steps done before a
+            resume; training stops at the first whole update at or past it.
+        config: PPO hyper-parameters (default ``PPOConfig()``, Table 7). On resume the
+            checkpoint's network sizes must match; other values may change.
+        curriculum: optional; its ``difficulties()`` are logged (``curriculum/<task>``) and shown
+            on the progress bar, its ``state_dict()`` saved in every checkpoint and restored on resume.
+        resume: continue from the latest checkpoint in ``out_dir`` (model, optimiser, counters,
+            curriculum, RNG states); starts afresh when there is none. Without ``resume``,
+            ``out_dir`` must hold no checkpoint.
+        seed: seeds torch, numpy, Python and the envs (``envs.reset(seed=seed + env_steps)``).
+        progress: show a tqdm progress bar.
+        checkpoint_interval_steps: env steps between periodic checkpoints; a final one is always written.
+        keep_checkpoints: how many of the newest checkpoints to keep (older ones are deleted).
+        act_threads: torch threads while acting (the simulators run meanwhile in an async env).
+        learn_threads: torch threads while learning. Both default to 1: on the shared 2-core
+            machine two threads raised the CPU time of an update 1.6-4.5x (OpenMP threads spin
+            while they wait for a core) without shortening it (docs/agent.md).
+
+    Returns a :class:`TrainResult`.
+
+    SIGINT (Ctrl-C) or SIGTERM (when called from the main thread): during an update, the update
+    is finished; while collecting, the unroll in progress is dropped after the env step under
+    way. Either way a checkpoint is written at the step count of the last finished update, the
+    previous signal handlers are restored and :class:`TrainingInterrupted` is raised (a
+    ``KeyboardInterrupt`` carrying the ``TrainResult``). A second signal goes to the handlers
+    from before at once (Ctrl-C: ``KeyboardInterrupt``). Any exception that escapes (a second
+    signal, an error) first writes a checkpoint of the last finished update, unless it came in
+    the middle of an update: then the weights match no step count and the last checkpoint stands.
+    """
+    config = config or PPOConfig()
+    loop = TrainingLoop(
+        envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
+        progress=progress, checkpoint_interval_steps=checkpoint_interval_steps, keep_checkpoints=keep_checkpoints,
+        act_threads=act_threads, learn_threads=learn_threads,
+    )
+    model = ActorCritic(loop.observation_layout, loop.action_layout, config)
+    model.eval()
+    optimizer = make_optimizer(model, config)
+
+    def restore(state: dict[str, Any], path: Path) -> None:
+        _check_compatible(state, path, config, loop)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        for group in optimizer.param_groups:  # the config given now wins over the saved one
+            group["lr"], group["eps"] = config.learning_rate, config.adam_epsilon
+
+    loop.resume_from_latest(restore)
+    return loop.run(PPOCycle(loop, model, optimizer, config))
+
+
+class PPOCycle:
+    """One PPO update cycle for the :class:`TrainingLoop`: an unroll sampled from the policy into
+    :class:`RolloutStorage`, then :func:`ppo_update` bootstrapped from the last observation."""
+
+    def __init__(self, loop: TrainingLoop, model: ActorCritic, optimizer: torch.optim.Optimizer, config: PPOConfig) -> None:
+        self.model, self.optimizer, self.config = model, optimizer, config
+        self.layout = loop.observation_layout
+        self.sampler = loop.sampler
+        self.batch_size = config.batch_size(loop.num_envs)
+        self.storage = RolloutStorage(self.layout, loop.num_envs, config.unroll_steps, loop.action_layout.action_size)
+
+    def collect(self, observations: dict[str, np.ndarray], loop: TrainingLoop) -> dict[str, np.ndarray] | None:
+        model, storage, action_layout = self.model, self.storage, loop.action_layout
+        for t in range(self.config.unroll_steps):
+            if loop.stop_requested:  # the partial unroll is dropped: the weights are those of the last update
+                return None
+            with loop.timers.act, torch.inference_mode():
+                tensors = self.layout.to_tensors(observations)
+                storage.set_observation(t, tensors)
+                distribution, values = model(tensors)
+                actions = distribution.sample(self.sampler)
+                log_probs = distribution.log_prob(actions)
+                env_actions = action_layout.to_env(actions.numpy())
+            step = loop.step(env_actions)
+            observations = step.observations
+            storage.set_step(
+                t, actions, log_probs, values,
+                torch.as_tensor(step.rewards, dtype=torch.float32), torch.as_tensor(step.dones, dtype=torch.float32),
+            )
+        return observations
+
+    def learn(self, observations: dict[str, np.ndarray]) -> dict[str, float]:
+        with torch.inference_mode():
+            tensors = self.layout.to_tensors(observations)
+            self.storage.set_observation(self.config.unroll_steps, tensors)
+            last_values = self.model(tensors)[1]
+        return ppo_update(self.model, self.optimizer, self.storage, last_values.clone(), self.config, self.sampler)
+
+    def state(self) -> dict[str, Any]:
+        return {"ppo_config": self.config.to_dict(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+
+def _check_compatible(state: dict, path: Path, config: PPOConfig, loop: TrainingLoop) -> None:
+    saved = PPOConfig.from_dict(state["ppo_config"])
+    if saved.network != config.network:
+        raise ValueError(f"{path} was trained with network {saved.network}, not {config.network}")
+    loop.check_layouts(state, path)
+    changed = {k: (v, config.to_dict()[k]) for k, v in state["ppo_config"].items() if config.to_dict()[k] != v}
+    if changed:
+        log.warning("resuming with changed PPO settings (saved, now): %s", changed)

@@ -1,0 +1,175 @@
+"""The training algorithms by name: what ``avalon train <name>`` runs and what reads their checkpoints.
+
+Each :class:`Algorithm` row names its config class, its train function and its policy loader
+(as ``"module:attribute"``, imported on first use, so that building ``avalon``'s parser loads no
+torch), and lists the config fields ``avalon train <name>`` offers as options. ``avalon.cli``
+builds one ``train`` sub-command per row and ``load_policy`` picks the row a checkpoint names:
+a new algorithm is its package under ``avalon/agent/`` plus one row in :data:`ALGORITHMS`.
+
+The functions a row names:
+
+- ``config``: a frozen attrs class; ``config(**{field: value})`` from the options given,
+  ``check_batch(num_envs)`` raising ``ValueError`` when it cannot train that many envs.
+- ``train(envs, out_dir, total_steps, config, *, curriculum, resume, seed, progress,
+  checkpoint_interval_steps, keep_checkpoints) -> TrainResult``, raising ``TrainingInterrupted``
+  on SIGINT or SIGTERM (as :func:`avalon.agent.train_ppo`; the common training loop,
+  :class:`avalon.agent.common.loop.TrainingLoop`, does both). Its checkpoints name the algorithm.
+- ``policy_loader(state, seed) -> Policy``: the policy of a loaded checkpoint of the algorithm
+  (``act(observations, deterministic)``, ``action_space``, ``resolution``,
+  ``env_config_overrides()``; see :class:`avalon.agent.common.policy.Policy`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attr
+
+from avalon.agent import ppo
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_FLAG = re.compile(r"^--[a-z][a-z0-9-]*$")
+
+
+def _check_name(_instance, attribute, value):
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise ValueError(f"{attribute.name}={value!r} must be a lower-case name of letters, digits and _ (e.g. 'ppo')")
+
+
+def _check_flag(_instance, attribute, value):
+    if not isinstance(value, str) or not _FLAG.match(value):
+        raise ValueError(f"{attribute.name}={value!r} must be a long option such as '--learning-rate'")
+
+
+def _check_reference(_instance, attribute, value):
+    if isinstance(value, str) and not re.match(r"^[\w.]+:\w+$", value):
+        raise ValueError(f"{attribute.name}={value!r} must be 'module:attribute' or the object itself")
+
+
+def resolve(reference: str | Any) -> Any:
+    """The object a ``"module:attribute"`` reference names (imported now); anything else as it is."""
+    if not isinstance(reference, str):
+        return reference
+    module, name = reference.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class ConfigOption:
+    """One option of ``avalon train <algorithm>``: ``flag`` sets the config's ``field``.
+
+    Given: ``type(text)`` becomes the field's value; left out: the config's default stands.
+    """
+
+    flag: str = attr.ib(validator=_check_flag)  # e.g. "--lr"
+    field: str = attr.ib(validator=_check_name)  # e.g. "learning_rate"
+    type: Callable[[str], Any]  # int, float, or any function of the option's text
+    help: str
+
+    @property
+    def dest(self) -> str:
+        """The argparse attribute the option's value lands in ("--clip-range": "clip_range")."""
+        return self.flag[2:].replace("-", "_")
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class Algorithm:
+    """One training algorithm: ``avalon train <name>``, and the checkpoints naming it."""
+
+    #: The command (``avalon train <name>``), the ``"algorithm"`` of its checkpoints and their
+    #: ``"format"`` (``"avalon-<name>"``).
+    name: str = attr.ib(validator=_check_name)
+    #: How people write it ("PPO"), for help texts.
+    title: str
+    #: One line for ``avalon train --help``.
+    summary: str
+    #: The config class, ``"module:attribute"`` or the class.
+    config: Any = attr.ib(validator=_check_reference)
+    #: The train function, ``"module:attribute"`` or the function.
+    train: Any = attr.ib(validator=_check_reference)
+    #: The policy loader ``(checkpoint state, seed) -> policy``, ``"module:attribute"`` or the function.
+    policy_loader: Any = attr.ib(validator=_check_reference)
+    #: The config fields ``avalon train <name>`` offers, in the order of its help.
+    options: tuple[ConfigOption, ...] = attr.ib(default=(), converter=tuple)
+
+    def __attrs_post_init__(self) -> None:
+        for kind, values in (("flags", [option.flag for option in self.options]), ("fields", [option.field for option in self.options])):
+            repeated = sorted({value for value in values if values.count(value) > 1})
+            if repeated:
+                raise ValueError(f"algorithm {self.name!r}: its options repeat the {kind} {repeated}")
+
+    def config_class(self) -> type:
+        return resolve(self.config)
+
+    def train_function(self) -> Callable[..., Any]:
+        return resolve(self.train)
+
+    def policy_from_checkpoint(self, state: dict[str, Any], seed: int | None = None) -> Any:
+        return resolve(self.policy_loader)(state, seed)
+
+
+#: The algorithms, by name. A new one: its package, then its row here.
+ALGORITHMS: dict[str, Algorithm] = {
+    row.name: row
+    for row in (
+        Algorithm(
+            name=ppo.NAME,
+            title="PPO",
+            summary="PPO (the paper's Table 7 hyper-parameters by default)",
+            config="avalon.agent.ppo.config:PPOConfig",
+            train="avalon.agent.ppo.trainer:train_ppo",
+            policy_loader="avalon.agent.ppo.policy:policy_from_checkpoint",
+            options=(
+                ConfigOption("--unroll", "unroll_steps", int, "steps per env per update (Table 7: 200)"),
+                ConfigOption("--lr", "learning_rate", float, "Adam learning rate (Table 7: 2.5e-4)"),
+                ConfigOption("--clip-range", "clip_range", float, "PPO clip range (Table 7: 0.03)"),
+                ConfigOption("--entropy-cost", "entropy_cost", float, "entropy cost (Table 7: 1.5e-4)"),
+                ConfigOption("--epochs", "epochs", int, "passes over each batch (default 2)"),
+                ConfigOption("--minibatches", "minibatches", int, "Adam steps per pass over each batch (default 1)"),
+                ConfigOption(
+                    "--initial-std", "initial_std", float,
+                    "std of the policy's continuous actions at the start (default 0.3; original Avalon: 1)",
+                ),
+            ),
+        ),
+    )
+}
+
+
+def register(algorithm: Algorithm) -> Algorithm:
+    """Adds ``algorithm`` to :data:`ALGORITHMS` (for algorithms outside this package; ours are rows there)."""
+    if not isinstance(algorithm, Algorithm):
+        raise TypeError(f"{algorithm!r} is not an Algorithm")
+    if algorithm.name in ALGORITHMS:
+        raise ValueError(f"an algorithm named {algorithm.name!r} is already registered")
+    ALGORITHMS[algorithm.name] = algorithm
+    return algorithm
+
+
+def get_algorithm(name: str) -> Algorithm:
+    """The row named ``name``; ``ValueError`` listing the algorithms otherwise."""
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; the algorithms are: {', '.join(ALGORITHMS)}")
+    return ALGORITHMS[name]
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The checkpoint dict of any registered algorithm (its ``"algorithm"`` says which); ``ValueError``
+    naming the file when it is not one of theirs. See :mod:`avalon.agent.common.checkpoint`."""
+    from avalon.agent.common import checkpoint  # torch: loaded when a checkpoint is, not with the parser
+
+    return checkpoint.load_checkpoint(path, tuple(ALGORITHMS))
+
+
+def load_policy(checkpoint_path: str | Path, seed: int | None = None) -> Any:
+    """The policy saved in a checkpoint file of any registered algorithm, rebuilt from the file
+    alone by the algorithm it names (checkpoints from before algorithms were named: PPO).
+
+    ``seed`` seeds the policy's own sampling generator (None: from OS entropy).
+    """
+    state = load_checkpoint(checkpoint_path)
+    return get_algorithm(state["algorithm"]).policy_from_checkpoint(state, seed)
