@@ -10,9 +10,10 @@ import threading
 import time
 from pathlib import Path
 
-from avalon.env.config import RENDERERS, EnvConfig
+from avalon.env.config import EnvConfig
 from avalon.errors import AvalonError
 from avalon.sim.protocol import ACTION_SPACES
+from avalon.sim.settings import RENDERERS
 
 
 def _add_env_options(parser: argparse.ArgumentParser, default_renderer: str = "GLES3") -> None:
