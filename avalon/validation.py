@@ -7,7 +7,8 @@ clipped or coerced to hide it. Two wordings, each kept as users and tests know i
   arguments): ``resolution=8 must be an int from 16 to 1024 (pixels)``. The ``check_*``
   functions return the value as a plain Python value, so a caller writes
   ``num_envs = check_int(num_envs, "num_envs", low=1)``; the ``*_field`` makers declare an attrs
-  field whose converter and validator do the same.
+  field whose converter and validator do the same, and :func:`int_validator` and
+  :func:`number_validator` judge a field without a converter as it is stored.
 - world-generation configs (``avalon.datagen``, ``avalon.tasks``), which also name their class:
   ``TerrainConfig.cell_size_m=0.0: expected a finite number > 0`` (:func:`positive` and its
   neighbours at the end of this module).
