@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 from avalon.agent.registry import ALGORITHMS, Algorithm, get_algorithm
-from avalon.env.config import RENDERERS, EnvConfig
+from avalon.env.config import EnvConfig
 from avalon.errors import AvalonError
 from avalon.sim.protocol import ACTION_SPACES
+from avalon.sim.settings import RENDERERS
 
 
 def _add_env_options(parser: argparse.ArgumentParser, default_renderer: str = "GLES3") -> None:

@@ -43,6 +43,7 @@ from avalon.errors import AvalonError, SimulatorError
 from avalon.env.spaces import RGBD_KEY
 from avalon.training.world_supply import WorldRequest, WorldSupply
 from avalon.tasks import check_difficulty, check_task
+from avalon.validation import check_choice, check_int
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,7 @@ def evaluation_worlds(
     tasks: Sequence[str], episodes: int, min_difficulty: float = 0.0, max_difficulty: float = 1.0, seed: int = 0
 ) -> list[WorldRequest]:
     """The worlds of an evaluation (see the module doc), task by task."""
-    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
-        raise ValueError(f"episodes={episodes!r} must be an int >= 1 (per task)")
+    episodes = check_int(episodes, "episodes", low=1, unit="per task")
     low, high = check_difficulty(min_difficulty), check_difficulty(max_difficulty)
     if low > high:
         raise ValueError(f"min_difficulty {low} is above max_difficulty {high}")
@@ -355,16 +355,12 @@ def evaluate(
     fails every attempt does not stop the others: at the end :class:`EvaluationFailed` is
     raised, carrying the whole result (finished episodes and failed worlds).
     """
-    if time_limits not in TIME_LIMITS:
-        raise ValueError(f"time_limits={time_limits!r} is not one of {TIME_LIMITS}")
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
-    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-        raise ValueError(f"max_attempts={max_attempts!r} must be an int >= 1")
+    check_choice(time_limits, "time_limits", TIME_LIMITS)
+    num_envs = check_int(num_envs, "num_envs", low=1)
+    max_attempts = check_int(max_attempts, "max_attempts", low=1)
     if not requests:
         raise ValueError("no worlds to evaluate on")
-    if video not in VIDEO_CHOICES:
-        raise ValueError(f"video={video!r} is not one of {VIDEO_CHOICES}")
+    check_choice(video, "video", VIDEO_CHOICES)
     config = attr.evolve(env_config, is_training=False)
     todo: queue.SimpleQueue[tuple[int, WorldRequest]] = queue.SimpleQueue()
     for index, request in enumerate(requests):

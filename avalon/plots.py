@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from avalon.validation import check_int
+
 #: Points along the curve: the run's env steps are cut into this many equal bins.
 CURVE_BINS = 24
 
@@ -24,8 +26,7 @@ def success_curve(rows: Sequence[Mapping[str, Any]], bins: int = CURVE_BINS) -> 
     """
     if not rows:
         raise ValueError("no finished episodes to draw a learning curve from")
-    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
-        raise ValueError(f"bins={bins!r} must be an int >= 1")
+    bins = check_int(bins, "bins", low=1)
     steps = np.array([row["env_steps"] for row in rows], np.float64)
     success = np.array([row["success"] for row in rows], np.float64)
     difficulty = np.array([row["difficulty"] for row in rows], np.float64)

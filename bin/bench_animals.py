@@ -113,7 +113,7 @@ def compare_with(revision: str, args: argparse.Namespace) -> None:
                 sys.exit(f"{label}: bin/bench_animals.py --save-worlds failed (exit {saved.returncode}):\n{saved.stderr[-2000:]}")
             world_dirs[label] = {kind: str(work / label / kind) for kind in ("plain", "animals")}
             os.environ["AVALON_GODOT_PROJECT"] = str(root / "godot")  # read when the simulator starts
-            sims[label] = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator_settings())
+            sims[label] = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator)
             sims[label].start()
         os.environ.pop("AVALON_GODOT_PROJECT")
         actions = random_actions(args.steps + WARMUP_STEPS)
@@ -166,7 +166,7 @@ def main() -> None:
         print(export_world(with_animals, Path(args.save_worlds) / "animals"))
         return
     work = Path(tempfile.mkdtemp(prefix="avalon-bench-animals-"))
-    sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator_settings())
+    sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator)
     try:
         plain, with_animals = animal_bench_worlds(args.seed)
         dirs = {"without animals": str(export_world(plain, work / "plain")),

@@ -17,7 +17,8 @@ import statistics
 import time
 
 from avalon.sim.display import acquire_display, release_display
-from avalon.sim.simulator import Simulator, SimulatorSettings
+from avalon.sim.settings import SimulatorSettings
+from avalon.sim.simulator import Simulator
 
 
 class _SilentlyCrowdedSimulator(Simulator):

@@ -14,7 +14,7 @@ PACKAGE = Path(avalon.__file__).parent
 #: Each top-level module or package of avalon and its layer: it may import only lower layers
 #: (docs/architecture.md draws them).
 LAYERS: dict[str, int] = {
-    "errors": 0, "registration": 0, "rules": 0,
+    "errors": 0, "registration": 0, "rules": 0, "validation": 0,
     "datagen": 1,
     "tasks": 2,
     "sim": 3,

@@ -17,7 +17,7 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon.datagen import _checks as check
+from avalon import validation as check
 from avalon.datagen.noise import smooth_noise
 from avalon.datagen.terrain import HeightMap
 

@@ -19,6 +19,7 @@ from avalon.datagen.biomes import Biome, BiomeMap
 from avalon.datagen.obstacles import RingOutline, RingResult
 from avalon.datagen.scenery import SceneryInstance, SceneryKind
 from avalon.datagen.terrain import HeightMap
+from avalon.validation import check_int
 
 SPAWN_COLOR = (255, 0, 255)
 FOOD_COLOR = (230, 20, 20)
@@ -158,8 +159,7 @@ def top_down_preview(
     ``(x_m, z_m, yaw_rad)``; yaw 0 faces -z (up in the picture), as in Godot. ``rings`` are the
     outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
     """
-    if isinstance(pixels, bool) or not isinstance(pixels, int) or not 16 <= pixels <= 8192:
-        raise ValueError(f"pixels={pixels!r}: expected an integer in [16, 8192]")
+    pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
         raise ValueError(
             f"biome map shape {biome_map.heightmap.shape} does not match height map shape {heightmap.shape}"

@@ -17,10 +17,11 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon.datagen import _checks as check
+from avalon import validation as check
 from avalon.datagen.biomes import Biome, BiomeMap
 from avalon.datagen.noise import smooth_noise
 from avalon.datagen.terrain import HeightMap
+from avalon.validation import check_int
 
 Vector3 = tuple[float, float, float]
 KeepClear = tuple[float, float, float]  # (x_m, z_m, radius_m)
@@ -479,8 +480,7 @@ def place_fruit_tree(
     ``max_slope_deg``. Ground positions that would fall in water are skipped, so ``under_tree``
     can hold fewer than ``food_count`` points near a shore.
     """
-    if isinstance(food_count, bool) or not isinstance(food_count, int) or food_count < 0:
-        raise ValueError(f"food_count={food_count!r}: expected an integer >= 0")
+    food_count = check_int(food_count, "food_count", low=0)
     if not heightmap.contains(x, z):
         raise ValueError(f"fruit tree site x={x!r}, z={z!r} (m) is outside the world (half size {heightmap.half_size_m} m)")
     water_distance = heightmap.distance_to_water_m()

@@ -120,7 +120,7 @@ class AvalonEnv(gym.Env):
 
     def __init__(self, config: EnvConfig | None = None, render_mode: str | None = None, **overrides: Any) -> None:
         base = config if config is not None else EnvConfig()
-        fields = [field.name for field in attr.fields(EnvConfig)]
+        fields = EnvConfig.keywords()
         unknown = [name for name in overrides if name not in fields]
         if unknown:
             # Python's own words (libraries such as TorchRL match them), then a hint.
@@ -279,7 +279,7 @@ class AvalonEnv(gym.Env):
         return self._episode_time_limit_frames
 
     def _start_simulator(self) -> None:
-        simulator = Simulator(self.config.simulator_settings())
+        simulator = Simulator(self.config.simulator)
         simulator.start()
         self._simulator = simulator
 

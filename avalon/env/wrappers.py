@@ -11,6 +11,7 @@ import numpy as np
 from avalon.errors import SimulatorError
 from avalon.sim.protocol import ACTION_SPACES
 from avalon.env.spaces import ActionCodec
+from avalon.validation import check_int
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +77,7 @@ class RestartOnCrash(gym.Wrapper):
 
     def __init__(self, env: gym.Env, max_reset_attempts: int = 3) -> None:
         super().__init__(env)
-        if isinstance(max_reset_attempts, bool) or not isinstance(max_reset_attempts, int) or max_reset_attempts < 1:
-            raise ValueError(f"max_reset_attempts={max_reset_attempts!r} must be an int >= 1")
-        self.max_reset_attempts = max_reset_attempts
+        self.max_reset_attempts = check_int(max_reset_attempts, "max_reset_attempts", low=1)
         #: Simulator crashes seen so far (steps and resets).
         self.crashes = 0
         self._last: tuple[Any, dict[str, Any]] | None = None

@@ -31,6 +31,7 @@ from avalon.sim.display import acquire_display, acquire_window_position, release
 from avalon.errors import SimulatorError, WorldLoadError
 from avalon.rules.mechanics import STEPS_PER_SECOND
 from avalon.sim.paths import find_godot_binary, find_native_library, godot_project_dir
+from avalon.sim.settings import SimulatorSettings
 from avalon.sim.temp_folders import make_temp_folder
 
 LOG_TAIL_LINES = 30
@@ -43,21 +44,6 @@ LISTEN_BACKLOG = 128
 MAX_PENDING_HELLOS = 64
 HELLO_TIMEOUT_S = 5.0
 HELLO_MAX_BYTES = 1024  # a HELLO's payload: magic, version, secret and Godot's version string
-
-
-@attr.s(frozen=True, auto_attribs=True, kw_only=True)
-class SimulatorSettings:
-    """How to launch a simulator; see :class:`avalon.env.config.EnvConfig` for the meanings."""
-
-    resolution: int = 96
-    renderer: str = "GLES3"
-    action_space: str = "vr"
-    godot_binary: str = "godot3-runner"
-    startup_timeout_s: float = 60.0
-    reset_timeout_s: float = 120.0
-    step_timeout_s: float = 30.0
-    log_dir: str | None = None
-    llvmpipe_threads: int | None = None
 
 
 class Simulator:

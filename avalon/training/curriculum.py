@@ -13,7 +13,6 @@ one process), so every episode moves the same ``d_t``; it is thread-safe.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -22,6 +21,7 @@ import numpy as np
 
 from avalon.rules.mechanics import STEPS_PER_SECOND
 from avalon.tasks import TASKS, check_difficulty, check_task
+from avalon.validation import number_field
 
 #: The 16 basic tasks and the 4 compositional tasks of the paper (section 5.1, Appendix F).
 BASIC_TASKS: tuple[str, ...] = (
@@ -101,19 +101,14 @@ def training_time_limit_frames(task: str, difficulty: float) -> int:
 # ---------------------------------------------------------------------------------- curriculum
 
 
-def _unit_interval(_instance, attribute, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"{attribute.name}={value!r} must be a number in [0, 1]")
-
-
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class CurriculumConfig:
     """How the per-task maximum difficulty moves (Appendix I)."""
 
     #: H_t: change of d_t per success (+) or failure (-). Table 7: PPO 3e-4, IMPALA 5e-3, Dreamer 6e-4.
-    step_size: float = attr.ib(default=3e-4, validator=_unit_interval)
+    step_size: float = number_field(3e-4, low=0, high=1)
     #: d_t of every task at the start of training (the paper starts at 0).
-    initial_difficulty: float = attr.ib(default=0.0, validator=_unit_interval)
+    initial_difficulty: float = number_field(0.0, low=0, high=1)
     #: False: every world's difficulty is drawn from U[0, 1] and d_t never moves (the ablation).
     enabled: bool = True
 

@@ -28,6 +28,7 @@ from avalon.training.curriculum import Curriculum, training_time_limit_frames
 from avalon.training.vector import ThreadedVectorEnv
 from avalon.training.world_supply import SuppliedWorld, WorldRequest, WorldSupply
 from avalon.env.wrappers import RestartOnCrash
+from avalon.validation import check_int
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,7 @@ class CurriculumWorlds(gym.Wrapper):
         supply: WorldSupply | None = None,
     ) -> None:
         super().__init__(env)
-        if isinstance(worlds_ahead, bool) or not isinstance(worlds_ahead, int) or worlds_ahead < 1:
-            raise ValueError(f"worlds_ahead={worlds_ahead!r} must be an int >= 1")
+        worlds_ahead = check_int(worlds_ahead, "worlds_ahead", low=1)
         self.curriculum = curriculum
         self.tasks = tuple(tasks) if tasks is not None else curriculum.tasks
         unknown = [task for task in self.tasks if task not in curriculum.tasks]
@@ -164,8 +164,7 @@ def make_training_envs(
     Environment ``i`` draws its worlds from ``SeedSequence((seed, i))``. Nothing starts until the
     first ``reset()``, except the world generator processes.
     """
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
+    num_envs = check_int(num_envs, "num_envs", low=1)
 
     def make(index: int):
         def build() -> gym.Env:

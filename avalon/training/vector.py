@@ -37,6 +37,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
+from avalon.validation import check_int
+
 
 #: Reset options that autoresets repeat (see the module doc).
 AUTORESET_OPTIONS = ("time_limit_frames",)
@@ -54,8 +56,7 @@ def make_vector_env(num_envs: int = 1, max_episode_steps: int | None = None, **e
     """
     from avalon.env.avalon_env import AvalonEnv  # (avalon_env does not import this module)
 
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
+    num_envs = check_int(num_envs, "num_envs", low=1)
     if max_episode_steps is not None:
         env_kwargs["time_limit_frames"] = max_episode_steps
     seed = env_kwargs.pop("seed", None)

@@ -36,6 +36,7 @@ import attr
 from avalon.errors import AvalonError
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import check_difficulty, check_seed, check_task
+from avalon.validation import check_number
 
 #: Niceness of the generator process: generation runs ahead, so the simulators come first.
 GENERATOR_NICENESS = 5
@@ -125,8 +126,7 @@ class WorldSupply:
     """Generates requested worlds in a background process, in request order."""
 
     def __init__(self, directory: str | os.PathLike | None = None, timeout_s: float = 300.0) -> None:
-        if not timeout_s > 0:
-            raise ValueError(f"timeout_s={timeout_s!r} must be positive (seconds)")
+        timeout_s = check_number(timeout_s, "timeout_s", above=0, unit="seconds")
         self._owns_directory = directory is None
         self.directory = make_temp_folder("worlds") if directory is None else Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,7 @@ def worlds(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sim():
-    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator_settings())
+    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator)
     simulator.start()
     yield simulator
     simulator.close()

@@ -1,14 +1,16 @@
-"""EnvConfig and AvalonEnv construction errors, without Godot."""
+"""EnvConfig (its simulator settings held as one object) and AvalonEnv construction errors, without Godot."""
 
 import math
 from pathlib import Path
 
+import attr
 import gymnasium
 import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.sim.protocol import MAX_TIME_LIMIT_FRAMES
+from avalon.sim.settings import SimulatorSettings
 
 
 @pytest.mark.parametrize(
@@ -94,3 +96,49 @@ def test_env_spaces_follow_the_config_without_starting_godot():
     assert set(env.action_space.spaces) >= {"move_forward", "head_pitch", "eat"}
     assert env.simulator_pid is None
     env.close()
+
+
+def test_the_simulator_settings_are_one_object_read_through():
+    config = EnvConfig(renderer="GLES2", resolution=64, action_space="mouse_keyboard", task="eat", llvmpipe_threads=np.int16(2))
+    assert config.simulator == SimulatorSettings(renderer="GLES2", resolution=64, action_space="mouse_keyboard", llvmpipe_threads=2)
+    assert (config.renderer, config.resolution, config.action_space, config.task) == ("GLES2", 64, "mouse_keyboard", "eat")
+    assert EnvConfig().simulator == SimulatorSettings()  # one set of defaults
+    # Declared once: EnvConfig has none of the simulator's fields of its own.
+    assert not set(attr.fields_dict(EnvConfig)) & set(attr.fields_dict(SimulatorSettings))
+    assert set(EnvConfig.keywords()) == set(attr.fields_dict(EnvConfig)) | set(attr.fields_dict(SimulatorSettings))
+
+
+def test_evolve_and_a_given_simulator_take_keywords_of_both():
+    config = EnvConfig(renderer="GLES2", resolution=64, task="eat")
+    changed = attr.evolve(config, renderer="GLES3", is_training=False)
+    assert (changed.renderer, changed.resolution, changed.task, changed.is_training) == ("GLES3", 64, "eat", False)
+    assert (config.renderer, config.is_training) == ("GLES2", True)  # frozen: the original is unchanged
+    settings = SimulatorSettings(renderer="GLES2", step_timeout_s=5.0)
+    given = EnvConfig(simulator=settings, resolution=32)
+    assert given.simulator == attr.evolve(settings, resolution=32)
+    assert attr.evolve(config, simulator=settings).simulator == settings
+    env = AvalonEnv(config, step_timeout_s=7)
+    assert env.config.simulator == attr.evolve(config.simulator, step_timeout_s=7)
+    env.close()
+
+
+def test_bad_simulator_settings_are_refused_where_they_are_made():
+    with pytest.raises(ValueError, match="renderer='Vulkan' is not one of 'GLES3', 'GLES2'"):
+        SimulatorSettings(renderer="Vulkan")
+    with pytest.raises(ValueError, match="simulator='GLES2' must be a SimulatorSettings"):
+        EnvConfig(simulator="GLES2")
+    with pytest.raises(ValueError, match=r"resolution=8 must be an int from 16 to 1024 \(pixels\)"):
+        EnvConfig(simulator=SimulatorSettings(), resolution=8)
+    with pytest.raises(TypeError, match=r"^EnvConfig.__init__\(\) got an unexpected keyword argument 'frameskip'$"):
+        EnvConfig(frameskip=1)
+
+
+def test_gymnasium_make_passes_simulator_keywords_into_the_settings():
+    import avalon  # noqa: F401  (registers avalon/Avalon-v0)
+
+    env = gymnasium.make("avalon/Avalon-v0", renderer="GLES2", resolution=32, max_episode_steps=40)
+    try:
+        assert env.unwrapped.config.simulator == SimulatorSettings(renderer="GLES2", resolution=32)
+        assert env.unwrapped.config.time_limit_frames == 40
+    finally:
+        env.close()

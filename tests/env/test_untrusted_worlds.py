@@ -74,7 +74,7 @@ def island(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def simulator():
-    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator_settings())
+    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator)
     simulator.start()
     yield simulator
     simulator.close()

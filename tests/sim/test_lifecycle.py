@@ -23,7 +23,8 @@ from avalon.sim import protocol
 from avalon.sim.display import shared_xvfb_pid
 from avalon.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
 from avalon.sim.paths import godot_project_dir
-from avalon.sim.simulator import Simulator, SimulatorSettings
+from avalon.sim.settings import SimulatorSettings
+from avalon.sim.simulator import Simulator
 from tests.conftest import zero_action
 
 pytestmark = pytest.mark.godot

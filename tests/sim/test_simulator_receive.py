@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from avalon.sim import protocol
-from avalon.sim.simulator import Simulator, SimulatorSettings
+from avalon.sim.settings import SimulatorSettings
+from avalon.sim.simulator import Simulator
 
-RESOLUTION = 4
+RESOLUTION = 16  # the smallest SimulatorSettings accepts: the frames stay small
 
 
 @pytest.fixture()

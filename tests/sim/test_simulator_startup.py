@@ -14,7 +14,8 @@ import pytest
 
 from avalon.sim import protocol, simulator as simulator_module
 from avalon.errors import SimulatorError
-from avalon.sim.simulator import Simulator, SimulatorSettings
+from avalon.sim.settings import SimulatorSettings
+from avalon.sim.simulator import Simulator
 
 pytestmark = pytest.mark.godot
 

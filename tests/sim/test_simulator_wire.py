@@ -14,9 +14,10 @@ import pytest
 
 from avalon.sim import protocol
 from avalon.errors import SimulatorError
-from avalon.sim.simulator import Simulator, SimulatorSettings
+from avalon.sim.settings import SimulatorSettings
+from avalon.sim.simulator import Simulator
 
-RESOLUTION = 4
+RESOLUTION = 16  # the smallest SimulatorSettings accepts: the frames stay small
 
 
 def _answer(peer: socket.socket, frames: list[int]) -> threading.Thread:

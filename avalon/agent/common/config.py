@@ -3,35 +3,18 @@ argument checks of the trainers' configs (``avalon.agent.ppo.config`` uses them 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import attr
 
-
-def _positive_number(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{attribute.name}={value!r} must be a finite number > 0")
+from avalon.validation import int_validator, is_int_in, number_validator
 
 
-def _non_negative_number(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{attribute.name}={value!r} must be a finite number >= 0")
-
-
-def _unit_interval(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"{attribute.name}={value!r} must be a number in [0, 1]")
-
-
-def _positive_int(_instance, attribute, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{attribute.name}={value!r} must be an int >= 1")
-
-
-def _optional_positive_int(instance, attribute, value):
-    if value is not None:
-        _positive_int(instance, attribute, value)
+_positive_number = number_validator(above=0)
+_non_negative_number = number_validator(low=0)
+_unit_interval = number_validator(low=0, high=1)
+_positive_int = int_validator(low=1)
+_optional_positive_int = int_validator(low=1, optional=True)
 
 
 def _conv_layers(_instance, attribute, value):
@@ -39,7 +22,7 @@ def _conv_layers(_instance, attribute, value):
         return (
             isinstance(layer, tuple)
             and len(layer) == 3
-            and all(not isinstance(v, bool) and isinstance(v, int) and v >= 1 for v in layer)
+            and all(is_int_in(v, low=1) for v in layer)
         )
 
     if not isinstance(value, tuple) or not value or not all(valid(layer) for layer in value):
