@@ -49,6 +49,7 @@ from avalon.agent.common.stopping import StopRequest
 from avalon.agent.common.timers import PhaseTimers
 from avalon.env.spaces import action_space as avalon_action_space
 from avalon.sim.protocol import ACTION_SPACES
+from avalon.validation import check_int
 
 log = logging.getLogger(__name__)
 
@@ -203,16 +204,14 @@ class TrainingLoop:
         learn_threads: int,
     ) -> None:
         check_envs(envs)
-        if isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1:
-            raise ValueError(f"total_steps={total_steps!r} must be an int >= 1 (env steps)")
+        total_steps = check_int(total_steps, "total_steps", low=1, unit="env steps")
         for name, value in (
             ("checkpoint_interval_steps", checkpoint_interval_steps),
             ("keep_checkpoints", keep_checkpoints),
             ("act_threads", act_threads),
             ("learn_threads", learn_threads),
         ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name}={value!r} must be an int >= 1")
+            check_int(value, name, low=1)
         config.check_batch(envs.num_envs)
         self.envs, self.num_envs = envs, envs.num_envs
         self.out_dir = Path(out_dir)
