@@ -21,7 +21,9 @@ import importlib
 import math
 import os
 import pkgutil
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, TypeVar
 
 import attr
@@ -33,24 +35,27 @@ from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.spec import TaskSpec
 
 
-def _collect_tasks() -> dict[str, TaskSpec]:
-    """The ``TASK`` of every module of this package (by name); a module without one is an error."""
+def collect_tasks(package: ModuleType) -> dict[str, TaskSpec]:
+    """The ``TASK`` of every module of ``package`` (subpackages aside), by name, in name order.
+
+    ``TypeError`` naming the module if one declares no ``TaskSpec`` named after itself.
+    """
     specs: dict[str, TaskSpec] = {}
-    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    for module in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         if module.ispkg:
             continue
-        spec = getattr(importlib.import_module(f"{__name__}.{module.name}"), "TASK", None)
+        spec = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "TASK", None)
         if not isinstance(spec, TaskSpec) or spec.name != module.name:
             raise TypeError(
-                f"avalon/tasks/{module.name}.py must end with TASK = TaskSpec(name={module.name!r}, ...), found "
-                f"{spec!r}; every module of avalon/tasks is a task (shared code goes in avalon/tasks/kit/)"
+                f"{package.__name__}.{module.name} must declare TASK = TaskSpec(name={module.name!r}, ...), found "
+                f"{spec!r}: every module of {package.__name__} is a task (shared code goes in its kit package)"
             )
         specs[spec.name] = spec
     return specs
 
 
 #: Every task by name (see :class:`TaskSpec`).
-TASKS: dict[str, TaskSpec] = _collect_tasks()
+TASKS: dict[str, TaskSpec] = collect_tasks(sys.modules[__name__])
 
 #: Attempts :func:`build_world` makes (the requested seed, then derived seeds) before giving up.
 MAX_ATTEMPTS = 16

@@ -1,18 +1,18 @@
 """The ``eat`` task: food right by the agent, which only has to pick it up and eat it.
 
 Paper, Appendix F.1: "the agent starts in front of the fruit ... As difficulty increases, worlds
-contain different types of fruit that must be opened in more complex ways". Difficulty here sets
+contain different types of fruit that must be opened in more complex ways". Difficulty sets every
+factor through :data:`KNOBS` (:class:`EatKnobs`, the table after the food ladder; ``docs/tasks.md``
+quotes it):
 
-- the kinds of food: uniformly one of the first ``k(d) = min(10, 1 + floor(10 d))`` kinds of
-  :data:`FOOD_LADDER` (apples only below d = 0.1, every kind from d = 0.9); cherries come as a
-  cluster of 2 to 4;
-- whether the food rests on an **altar** (probability ``1 - d``, never for carrots, which grow in
-  the ground): a static stone pedestal right in front of the agent, so that at the lowest
-  difficulties even a random agent sometimes grasps and eats it and the sparse reward appears
-  (the original Avalon does the same; its numbers are adapted to our body below);
-- otherwise (on the ground) how far away the food is: 1.8 to 2.4 m at d = 0, up to 4.5 m at
-  d = 1 (centre, horizontally), and where it is relative to the way the agent faces: within 10
-  degrees at d = 0, between 60 and 180 degrees to either side at d = 1, so the agent must turn.
+- the kinds of food: uniformly one of the first kinds of :data:`FOOD_LADDER`, one more every tenth
+  of the difficulty; cherries come as a cluster of 2 to 4;
+- whether the food rests on an **altar** (never carrots, which grow in the ground): a static stone
+  pedestal right in front of the agent, so that at the lowest difficulties even a random agent
+  sometimes grasps and eats it and the sparse reward appears (the original Avalon does the same;
+  its numbers are adapted to our body below);
+- otherwise (on the ground) how far away the food is and where it is relative to the way the agent
+  faces (at d = 1 it must turn), and whether it hangs in the fruit tree instead.
 
 The altar (``avalon/tasks/kit/altar.py``; a static ``box``, ``godot/entities/box.gd``, baked
 lighting, never climbable). Original Avalon: 1.3 m high at d = 0, height varying by
@@ -22,21 +22,15 @@ in the body frame with radius 0.1 m, arm's reach 1.0 m, body radius 0.4 m; a clo
 food whose centre is within 0.25 m + the food's radius of the hand's centre; held food is eaten
 within 0.5 m of the head; a hand moves at most 0.2 m per step. A 1 m wide top at chest height
 would enclose the resting hands, and food near them is woken by Bullet and creeps off (see
-``altar.WAKE_GAP_M``), so at d = 0 the altar is a **stone post** standing between the hands:
-
-- **Top height** above the spawn's feet: 1.4 m at d = 0, varying by U(-1.0, +0.2) * d (the
-  original's range, its rise cut to keep the top below our eyes).
-- **Top width** (a square): 0.3 m at d = 0 (the hands' inner surfaces are 0.4 m apart), growing
-  by U(0, 1) * d m as in the original, never narrower than the food (a cherry cluster: 0.54 m).
-- **Food distance** (horizontal, spawn's axis to the food's centre): the nearest at which the
-  altar is 0.05 m clear of the body capsule and of the resting hands, the food's Bullet box out of
-  the hands' pairing range and the food within 40 degrees of the camera's axis (the camera sees
-  45 degrees either way), plus U(0, 4) * d m (the original's 5 m spread shortened to our 4.5 m
-  farthest ground food). The food rests 0.1 m plus its footprint inside the near edge, or in the
-  middle of a smaller top.
-- **Bearing**: within 30 d degrees of the facing direction, either side (straight ahead at d = 0).
-  As soon as the post is turned off the axis it would touch a hand, so for d > 0 the altar mostly
-  stands beyond the hands (the food 0.8 m or more away): a step up the curriculum.
+``altar.WAKE_GAP_M``), so at d = 0 the altar is a **stone post** standing between the hands: its
+top 1.4 m above the spawn's feet, 0.3 m wide (the hands' inner surfaces are 0.4 m apart), never
+narrower than the food (a cherry cluster: 0.54 m). The food's distance (horizontal, spawn's axis
+to the food's centre) is the nearest at which the altar is 0.05 m clear of the body capsule and
+of the resting hands, the food's Bullet box out of the hands' pairing range and the food within
+40 degrees of the camera's axis (the camera sees 45 degrees either way), plus the table's extra
+distance. The food rests 0.1 m plus its footprint inside the near edge, or in the middle of a
+smaller top. As soon as the post is turned off the axis it would touch a hand, so for d > 0 the
+altar mostly stands beyond the hands (the food 0.8 m or more away): a step up the curriculum.
 
 At d = 0 the apple's centre is 0.6 m ahead and 1.55 m up, 14 degrees below the view axis:
 0.46 m from a resting hand's centre (it grasps within 0.40 m: the hand moves 0.06 m up and
@@ -47,8 +41,8 @@ The food lies on the ground (or altar) under a fruit tree that stands behind it 
 spawn; behind the altar's far edge when there is one); carrots grow anywhere, without a tree.
 From d = 0.5 food that is not on an altar may instead hang in the fruit tree, within reach from
 the ground (``HANGING_FOOD_CLEARANCE_M``): honeycomb always (on the ground it would get dirty),
-other fruit with probability ``KNOBS.hanging_probability``, carrots never. The hanging draw is made only
-from d = 0.5, before the altar's draws, so easier worlds do not depend on it.
+other fruit with the table's probability, carrots never. The hanging draw is made only from
+d = 0.5, before the altar's draws, so easier worlds do not depend on it.
 Small world (64 m), one grid point per metre.
 """
 
@@ -78,7 +72,14 @@ from avalon.tasks.kit.assembly import (
     split_streams,
 )
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import XZ, facing_direction, ground_height, is_dry_land, triangle_index, triangle_slopes_deg
+from avalon.tasks.kit.geometry import (
+    XZ,
+    facing_direction,
+    ground_height,
+    is_dry_land,
+    triangle_index,
+    triangle_slopes_deg,
+)
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,
     candidate_points,
@@ -112,16 +113,10 @@ ASSEMBLY_ATTEMPTS = 4
 ALWAYS_HANGING_KINDS = frozenset({"honeycomb"})
 
 
-
-
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class EatKnobs:
     """Every factor of an eat world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
-
-    Bands are drawn from uniformly. The altar's numbers adapt the original Avalon's (1.3 m high
-    varying by U(-1.0, +0.5) d, 1.0 + U(0, 1) d m wide, food 0.5 + U(0, 5) d m away) to our body:
-    see :mod:`avalon.tasks.kit.altar` for the post's design at d = 0.
-    """
+    Bands are drawn from uniformly; the module's docstring says why the altar's numbers are these."""
 
     #: Kinds in use: the first ``min(len(FOOD_LADDER), 1 + floor(kinds_per_unit * d))`` of the ladder.
     kinds_per_unit: int = len(FOOD_LADDER)
@@ -137,7 +132,7 @@ class EatKnobs:
         extra_distance_m=Band(Ramp(0.0), Ramp(0.0, 4.0)),
         bearing_limit_deg=Ramp(0.0, 30.0),
     )
-    #: Food on the ground: horizontal distance from the spawn, metres (1.8-2.4 m at d = 0, 1.8-4.5 at 1).
+    #: Food on the ground: horizontal distance from the spawn, metres (1.8-2.4 at d = 0, 1.8-4.5 at 1).
     ground_distance_m: Band = Band(Ramp(1.8), Ramp(2.4, 2.1))
     #: Food on the ground: angle between the facing direction and the food, either side, degrees
     #: (0-10 at d = 0, 60-180 at 1: the agent must turn).

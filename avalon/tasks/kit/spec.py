@@ -27,7 +27,7 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 def _check_name(instance, attribute, value) -> None:
     if not isinstance(value, str) or not _NAME.fullmatch(value):
-        raise ValueError(f"TaskSpec.name={value!r}: expected lower-case letters, digits and '_', starting with a letter")
+        raise ValueError(f"TaskSpec.name={value!r}: expected a lower-case identifier (a-z, 0-9, '_')")
 
 
 def _check_time_limit(instance, attribute, value: Ramp) -> None:
