@@ -2,18 +2,17 @@
 
 Paper, Appendix F.1: "As difficulty increases, the agent spawns farther away from the fruit, and
 the paths leading to the fruit become narrower. At the highest difficulties, the agent must
-traverse thin, multi-segment paths across chasms". Difficulty here sets
+traverse thin, multi-segment paths across chasms". Difficulty sets every factor through
+:data:`KNOBS` (:class:`MoveKnobs`, the table below; ``docs/tasks.md`` quotes it):
 
-- the distance from the spawn to the food: 2 to 4 m at d = 0, 30 to 40 m at d = 1;
-- the path: below d = ``CHASM_START_DIFFICULTY`` an open walk on a Small island, with a corridor
-  free of plants along the sight line that narrows from 8 m to 5.5 m; from there on the food
-  stands on a plateau ringed by a chasm (Medium island, two grid points per metre) whose only
-  crossing is a causeway that narrows from 5 m to 1.25 m, made of 1, then 2 (d >= 0.55), then 3
-  (d >= 0.8) straight segments at angles; the chasm widens from 7 to 12 m (a running jump carries
-  the agent about 5 m, a little more when it drops a metre) and deepens from 4 to 6 m, with
-  75-degree unclimbable walls;
-- where the food is relative to the way the agent faces: straight ahead at d = 0, anywhere
-  within +-180 d degrees.
+- the distance from the spawn to the food: a few metres at d = 0, tens of metres at d = 1;
+- the path: below ``chasm_start_difficulty`` an open walk on a Small island, with a corridor free
+  of plants along the sight line that narrows; from there on the food stands on a plateau ringed
+  by a chasm (Medium island, two grid points per metre) whose only crossing is a causeway that
+  narrows and gains straight segments at angles; the chasm widens beyond what a running jump
+  carries the agent (about 5 m, a little more when it drops a metre) and deepens, with 75-degree
+  unclimbable walls;
+- where the food is relative to the way the agent faces: straight ahead at d = 0, anywhere at 1.
 
 The food lies on the ground under a fruit tree. The causeway builder (:class:`Causeway`,
 :func:`zigzag_causeway`, :func:`cut_causeway`, :func:`chasm_with_causeway`) works on any
