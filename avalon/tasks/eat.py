@@ -225,7 +225,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     bearing = math.radians(streams.food.uniform(*KNOBS.ground_bearing_deg.at(difficulty)))
     bearing *= 1.0 if streams.food.uniform() < 0.5 else -1.0
     # Drawn only where food may hang, so easier worlds keep every earlier draw and byte.
-    hanging = difficulty >= KNOBS.hanging_min_difficulty and food_hangs(kind, difficulty, float(streams.food.uniform()))
+    may_hang = difficulty >= KNOBS.hanging_min_difficulty
+    hanging = may_hang and food_hangs(kind, difficulty, float(streams.food.uniform()))
     # Drawn after (and whatever) the ground factors; an altar takes precedence over hanging.
     on_altar, altar_factors = draw_altar(streams.food, kind, difficulty)
     hanging = hanging and not on_altar

@@ -72,7 +72,6 @@ from avalon.tasks.kit.sites import (
 from avalon.tasks.kit.spec import TaskSpec
 
 
-
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class MoveKnobs:
     """Every factor of a move world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
@@ -110,7 +109,7 @@ class MoveKnobs:
 
 #: The move task's difficulty curves.
 KNOBS = MoveKnobs()
-#: From this difficulty on, the food is ringed by a chasm crossed by a causeway.
+#: From this difficulty on, the food is ringed by a chasm crossed by a causeway (the table's number).
 CHASM_START_DIFFICULTY = KNOBS.chasm_start_difficulty
 #: Radius of the plateau the fruit tree stands on, inside the chasm, metres.
 PLATEAU_RADIUS_M = 5.0
