@@ -21,11 +21,11 @@ from PIL import Image
 from avalon.datagen.preview import top_down_preview
 from avalon.datagen.world import Terrain, World
 from avalon.tasks import TASKS, attempt_rng, build_world, check_task
-from avalon.tasks.outdoor import ImpossibleWorldError
+from avalon.tasks.kit import ImpossibleWorldError
 
 
 def attempts_needed(task: str, difficulty: float, seed: int) -> int:
-    generator = check_task(task)
+    generator = check_task(task).generate
     for attempt in range(100):
         try:
             generator(attempt_rng(seed, attempt), difficulty, None)

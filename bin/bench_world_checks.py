@@ -25,7 +25,7 @@ from avalon.datagen.terrain import WORLD_SIZES_M
 from avalon.datagen.world_folder import read_world_info
 from avalon.sim.paths import find_native_library, godot_project_dir
 from avalon.tasks import build_world
-from avalon.tasks.outdoor import OutdoorTaskConfig
+from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
 GODOT_SERVER = "godot3-server"  # headless: no rendering needed to time the file checks
 GODOT_BENCH = """extends SceneTree

@@ -14,7 +14,7 @@ import math
 from avalon.datagen.animals import animal_entity
 from avalon.datagen.world import World
 from avalon.tasks import build_world
-from avalon.tasks.outdoor import OutdoorTaskConfig
+from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
 ANIMALS = ("wolf", "bear", "hippo", "alligator", "jaguar", "hawk", "eagle", "rabbit", "deer", "squirrel")
 

@@ -23,7 +23,7 @@ from avalon.datagen.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.tasks import build_world
-from avalon.tasks.outdoor import OutdoorTaskConfig
+from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
 WARMUP_STEPS = 50
 

@@ -1,10 +1,13 @@
-"""Task registry: one world generator per task, ``(rng, difficulty, config) -> World``.
+"""Task registry: every module of this package is a task and declares one :class:`TaskSpec`.
 
-A new task is one module in this package plus one line in :data:`TASKS`. Generators turn the
-difficulty in [0, 1] into every lower-level factor themselves; :func:`build_world` fills in the
-bookkeeping (task name, difficulty, seed) and :func:`generate_world` exports the world folder.
+A new task is one module ``avalon/tasks/<name>.py`` that ends with ``TASK = TaskSpec(name="<name>",
+...)``: :data:`TASKS` collects them (shared code lives in :mod:`avalon.tasks.kit`, which is not a
+task). Its generator ``(rng, difficulty, config) -> World`` turns the difficulty in [0, 1] into
+every lower-level factor through the table of difficulty curves at the top of its module;
+:func:`build_world` fills in the bookkeeping (task name, difficulty, seed) and
+:func:`generate_world` exports the world folder.
 
-A generator raises :class:`~avalon.tasks.outdoor.ImpossibleWorldError` when its random draws gave a
+A generator raises :class:`~avalon.tasks.kit.ImpossibleWorldError` when its random draws gave a
 world that cannot keep the task's guarantees (say, the island had no room for the obstacle). Then
 :func:`build_world` tries again with a generator from a derived seed (:func:`attempt_rng`): attempt
 0 uses ``numpy.random.default_rng(seed)``, attempt k >= 1 uses
@@ -14,26 +17,45 @@ attempts. The world keeps the requested seed, so (task, difficulty, seed) still 
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
+import pkgutil
+import sys
 from pathlib import Path
-from typing import Callable, Optional, TypeVar
+from types import ModuleType
+from typing import Callable, TypeVar
 
 import attr
 import numpy as np
 
 from avalon.datagen.export import export_world
 from avalon.datagen.world import World
-from avalon.tasks import eat, move, trivial
-from avalon.tasks.outdoor import ImpossibleWorldError
+from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.spec import TaskSpec
 
-TaskGenerator = Callable[[np.random.Generator, float, Optional[object]], World]
 
-TASKS: dict[str, TaskGenerator] = {
-    "trivial": trivial.generate,
-    "eat": eat.generate,
-    "move": move.generate,
-}
+def collect_tasks(package: ModuleType) -> dict[str, TaskSpec]:
+    """The ``TASK`` of every module of ``package`` (subpackages aside), by name, in name order.
+
+    ``TypeError`` naming the module if one declares no ``TaskSpec`` named after itself.
+    """
+    specs: dict[str, TaskSpec] = {}
+    for module in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if module.ispkg:
+            continue
+        spec = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "TASK", None)
+        if not isinstance(spec, TaskSpec) or spec.name != module.name:
+            raise TypeError(
+                f"{package.__name__}.{module.name} must declare TASK = TaskSpec(name={module.name!r}, ...), found "
+                f"{spec!r}: every module of {package.__name__} is a task (shared code goes in its kit package)"
+            )
+        specs[spec.name] = spec
+    return specs
+
+
+#: Every task by name (see :class:`TaskSpec`).
+TASKS: dict[str, TaskSpec] = collect_tasks(sys.modules[__name__])
 
 #: Attempts :func:`build_world` makes (the requested seed, then derived seeds) before giving up.
 MAX_ATTEMPTS = 16
@@ -45,7 +67,8 @@ class WorldGenerationError(RuntimeError):
     """Every attempt to build a task's world was impossible (see :data:`MAX_ATTEMPTS`)."""
 
 
-def check_task(task: str) -> TaskGenerator:
+def check_task(task: str) -> TaskSpec:
+    """The spec of the task named ``task``; ``ValueError`` listing the tasks if there is none."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; the tasks are: {', '.join(sorted(TASKS))}")
     return TASKS[task]
@@ -88,10 +111,10 @@ def with_retries(build: Callable[[np.random.Generator], T], task: str, difficult
 
 def build_world(task: str, difficulty: float, seed: int, config: object | None = None) -> World:
     """The world of ``task`` at ``difficulty`` for ``seed`` (pure Python, no files)."""
-    generator = check_task(task)
+    spec = check_task(task)
     difficulty = check_difficulty(difficulty)
     seed = check_seed(seed)
-    world = with_retries(lambda rng: generator(rng, difficulty, config), task, difficulty, seed)
+    world = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
     return attr.evolve(world, task=task, difficulty=difficulty, seed=seed)
 
 

@@ -1,20 +1,20 @@
 """The ``eat`` task: food right by the agent, which only has to pick it up and eat it.
 
 Paper, Appendix F.1: "the agent starts in front of the fruit ... As difficulty increases, worlds
-contain different types of fruit that must be opened in more complex ways". Difficulty here sets
+contain different types of fruit that must be opened in more complex ways". Difficulty sets every
+factor through :data:`KNOBS` (:class:`EatKnobs`, the table after the food ladder; ``docs/tasks.md``
+quotes it):
 
-- the kinds of food: uniformly one of the first ``k(d) = min(10, 1 + floor(10 d))`` kinds of
-  :data:`FOOD_LADDER` (apples only below d = 0.1, every kind from d = 0.9); cherries come as a
-  cluster of 2 to 4;
-- whether the food rests on an **altar** (probability ``1 - d``, never for carrots, which grow in
-  the ground): a static stone pedestal right in front of the agent, so that at the lowest
-  difficulties even a random agent sometimes grasps and eats it and the sparse reward appears
-  (the original Avalon does the same; its numbers are adapted to our body below);
-- otherwise (on the ground) how far away the food is: 1.8 to 2.4 m at d = 0, up to 4.5 m at
-  d = 1 (centre, horizontally), and where it is relative to the way the agent faces: within 10
-  degrees at d = 0, between 60 and 180 degrees to either side at d = 1, so the agent must turn.
+- the kinds of food: uniformly one of the first kinds of :data:`FOOD_LADDER`, one more every tenth
+  of the difficulty; cherries come as a cluster of 2 to 4;
+- whether the food rests on an **altar** (never carrots, which grow in the ground): a static stone
+  pedestal right in front of the agent, so that at the lowest difficulties even a random agent
+  sometimes grasps and eats it and the sparse reward appears (the original Avalon does the same;
+  its numbers are adapted to our body below);
+- otherwise (on the ground) how far away the food is and where it is relative to the way the agent
+  faces (at d = 1 it must turn), and whether it hangs in the fruit tree instead.
 
-The altar (``avalon/tasks/altar.py``; a static ``box``, ``godot/entities/box.gd``, baked
+The altar (``avalon/tasks/kit/altar.py``; a static ``box``, ``godot/entities/box.gd``, baked
 lighting, never climbable). Original Avalon: 1.3 m high at d = 0, height varying by
 U(-1.0, +0.5) * d, top 1.0 + U(0, 1) * d m wide, food 0.5 + U(0, 5) * d m from the spawn. Our body
 (``avalon/rules/mechanics.py``): eyes 1.7 m, shoulders 1.45 m, hands resting at (+-0.3, 1.2, -0.6) m
@@ -22,21 +22,15 @@ in the body frame with radius 0.1 m, arm's reach 1.0 m, body radius 0.4 m; a clo
 food whose centre is within 0.25 m + the food's radius of the hand's centre; held food is eaten
 within 0.5 m of the head; a hand moves at most 0.2 m per step. A 1 m wide top at chest height
 would enclose the resting hands, and food near them is woken by Bullet and creeps off (see
-``altar.WAKE_GAP_M``), so at d = 0 the altar is a **stone post** standing between the hands:
-
-- **Top height** above the spawn's feet: 1.4 m at d = 0, varying by U(-1.0, +0.2) * d (the
-  original's range, its rise cut to keep the top below our eyes).
-- **Top width** (a square): 0.3 m at d = 0 (the hands' inner surfaces are 0.4 m apart), growing
-  by U(0, 1) * d m as in the original, never narrower than the food (a cherry cluster: 0.54 m).
-- **Food distance** (horizontal, spawn's axis to the food's centre): the nearest at which the
-  altar is 0.05 m clear of the body capsule and of the resting hands, the food's Bullet box out of
-  the hands' pairing range and the food within 40 degrees of the camera's axis (the camera sees
-  45 degrees either way), plus U(0, 4) * d m (the original's 5 m spread shortened to our 4.5 m
-  farthest ground food). The food rests 0.1 m plus its footprint inside the near edge, or in the
-  middle of a smaller top.
-- **Bearing**: within 30 d degrees of the facing direction, either side (straight ahead at d = 0).
-  As soon as the post is turned off the axis it would touch a hand, so for d > 0 the altar mostly
-  stands beyond the hands (the food 0.8 m or more away): a step up the curriculum.
+``altar.WAKE_GAP_M``), so at d = 0 the altar is a **stone post** standing between the hands: its
+top 1.4 m above the spawn's feet, 0.3 m wide (the hands' inner surfaces are 0.4 m apart), never
+narrower than the food (a cherry cluster: 0.54 m). The food's distance (horizontal, spawn's axis
+to the food's centre) is the nearest at which the altar is 0.05 m clear of the body capsule and
+of the resting hands, the food's Bullet box out of the hands' pairing range and the food within
+40 degrees of the camera's axis (the camera sees 45 degrees either way), plus the table's extra
+distance. The food rests 0.1 m plus its footprint inside the near edge, or in the middle of a
+smaller top. As soon as the post is turned off the axis it would touch a hand, so for d > 0 the
+altar mostly stands beyond the hands (the food 0.8 m or more away): a step up the curriculum.
 
 At d = 0 the apple's centre is 0.6 m ahead and 1.55 m up, 14 degrees below the view axis:
 0.46 m from a resting hand's centre (it grasps within 0.40 m: the hand moves 0.06 m up and
@@ -47,8 +41,8 @@ The food lies on the ground (or altar) under a fruit tree that stands behind it 
 spawn; behind the altar's far edge when there is one); carrots grow anywhere, without a tree.
 From d = 0.5 food that is not on an altar may instead hang in the fruit tree, within reach from
 the ground (``HANGING_FOOD_CLEARANCE_M``): honeycomb always (on the ground it would get dirty),
-other fruit with probability ``HANGING_PROBABILITY``, carrots never. The hanging draw is made only
-from d = 0.5, before the altar's draws, so easier worlds do not depend on it.
+other fruit with the table's probability, carrots never. The hanging draw is made only from
+d = 0.5, before the altar's draws, so easier worlds do not depend on it.
 Small world (64 m), one grid point per metre.
 """
 
@@ -63,29 +57,37 @@ import numpy as np
 from avalon.datagen.scenery import FruitTreeConfig
 from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, FOODS, FOODS_EASY_TO_HARD
 from avalon.datagen.world import World
-from avalon.tasks import altar as altars
-from avalon.tasks.outdoor import (
+from avalon.tasks.kit import altar as altars
+from avalon.tasks.kit.assembly import (
     FOOD_MAX_SLOPE_DEG,
     HANGING_FOOD_TRUNK_GAP_M,
+    TIME_LIMIT_FRAMES,
     FoodPlacement,
-    ImpossibleWorldError,
     OutdoorLayout,
     assemble_outdoor_world,
     build_island,
-    candidate_points,
-    facing_direction,
-    fruit_tree_site_ok,
-    ground_height,
-    is_dry_land,
     make_biomes,
     resolve_config,
     scaled_scenery,
-    site_mask,
     split_streams,
+)
+from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.geometry import (
+    XZ,
+    facing_direction,
+    ground_height,
+    is_dry_land,
     triangle_index,
     triangle_slopes_deg,
+)
+from avalon.tasks.kit.sites import (
+    build_at_first_fitting_site,
+    candidate_points,
+    fruit_tree_site_ok,
+    site_mask,
     tree_behind_food,
 )
+from avalon.tasks.kit.spec import TaskSpec
 
 #: Food kinds from easy to hard (every kind of ``FOOD_KINDS``, by its row's ``difficulty_rank``):
 #: apple is canonical; cherries come several at once; mulberries are small; a banana gives half
@@ -100,18 +102,51 @@ WORLD_SIZE = "small"
 POINTS_PER_M = 1.0
 #: Full world builds (tree, scenery, checks) tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 4
-#: From this difficulty food may hang in the fruit tree instead of lying under it.
-HANGING_MIN_DIFFICULTY = 0.5
-#: ...with this probability (kinds of ``ALWAYS_HANGING_KINDS`` always hang).
-HANGING_PROBABILITY = 0.5
 #: Food that gets dirty on touching the ground (honeycomb) hangs in the tree wherever food may hang
 #: (honeycomb is on the ladder only from d = 0.5).
 ALWAYS_HANGING_KINDS = frozenset(kind for kind, food in FOODS.items() if food.dirty_on_ground)
 
 
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class EatKnobs:
+    """Every factor of an eat world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    Bands are drawn from uniformly; the module's docstring says why the altar's numbers are these."""
+
+    #: Kinds in use: the first ``min(len(FOOD_LADDER), 1 + floor(kinds_per_unit * d))`` of the ladder.
+    kinds_per_unit: int = len(FOOD_LADDER)
+    #: Probability that food which can rest on a surface (not GROUND_KINDS) goes on an altar: 1 - d.
+    altar_probability: Ramp = Ramp(1.0, -1.0)
+    #: The altar: top 1.4 m above the spawn's feet varying by U(-1.0, +0.2) d (the original's range,
+    #: its rise cut to keep the top below our eyes at 1.7 m); top 0.3 m wide growing by U(0, 1) d;
+    #: food U(0, 4) d m beyond the nearest distance allowed (the original's 5 m spread shortened to
+    #: our 4.5 m farthest ground food); bearing within 30 d degrees, either side.
+    altar: altars.AltarCurves = altars.AltarCurves(
+        top_above_spawn_m=Band(Ramp(altars.TOP_HEIGHT_M, -1.0), Ramp(altars.TOP_HEIGHT_M, 0.2)),
+        top_width_m=Band(Ramp(altars.TOP_WIDTH_M), Ramp(altars.TOP_WIDTH_M, 1.0)),
+        extra_distance_m=Band(Ramp(0.0), Ramp(0.0, 4.0)),
+        bearing_limit_deg=Ramp(0.0, 30.0),
+    )
+    #: Food on the ground: horizontal distance from the spawn, metres (1.8-2.4 at d = 0, 1.8-4.5 at 1).
+    ground_distance_m: Band = Band(Ramp(1.8), Ramp(2.4, 2.1))
+    #: Food on the ground: angle between the facing direction and the food, either side, degrees
+    #: (0-10 at d = 0, 60-180 at 1: the agent must turn).
+    ground_bearing_deg: Band = Band(Ramp(0.0, 60.0), Ramp(10.0, 170.0))
+    #: From this difficulty food not on an altar may hang in the fruit tree instead of lying under it...
+    hanging_min_difficulty: float = 0.5
+    #: ...with this probability (kinds of ``ALWAYS_HANGING_KINDS`` always, ``GROUND_KINDS`` never).
+    hanging_probability: float = 0.5
+    #: Training episodes are truncated after this many seconds (20 s at d = 0, 40 s at 1): a few
+    #: times what reaching, grasping and eating food 2-4.5 m away, turning up to 180 degrees, takes.
+    training_time_limit_s: Ramp = Ramp(20.0, 20.0)
+
+
+#: The eat task's difficulty curves.
+KNOBS = EatKnobs()
+
+
 def food_kinds(difficulty: float) -> tuple[str, ...]:
     """The kinds eat may use at ``difficulty``: the first ``min(10, 1 + floor(10 d))`` of the ladder."""
-    count = min(len(FOOD_LADDER), 1 + int(math.floor(len(FOOD_LADDER) * difficulty)))
+    count = min(len(FOOD_LADDER), 1 + int(math.floor(KNOBS.kinds_per_unit * difficulty)))
     return FOOD_LADDER[:count]
 
 
@@ -124,19 +159,9 @@ def food_count(kind: str, rng: np.random.Generator) -> int:
 
 def food_hangs(kind: str, difficulty: float, draw: float) -> bool:
     """Whether food of ``kind`` hangs in the fruit tree, given a uniform ``draw`` in [0, 1)."""
-    if difficulty < HANGING_MIN_DIFFICULTY or kind in GROUND_KINDS:
+    if difficulty < KNOBS.hanging_min_difficulty or kind in GROUND_KINDS:
         return False
-    return kind in ALWAYS_HANGING_KINDS or draw < HANGING_PROBABILITY
-
-
-def food_distance_range_m(difficulty: float) -> tuple[float, float]:
-    """Horizontal distance from the spawn to the food, metres."""
-    return 1.8, 2.4 + 2.1 * difficulty
-
-
-def food_bearing_range_deg(difficulty: float) -> tuple[float, float]:
-    """Angle between the facing direction and the food, degrees (either side)."""
-    return 60.0 * difficulty, 10.0 + 170.0 * difficulty
+    return kind in ALWAYS_HANGING_KINDS or draw < KNOBS.hanging_probability
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -180,7 +205,7 @@ def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.
 
 def _under_canopy(food: FoodPlacement, tree_site: tuple[float, float], fruit_tree: FruitTreeConfig) -> bool:
     """Whether ``food`` can hang from the canopy of a fruit tree at ``tree_site`` whatever its scale
-    (see ``outdoor.HANGING_FOOD_TRUNK_GAP_M``)."""
+    (see ``HANGING_FOOD_TRUNK_GAP_M``)."""
     low, high = fruit_tree.scale_range
     radius = FOOD_RADIUS_M[food.kind]
     reach = math.hypot(food.x - tree_site[0], food.z - tree_site[1])
@@ -197,11 +222,12 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     kinds = food_kinds(difficulty)
     kind = kinds[int(streams.food.integers(len(kinds)))]
     count = food_count(kind, streams.food)
-    distance = float(streams.food.uniform(*food_distance_range_m(difficulty)))
-    bearing = math.radians(streams.food.uniform(*food_bearing_range_deg(difficulty)))
+    distance = float(streams.food.uniform(*KNOBS.ground_distance_m.at(difficulty)))
+    bearing = math.radians(streams.food.uniform(*KNOBS.ground_bearing_deg.at(difficulty)))
     bearing *= 1.0 if streams.food.uniform() < 0.5 else -1.0
     # Drawn only where food may hang, so easier worlds keep every earlier draw and byte.
-    hanging = difficulty >= HANGING_MIN_DIFFICULTY and food_hangs(kind, difficulty, float(streams.food.uniform()))
+    may_hang = difficulty >= KNOBS.hanging_min_difficulty
+    hanging = may_hang and food_hangs(kind, difficulty, float(streams.food.uniform()))
     # Drawn after (and whatever) the ground factors; an altar takes precedence over hanging.
     on_altar, altar_factors = draw_altar(streams.food, kind, difficulty)
     hanging = hanging and not on_altar
@@ -216,62 +242,42 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     if on_altar:
         return _build_altar_layout(streams, config, biome_map, difficulty, kind, count, altar_factors)
 
-    def ground_sites():
-        """A build of the world for each spawn site that can hold the food (lazily: the draws
-        from ``streams.sites`` interleave with the builds as they always have)."""
-        for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
-            yaw = float(streams.sites.uniform(-math.pi, math.pi))
-            dx, dz = facing_direction(yaw + bearing)
-            centre = (spawn[0] + distance * dx, spawn[1] + distance * dz)
-            if not is_dry_land(ground, *centre, min_water_distance_m=1.0):
-                continue
-            if slopes[triangle_index(ground, *centre)] > FOOD_MAX_SLOPE_DEG:
-                continue
-            tree_site = None
-            if kind not in GROUND_KINDS:
-                tree_site = tree_behind_food(streams.sites, centre, spawn, fruit_tree)
-                if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
-                    continue
-            foods = _cluster(kind, centre, count, streams.sites, hanging)
-            if hanging and not all(_under_canopy(f, tree_site, fruit_tree) for f in foods):
-                continue
-            if any(abs(ground_height(ground, f.x, f.z) - ground_height(ground, *centre)) > 0.3 for f in foods):
-                continue
+    def fit_ground_site(spawn: XZ):
+        """Why the food cannot lie ahead of a spawn at ``spawn``, or the build of the world there."""
+        yaw = float(streams.sites.uniform(-math.pi, math.pi))
+        dx, dz = facing_direction(yaw + bearing)
+        centre = (spawn[0] + distance * dx, spawn[1] + distance * dz)
+        if not is_dry_land(ground, *centre, min_water_distance_m=1.0):
+            return f"the food at {centre} would not be on dry land"
+        if slopes[triangle_index(ground, *centre)] > FOOD_MAX_SLOPE_DEG:
+            return f"the food at {centre} would be on ground steeper than {FOOD_MAX_SLOPE_DEG} degrees"
+        tree_site = None
+        if kind not in GROUND_KINDS:
+            tree_site = tree_behind_food(streams.sites, centre, spawn, fruit_tree)
+            if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
+                return f"no fruit tree site behind the food at {tree_site}"
+        foods = _cluster(kind, centre, count, streams.sites, hanging)
+        if hanging and not all(_under_canopy(f, tree_site, fruit_tree) for f in foods):
+            return "the food would not hang under the fruit tree's canopy"
+        if any(abs(ground_height(ground, f.x, f.z) - ground_height(ground, *centre)) > 0.3 for f in foods):
+            return "the ground under the cluster is too uneven"
 
-            def build(spawn=spawn, yaw=yaw, foods=foods, tree_site=tree_site) -> EatLayout:
-                outdoor = assemble_outdoor_world(
-                    streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
-                    foods=foods, tree_site=tree_site,
-                )
-                return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, hanging=hanging)
+        def build() -> EatLayout:
+            outdoor = assemble_outdoor_world(
+                streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
+                foods=foods, tree_site=tree_site,
+            )
+            return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, hanging=hanging)
 
-            yield build
+        return build
 
-    return _first_assembled(ground_sites(), "the guarantees")
-
-
-def _first_assembled(sites, what: str) -> EatLayout:
-    """The first of ``sites`` (builds, or the reason a site was rejected) whose build succeeds,
-    trying at most ``ASSEMBLY_ATTEMPTS`` builds; ``ImpossibleWorldError`` with the last reason
-    otherwise."""
-    failures: list[str] = []
-    assemblies = 0
-    for site in sites:
-        if isinstance(site, str):
-            failures.append(site)
-            continue
-        assemblies += 1
-        try:
-            return site()
-        except ImpossibleWorldError as error:
-            failures.append(str(error))
-            if assemblies >= ASSEMBLY_ATTEMPTS:
-                break
-    reason = f"; last: {failures[-1]}" if failures else ""
-    raise ImpossibleWorldError(f"eat: no spawn site keeps {what} on this island{reason}")
+    return build_at_first_fitting_site(
+        candidate_points(streams.sites, ground, mask, config.site_attempts), fit_ground_site,
+        max_builds=ASSEMBLY_ATTEMPTS, failure="eat: no spawn site keeps the guarantees on this island",
+    )
 
 
-# --- food on an altar (see avalon/tasks/altar.py) ------------------------------------------------
+# --- food on an altar (see avalon/tasks/kit/altar.py) --------------------------------------------
 
 
 def can_go_on_altar(kind: str) -> bool:
@@ -283,8 +289,8 @@ def draw_altar(rng: np.random.Generator, kind: str, difficulty: float) -> tuple[
     """Whether the food goes on an altar (probability ``1 - d`` for kinds that can) and the altar's
     factors; always the same five draws from ``rng``."""
     chance = float(rng.uniform())
-    factors = altars.draw_altar_factors(rng, difficulty)
-    return can_go_on_altar(kind) and chance < altars.altar_probability(difficulty), factors
+    factors = altars.draw_altar_factors(rng, difficulty, KNOBS.altar)
+    return can_go_on_altar(kind) and chance < KNOBS.altar_probability.at(difficulty), factors
 
 
 def footprint_radius_m(kind: str, count: int) -> float:
@@ -309,26 +315,28 @@ def _build_altar_layout(streams, config, biome_map, difficulty: float, kind: str
     mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
     distance, bearing = altar_distance_and_bearing(kind, count, factors)
 
-    def altar_sites():
-        for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
-            yaw = float(streams.sites.uniform(-math.pi, math.pi))
-            site = _altar_site(streams, ground, fruit_tree, spawn, yaw, kind, count, factors, distance)
-            if isinstance(site, str):
-                yield site
-                continue
-            altar, foods, tree_site = site
+    def fit_altar_site(spawn: XZ):
+        """Why an altar cannot stand ahead of a spawn at ``spawn``, or the build of the world there."""
+        yaw = float(streams.sites.uniform(-math.pi, math.pi))
+        site = _altar_site(streams, ground, fruit_tree, spawn, yaw, kind, count, factors, distance)
+        if isinstance(site, str):
+            return site
+        altar, foods, tree_site = site
 
-            def build(spawn=spawn, yaw=yaw, altar=altar, foods=foods, tree_site=tree_site) -> EatLayout:
-                outdoor = assemble_outdoor_world(
-                    streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
-                    foods=foods, tree_site=tree_site, keep_clear=[altar.keep_clear],
-                )
-                outdoor = altars.put_food_on_altar(outdoor, altar)
-                return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, altar=altar)
+        def build() -> EatLayout:
+            outdoor = assemble_outdoor_world(
+                streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
+                foods=foods, tree_site=tree_site, keep_clear=[altar.keep_clear],
+            )
+            outdoor = altars.put_food_on_altar(outdoor, altar)
+            return EatLayout(outdoor=outdoor, kind=kind, distance_m=distance, bearing_rad=bearing, altar=altar)
 
-            yield build
+        return build
 
-    return _first_assembled(altar_sites(), "the altar's guarantees")
+    return build_at_first_fitting_site(
+        candidate_points(streams.sites, ground, mask, config.site_attempts), fit_altar_site,
+        max_builds=ASSEMBLY_ATTEMPTS, failure="eat: no spawn site keeps the altar's guarantees on this island",
+    )
 
 
 def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count: int,
@@ -356,3 +364,13 @@ def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count
 def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
     """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
     return build_layout(rng, difficulty, config).world
+
+
+TASK = TaskSpec(
+    name="eat",
+    generate=generate,
+    training_time_limit_s=KNOBS.training_time_limit_s,
+    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
+    food_visible_from_spawn=True,
+    food_reachable_on_foot=True,
+)

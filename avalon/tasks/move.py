@@ -2,18 +2,17 @@
 
 Paper, Appendix F.1: "As difficulty increases, the agent spawns farther away from the fruit, and
 the paths leading to the fruit become narrower. At the highest difficulties, the agent must
-traverse thin, multi-segment paths across chasms". Difficulty here sets
+traverse thin, multi-segment paths across chasms". Difficulty sets every factor through
+:data:`KNOBS` (:class:`MoveKnobs`, the table below; ``docs/tasks.md`` quotes it):
 
-- the distance from the spawn to the food: 2 to 4 m at d = 0, 30 to 40 m at d = 1;
-- the path: below d = ``CHASM_START_DIFFICULTY`` an open walk on a Small island, with a corridor
-  free of plants along the sight line that narrows from 8 m to 5.5 m; from there on the food
-  stands on a plateau ringed by a chasm (Medium island, two grid points per metre) whose only
-  crossing is a causeway that narrows from 5 m to 1.25 m, made of 1, then 2 (d >= 0.55), then 3
-  (d >= 0.8) straight segments at angles; the chasm widens from 7 to 12 m (a running jump carries
-  the agent about 5 m, a little more when it drops a metre) and deepens from 4 to 6 m, with
-  75-degree unclimbable walls;
-- where the food is relative to the way the agent faces: straight ahead at d = 0, anywhere
-  within +-180 d degrees.
+- the distance from the spawn to the food: a few metres at d = 0, tens of metres at d = 1;
+- the path: below ``chasm_start_difficulty`` an open walk on a Small island, with a corridor free
+  of plants along the sight line that narrows; from there on the food stands on a plateau ringed
+  by a chasm (Medium island, two grid points per metre) whose only crossing is a causeway that
+  narrows and gains straight segments at angles; the chasm widens beyond what a running jump
+  carries the agent (about 5 m, a little more when it drops a metre) and deepens, with 75-degree
+  unclimbable walls;
+- where the food is relative to the way the agent faces: straight ahead at d = 0, anywhere at 1.
 
 The food lies on the ground under a fruit tree. The causeway builder (:class:`Causeway`,
 :func:`zigzag_causeway`, :func:`cut_causeway`, :func:`chasm_with_causeway`) works on any
@@ -33,40 +32,85 @@ from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, angle_t
 from avalon.datagen.terrain import HeightMap
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.datagen.world import World
-from avalon.tasks.outdoor import (
-    BLOCKING_SLOPE_DEG,
+from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.assembly import (
     FOOD_MAX_SLOPE_DEG,
-    XZ,
+    TIME_LIMIT_FRAMES,
     FoodPlacement,
-    ImpossibleWorldError,
     OutdoorLayout,
     assemble_outdoor_world,
     build_island,
-    candidate_points,
-    component_labels,
-    corridor_discs,
-    eye_position,
-    fruit_tree_site_ok,
-    ground_height,
-    is_dry_land,
     make_biomes,
     resolve_config,
-    sample_at,
     scaled_scenery,
-    site_mask,
     split_streams,
-    terrain_clear,
-    tree_behind_food,
+    world_config,
+)
+from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.geometry import (
+    BLOCKING_SLOPE_DEG,
+    XZ,
+    component_labels,
+    ground_height,
+    is_dry_land,
+    sample_at,
     triangle_centroids,
     triangle_index,
     triangle_slopes_deg,
     walkable_grid,
-    world_config,
     yaw_towards,
 )
+from avalon.tasks.kit.sight import eye_position, terrain_clear
+from avalon.tasks.kit.sites import (
+    build_at_first_fitting_site,
+    candidate_points,
+    corridor_discs,
+    fruit_tree_site_ok,
+    site_mask,
+    tree_behind_food,
+)
+from avalon.tasks.kit.spec import TaskSpec
 
-#: From this difficulty on, the food is ringed by a chasm crossed by a causeway.
-CHASM_START_DIFFICULTY = 0.35
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class MoveKnobs:
+    """Every factor of a move world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+
+    Bands are drawn from uniformly. Below ``chasm_start_difficulty`` the corridor's ramp runs over
+    ``d / chasm_start_difficulty``; from there on the chasm's ramps run over the chasm progress
+    ``s = (d - chasm_start_difficulty) / (1 - chasm_start_difficulty)``, 0 to 1.
+    """
+
+    #: Horizontal spawn-to-food distance, metres (2-4 m at d = 0, 30-40 m at 1); with a chasm at
+    #: least what the ring needs (the spawn stands 3 m outside it).
+    food_distance_m: Band = Band(Ramp(2.0, 28.0), Ramp(4.0, 36.0))
+    #: The food lies within this angle of the spawn's facing direction, either side, degrees.
+    max_facing_offset_deg: Ramp = Ramp(0.0, 180.0)
+    #: From this difficulty on, the food is ringed by a chasm crossed by a causeway.
+    chasm_start_difficulty: float = 0.35
+    #: Open worlds: width of the plant-free corridor to the food, metres (8 m to 5.5 m), over
+    #: ``d / chasm_start_difficulty``.
+    corridor_width_m: Ramp = Ramp(8.0, -2.5)
+    #: Chasm worlds, over the progress s: width of the causeway's flat top, metres (5 m to 1.25 m).
+    causeway_width_m: Ramp = Ramp(5.0, -3.75)
+    #: ...radial width of the chasm at the top, metres (7 m to 12 m; a running jump carries the
+    #: agent about 5 m).
+    chasm_width_m: Ramp = Ramp(7.0, 5.0)
+    #: ...depth of the chasm, metres (4 m to 6 m).
+    chasm_depth_m: Ramp = Ramp(4.0, 2.0)
+    #: ...how far each causeway segment turns off the straight line across, degrees (20 to 35).
+    causeway_turn_deg: Ramp = Ramp(20.0, 15.0)
+    #: The causeway has one straight segment, and one more from each of these difficulties.
+    causeway_segment_added_at: tuple[float, ...] = (0.55, 0.8)
+    #: Training episodes are truncated after this many seconds (20 s at d = 0, 80 s at 1): a few
+    #: times what walking 2-40 m at up to 5 m/s takes, on a causeway at high difficulty.
+    training_time_limit_s: Ramp = Ramp(20.0, 60.0)
+
+
+#: The move task's difficulty curves.
+KNOBS = MoveKnobs()
+#: From this difficulty on, the food is ringed by a chasm crossed by a causeway (the table's number).
+CHASM_START_DIFFICULTY = KNOBS.chasm_start_difficulty
 #: Radius of the plateau the fruit tree stands on, inside the chasm, metres.
 PLATEAU_RADIUS_M = 5.0
 #: How far the chasm's inner edge wanders in and out, metres.
@@ -83,10 +127,6 @@ CAUSEWAY_APPROACH_OFFSET_DEG = (15.0, 45.0)
 ASSEMBLY_ATTEMPTS = 3
 
 
-def _lerp(a: float, b: float, t: float) -> float:
-    return a + (b - a) * t
-
-
 def _chasm_progress(difficulty: float) -> float:
     """0 at CHASM_START_DIFFICULTY, 1 at difficulty 1."""
     return min(1.0, max(0.0, (difficulty - CHASM_START_DIFFICULTY) / (1.0 - CHASM_START_DIFFICULTY)))
@@ -96,22 +136,11 @@ def has_chasm(difficulty: float) -> bool:
     return difficulty >= CHASM_START_DIFFICULTY
 
 
-def food_distance_range_m(difficulty: float) -> tuple[float, float]:
-    """Range of the spawn-to-food distance (horizontal, metres). With a chasm the distance is at
-    least what the ring needs (the spawn stands 3 m outside it)."""
-    return 2.0 + 28.0 * difficulty, 4.0 + 36.0 * difficulty
-
-
 def path_width_m(difficulty: float) -> float:
     """Width of the path to the food, metres: the plant-free corridor (open worlds) or the causeway."""
     if not has_chasm(difficulty):
-        return _lerp(8.0, 5.5, difficulty / CHASM_START_DIFFICULTY)
-    return _lerp(5.0, 1.25, _chasm_progress(difficulty))
-
-
-def max_facing_offset_deg(difficulty: float) -> float:
-    """The food lies within this angle of the spawn's facing direction, degrees."""
-    return 180.0 * difficulty
+        return KNOBS.corridor_width_m.at(difficulty / CHASM_START_DIFFICULTY)
+    return KNOBS.causeway_width_m.at(_chasm_progress(difficulty))
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -140,11 +169,11 @@ def chasm_spec(difficulty: float) -> ChasmSpec:
     """The chasm and causeway of ``difficulty`` (which must have a chasm)."""
     s = _chasm_progress(difficulty)
     return ChasmSpec(
-        chasm_width_m=_lerp(7.0, 12.0, s),
-        depth_m=_lerp(4.0, 6.0, s),
+        chasm_width_m=KNOBS.chasm_width_m.at(s),
+        depth_m=KNOBS.chasm_depth_m.at(s),
         causeway_width_m=path_width_m(difficulty),
-        segment_count=1 + int(difficulty >= 0.55) + int(difficulty >= 0.8),
-        turn_deg=_lerp(20.0, 35.0, s),
+        segment_count=1 + sum(int(difficulty >= start) for start in KNOBS.causeway_segment_added_at),
+        turn_deg=KNOBS.causeway_turn_deg.at(s),
     )
 
 
@@ -299,7 +328,7 @@ def causeway_triangles(heightmap: HeightMap, causeway: Causeway, margin_m: Optio
 
 
 def triangles_touching(points: np.ndarray) -> np.ndarray:
-    """Triangles (see ``outdoor.triangle_slopes_deg``) with at least one corner in a grid-point mask."""
+    """Triangles (see ``geometry.triangle_slopes_deg``) with at least one corner in a grid-point mask."""
     first = points[:-1, :-1] | points[:-1, 1:] | points[1:, :-1]
     second = points[:-1, 1:] | points[1:, 1:] | points[1:, :-1]
     return np.stack([first, second], axis=-1)
@@ -369,26 +398,30 @@ def _open_layout(streams, config, difficulty: float, distance: float, yaw_offset
     fruit_tree = scaled_scenery(config).fruit_tree
     mask = site_mask(ground, min_water_distance_m=1.5, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=6.0)
     slopes = triangle_slopes_deg(ground)
-    failures: list[str] = []
-    for spawn in candidate_points(streams.sites, ground, mask, config.site_attempts):
+
+    def fit_spawn_site(spawn: XZ):
+        """Why the food cannot lie ``distance`` from a spawn at ``spawn``, or the build of the world there."""
         heading = streams.sites.uniform(-math.pi, math.pi)
         food = (spawn[0] + distance * math.cos(heading), spawn[1] + distance * math.sin(heading))
         if not _food_site_ok(ground, slopes, food):
-            continue
+            return f"the food at {food} would not be on dry, gentle ground"
         tree_site = tree_behind_food(streams.sites, food, spawn, fruit_tree)
-        if not fruit_tree_site_ok(ground, *tree_site, fruit_tree) or not _terrain_sight(ground, spawn, food):
-            continue
-        try:
+        if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
+            return f"no fruit tree site behind the food at {tree_site}"
+        if not _terrain_sight(ground, spawn, food):
+            return f"the terrain hides the food at {food} from the spawn"
+
+        def build() -> MoveLayout:
             outdoor = _assemble(streams, config, biome_map, difficulty, spawn, food, yaw_offset, tree_site=tree_site,
                                 keep_clear=corridor_discs(spawn, food, width / 2.0))
-        except ImpossibleWorldError as error:
-            failures.append(str(error))
-            if len(failures) >= ASSEMBLY_ATTEMPTS:
-                break
-            continue
-        return MoveLayout(outdoor=outdoor, distance_m=math.dist(spawn, food), path_width_m=width)
-    reason = f"; last: {failures[-1]}" if failures else ""
-    raise ImpossibleWorldError(f"move: no spawn site keeps the guarantees on this island{reason}")
+            return MoveLayout(outdoor=outdoor, distance_m=math.dist(spawn, food), path_width_m=width)
+
+        return build
+
+    return build_at_first_fitting_site(
+        candidate_points(streams.sites, ground, mask, config.site_attempts), fit_spawn_site,
+        max_builds=ASSEMBLY_ATTEMPTS, failure="move: no spawn site keeps the guarantees on this island",
+    )
 
 
 def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offset: float) -> MoveLayout:
@@ -404,17 +437,19 @@ def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offse
         heightmap, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=outer + 8.0, edge_margin_m=outer + 8.0
     )
     slopes = triangle_slopes_deg(heightmap)
-    failures: list[str] = []
     x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
-    for centre in candidate_points(streams.sites, heightmap, mask, config.site_attempts):
+
+    def fit_chasm_site(centre: XZ):
+        """Why the chasm cannot ring a plateau at ``centre``, or the build of the world there
+        (the ring and the causeway are cut into the terrain in the build)."""
         if not fruit_tree_site_ok(heightmap, *centre, fruit_tree):
-            continue
+            return f"no fruit tree site at {centre}"
         # A chasm, not a moat: most of its floor must stay above the water plane.
         radius = np.hypot(x - centre[0], z - centre[1])
         band = (radius >= spec.plateau_radius_m) & (radius <= outer)
         wet = heightmap.heights[band] < heightmap.water_height_m + spec.depth_m + CHASM_FLOOR_MIN_M
         if wet.mean() > CHASM_MAX_WET_FRACTION:
-            continue
+            return f"the chasm around {centre} would be a moat"
         away = streams.sites.uniform(-math.pi, math.pi)  # from the food towards the spawn
         food_angle = away + math.radians(streams.sites.uniform(-60.0, 60.0))
         food_radius = streams.sites.uniform(1.2, 2.5)
@@ -422,20 +457,21 @@ def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offse
         spawn_distance = max(distance, outer + 3.0 + food_radius + 0.5)
         spawn = (food[0] + spawn_distance * math.cos(away), food[1] + spawn_distance * math.sin(away))
         if not bool(heightmap.contains(*spawn)) or not is_dry_land(heightmap, *spawn, min_water_distance_m=1.5):
-            continue
+            return f"the spawn at {spawn} would not be on dry land"
         if sample_at(heightmap, heightmap.slope_deg(), *spawn) > 25.0 or not _food_site_ok(heightmap, slopes, food):
-            continue
+            return f"the spawn at {spawn} or the food at {food} would be on ground too steep or wet"
         if not _terrain_sight(heightmap, spawn, food):
-            continue
-        # The causeway starts off to one side, so the straight line to the food crosses the chasm.
-        side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
-        approach = angle_towards_deg(*centre, *spawn) + side * streams.sites.uniform(*CAUSEWAY_APPROACH_OFFSET_DEG)
-        crossing = chasm_with_causeway(streams.rings, heightmap, centre, approach, spec)
-        shaped = crossing.result
-        biome_map = make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
-        ground = biome_map.heightmap
-        near_causeway = crossing.causeway.distance_m(x, z) <= spec.causeway_width_m / 2.0 + 1.0
-        try:
+            return f"the terrain hides the food at {food} from the spawn"
+
+        def build() -> MoveLayout:
+            # The causeway starts off to one side, so the straight line to the food crosses the chasm.
+            side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
+            approach = angle_towards_deg(*centre, *spawn) + side * streams.sites.uniform(*CAUSEWAY_APPROACH_OFFSET_DEG)
+            crossing = chasm_with_causeway(streams.rings, heightmap, centre, approach, spec)
+            shaped = crossing.result
+            biome_map = make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
+            ground = biome_map.heightmap
+            near_causeway = crossing.causeway.distance_m(x, z) <= spec.causeway_width_m / 2.0 + 1.0
             outdoor = _assemble(
                 streams, config, biome_map, difficulty, spawn, food, yaw_offset, tree_site=centre,
                 keep_clear=corridor_discs(spawn, food, max(1.0, spec.causeway_width_m / 2.0)),
@@ -443,16 +479,16 @@ def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offse
             )
             if reachable_without(ground, crossing.crossing_triangles(ground), spawn, food):
                 raise ImpossibleWorldError("move: the food can be reached without the causeway")
-        except ImpossibleWorldError as error:
-            failures.append(str(error))
-            if len(failures) >= ASSEMBLY_ATTEMPTS:
-                break
-            continue
-        return MoveLayout(
-            outdoor=outdoor, distance_m=math.dist(spawn, food), path_width_m=spec.causeway_width_m, crossing=crossing
-        )
-    reason = f"; last: {failures[-1]}" if failures else ""
-    raise ImpossibleWorldError(f"move: no site for the chasm keeps the guarantees on this island{reason}")
+            return MoveLayout(
+                outdoor=outdoor, distance_m=math.dist(spawn, food), path_width_m=spec.causeway_width_m, crossing=crossing
+            )
+
+        return build
+
+    return build_at_first_fitting_site(
+        candidate_points(streams.sites, heightmap, mask, config.site_attempts), fit_chasm_site,
+        max_builds=ASSEMBLY_ATTEMPTS, failure="move: no site for the chasm keeps the guarantees on this island",
+    )
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> MoveLayout:
@@ -460,8 +496,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     terrain offers no place that keeps the guarantees."""
     config = resolve_config(config)
     streams = split_streams(rng)
-    distance = float(streams.food.uniform(*food_distance_range_m(difficulty)))
-    yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * max_facing_offset_deg(difficulty))
+    distance = float(streams.food.uniform(*KNOBS.food_distance_m.at(difficulty)))
+    yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
     if has_chasm(difficulty):
         return _chasm_layout(streams, config, difficulty, distance, yaw_offset)
     return _open_layout(streams, config, difficulty, distance, yaw_offset)
@@ -470,3 +506,13 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
     """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
     return build_layout(rng, difficulty, config).world
+
+
+TASK = TaskSpec(
+    name="move",
+    generate=generate,
+    training_time_limit_s=KNOBS.training_time_limit_s,
+    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
+    food_visible_from_spawn=True,
+    food_reachable_on_foot=True,
+)

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 import attr
 import numpy as np
 
-from avalon.rules.mechanics import STEPS_PER_SECOND
 from avalon.tasks import TASKS, check_difficulty, check_task
 from avalon.validation import number_field
 
@@ -76,26 +75,13 @@ def protocol_tasks(protocol: str, tasks: Sequence[str] = ()) -> tuple[tuple[str,
 
 # ---------------------------------------------------------------------------------- time limits
 
-#: Training time limit per task, seconds: (at difficulty 0, at difficulty 1), linear in between.
-#: The paper (Appendix B.1) tunes training limits so that 98% of human trials fit, without giving
-#: the numbers; these are ours: a few times what a direct solution takes (eat: reach, grasp and eat
-#: food 2-4.5 m away, turning up to 180 degrees; move: walk 2-40 m at up to 5 m/s, on a causeway
-#: at high difficulty). Evaluation uses the world's own limit (Appendix G.3: 5 minutes for these).
-TRAINING_TIME_LIMITS_S: dict[str, tuple[float, float]] = {
-    "trivial": (30.0, 30.0),
-    "eat": (20.0, 40.0),
-    "move": (20.0, 80.0),
-}
-#: Tasks without an entry above train with this limit (the paper's 5-minute evaluation limit).
-DEFAULT_TRAINING_TIME_LIMIT_S = 300.0
-
 
 def training_time_limit_frames(task: str, difficulty: float) -> int:
-    """Frames after which a training episode of ``task`` at ``difficulty`` is truncated."""
-    check_task(task)
-    difficulty = check_difficulty(difficulty)
-    start, end = TRAINING_TIME_LIMITS_S.get(task, (DEFAULT_TRAINING_TIME_LIMIT_S, DEFAULT_TRAINING_TIME_LIMIT_S))
-    return int(round((start + (end - start) * difficulty) * STEPS_PER_SECOND))
+    """Frames after which a training episode of ``task`` at ``difficulty`` is truncated: the task's
+    own limit (``TaskSpec.training_time_limit_s``, linear in difficulty; paper, Appendix B.1).
+    Evaluation uses the world's own limit instead (Appendix G.3)."""
+    spec = check_task(task)
+    return spec.training_time_limit_frames(check_difficulty(difficulty))
 
 
 # ---------------------------------------------------------------------------------- curriculum

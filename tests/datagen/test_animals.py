@@ -148,7 +148,7 @@ def test_placement_is_deterministic_avoids_the_spawn_and_clusters_near_food():
 
 def test_on_an_island_ground_animals_start_on_dry_land():
     from avalon.tasks import build_world
-    from avalon.tasks.outdoor import OutdoorTaskConfig
+    from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
     world = build_world("eat", 0.5, 1, OutdoorTaskConfig(world_size="small"))
     heightmap = world.ground.heightmap

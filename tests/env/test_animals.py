@@ -609,7 +609,7 @@ def test_a_static_avoidant_deer_stands_still_then_backs_away_then_flees(idle_tra
 def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_path):
     from avalon.datagen.animals import place_animals
     from avalon.tasks import build_world
-    from avalon.tasks.outdoor import OutdoorTaskConfig
+    from avalon.tasks.kit.assembly import OutdoorTaskConfig
     from tests.tasks.helpers import surface_height
 
     world = build_world("eat", 0.5, 0, OutdoorTaskConfig(world_size="small"))
@@ -683,7 +683,7 @@ def test_a_chaser_on_the_island_goes_around_a_wall_not_through_it(sim, tmp_path)
     """On terrain, animals move without physics queries unless a step brings them nearer a static
     obstacle: a wolf chasing the agent from behind a wall must still be stopped by it."""
     from avalon.tasks import build_world
-    from avalon.tasks.outdoor import OutdoorTaskConfig
+    from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
     world = build_world("eat", 0.5, 0, OutdoorTaskConfig(world_size="small"))
     heightmap = world.ground.heightmap

@@ -275,7 +275,7 @@ def test_a_rock_swung_into_a_hanging_fruit_knocks_it_down_only_above_the_documen
 
 def test_the_eat_tasks_hanging_fruit_is_seen_in_its_tree_picked_from_the_ground_and_eaten(env, tmp_path):
     from avalon.tasks import build_world
-    from avalon.tasks.outdoor import wrap_angle, yaw_towards
+    from avalon.tasks.kit.geometry import wrap_angle, yaw_towards
 
     world = build_world("eat", 0.5, 0)
     (apple,) = world.food

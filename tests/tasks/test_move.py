@@ -13,7 +13,7 @@ from avalon.datagen.obstacles import ObstacleRing, apply_ring
 from avalon.datagen.scenery import SceneryKind
 from avalon.datagen.terrain import HeightMap
 from avalon.tasks import build_world, move
-from avalon.tasks.outdoor import (
+from avalon.tasks.kit.geometry import (
     BLOCKING_SLOPE_DEG,
     component_labels,
     triangle_centroids,

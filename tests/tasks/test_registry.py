@@ -21,7 +21,16 @@ from avalon.tasks import (
     check_task,
     generate_world,
 )
-from avalon.tasks.outdoor import TIME_LIMIT_FRAMES, ImpossibleWorldError
+from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
+from avalon.tasks.kit.curves import Ramp
+from avalon.tasks.kit.spec import TaskSpec
+
+
+def _registered(generate) -> TaskSpec:
+    """A spec for a test generator, as a task module would declare it."""
+    return TaskSpec(name=generate.__name__, generate=generate, training_time_limit_s=Ramp(30.0),
+                    evaluation_time_limit_frames=200, food_visible_from_spawn=True, food_reachable_on_foot=True)
 
 
 def test_eat_and_move_are_registered():
@@ -85,7 +94,7 @@ def test_an_impossible_world_is_retried_with_a_derived_seed(monkeypatch):
             raise ImpossibleWorldError("no room for the test")
         return trivial_world()
 
-    monkeypatch.setitem(tasks.TASKS, "flaky", flaky)
+    monkeypatch.setitem(tasks.TASKS, "flaky", _registered(flaky))
     world = build_world("flaky", 0.5, 42)
     assert len(first_draws) == 2
     assert first_draws == [attempt_rng(42, 0).uniform(), attempt_rng(42, 1).uniform()]
@@ -99,7 +108,7 @@ def test_giving_up_names_task_difficulty_and_seed(monkeypatch):
         calls.append(1)
         raise ImpossibleWorldError("the island is too small")
 
-    monkeypatch.setitem(tasks.TASKS, "hopeless", hopeless)
+    monkeypatch.setitem(tasks.TASKS, "hopeless", _registered(hopeless))
     with pytest.raises(WorldGenerationError) as error:
         build_world("hopeless", 0.75, 8)
     message = str(error.value)
@@ -115,7 +124,7 @@ def test_other_errors_are_not_retried(monkeypatch):
         calls.append(1)
         raise KeyError("bug")
 
-    monkeypatch.setitem(tasks.TASKS, "broken", broken)
+    monkeypatch.setitem(tasks.TASKS, "broken", _registered(broken))
     with pytest.raises(KeyError):
         build_world("broken", 0.0, 0)
     assert len(calls) == 1

@@ -4,8 +4,9 @@ The eat task's easiest worlds put the food on an altar (see ``avalon/tasks/eat.p
 numbers and why), so that even a random agent sometimes grasps and eats it. This module holds
 the altar's geometry and its guarantees, independent of any one task:
 
-- :func:`draw_altar_factors` turns difficulty into the altar's top height (above the spawn's
-  feet), top width, extra distance and bearing;
+- :class:`AltarCurves`: how a task's difficulty sets the altar (the task's table holds the
+  numbers), and :func:`draw_altar_factors`, which draws the altar's top height (above the
+  spawn's feet), top width, extra distance and bearing from them;
 - :func:`nearest_food_distance_m` is the closest the food may be to the spawn's axis: the altar
   clear of the body capsule and of the resting hands, the food within the camera's view;
 - :func:`altar_for_food` builds the :class:`Altar` under a food (or cluster) centre on a terrain,
@@ -33,22 +34,20 @@ from avalon.datagen.terrain import HeightMap
 from avalon.rules.foods import FOOD_KINDS
 from avalon.datagen.world import Entity
 from avalon.rules import mechanics
-from avalon.tasks.outdoor import (
+from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.assembly import SPAWN_CLEAR_RADIUS_M, OutdoorLayout
+from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.geometry import (
     DRY_MARGIN_M,
     XZ,
-    ImpossibleWorldError,
     KeepClear,
-    SPAWN_CLEAR_RADIUS_M,
-    OutdoorLayout,
-    eye_position,
     facing_direction,
     ground_height,
-    line_of_sight,
-    scenery_occluders,
     triangle_index,
     triangle_slopes_deg,
     yaw_towards,
 )
+from avalon.tasks.kit.sight import eye_position, line_of_sight, scenery_occluders
 
 #: Entity name of the altar in a world.
 ALTAR_NAME = "altar"
@@ -58,19 +57,10 @@ ALTAR_COLOR = (0.47, 0.45, 0.42)
 #: at 1.55 m) is at chin height, well above the resting hands (1.2 m), so a sleeping food is never
 #: woken by them (see WAKE_GAP_M) and is 0.62 m from the head.
 TOP_HEIGHT_M = 1.4
-#: The top height varies by U(low, high) * difficulty around TOP_HEIGHT_M, metres (the original
-#: Avalon's U(-1.0, +0.5) around 1.3 m, with the rise cut to keep the top below our eyes at 1.7 m).
-TOP_HEIGHT_SPREAD_M = (-1.0, 0.2)
 #: Side of the (square) top at difficulty 0, metres: a post narrow enough to stand between the
-#: resting hands (0.4 m apart between their inner surfaces); it widens by U(0, 1) * difficulty.
-#: Never narrower than the food's footprint.
+#: resting hands (0.4 m apart between their inner surfaces). Never narrower than the food's
+#: footprint.
 TOP_WIDTH_M = 0.3
-TOP_WIDTH_SPREAD_M = 1.0
-#: The food's distance grows by U(0, 4) * difficulty beyond the nearest allowed, metres.
-DISTANCE_SPREAD_M = 4.0
-#: The food lies within BEARING_SPREAD_DEG * difficulty degrees of the facing direction, either
-#: side (straight ahead at difficulty 0; always well inside the 45-degree half field of view).
-BEARING_SPREAD_DEG = 30.0
 #: Gap between the body capsule and the altar's near face at spawn, metres.
 BODY_GAP_M = 0.05
 #: Gap between a resting hand's sphere and the altar at spawn, metres.
@@ -111,24 +101,20 @@ GROUND_SAMPLES_PER_SIDE = 9
 _HAND_RESTS_M = (mechanics.LEFT_HAND_REST_M, mechanics.RIGHT_HAND_REST_M)
 
 
-def altar_probability(difficulty: float) -> float:
-    """Probability that food which can lie on a surface goes on an altar: ``1 - d``."""
-    return 1.0 - float(difficulty)
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class AltarCurves:
+    """How a task's difficulty sets an altar: each factor is drawn uniformly from its band (a
+    task's table of difficulty curves holds one of these)."""
 
-
-def top_height_range_m(difficulty: float) -> tuple[float, float]:
-    """Range of the top's height above the spawn's feet, metres."""
-    return TOP_HEIGHT_M + TOP_HEIGHT_SPREAD_M[0] * difficulty, TOP_HEIGHT_M + TOP_HEIGHT_SPREAD_M[1] * difficulty
-
-
-def top_width_range_m(difficulty: float) -> tuple[float, float]:
-    """Range of the drawn width of the (square) top, metres (before fitting the food)."""
-    return TOP_WIDTH_M, TOP_WIDTH_M + TOP_WIDTH_SPREAD_M * difficulty
-
-
-def bearing_limit_deg(difficulty: float) -> float:
-    """The food lies at most this far from the facing direction, either side, degrees."""
-    return BEARING_SPREAD_DEG * difficulty
+    #: Height of the top above the spawn's feet, metres (below the eyes, 1.7 m, at every difficulty).
+    top_above_spawn_m: Band = attr.ib(validator=attr.validators.instance_of(Band))
+    #: Side of the square top as drawn, metres (then widened to fit the food: :func:`top_width_m`).
+    top_width_m: Band = attr.ib(validator=attr.validators.instance_of(Band))
+    #: Added to the nearest food distance the altar allows, metres.
+    extra_distance_m: Band = attr.ib(validator=attr.validators.instance_of(Band))
+    #: The food lies within this angle of the facing direction, either side, degrees (always well
+    #: inside the camera's 45-degree half field of view).
+    bearing_limit_deg: Ramp = attr.ib(validator=attr.validators.instance_of(Ramp))
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -145,14 +131,12 @@ class AltarFactors:
     bearing_rad: float
 
 
-def draw_altar_factors(rng: np.random.Generator, difficulty: float) -> AltarFactors:
+def draw_altar_factors(rng: np.random.Generator, difficulty: float, curves: AltarCurves) -> AltarFactors:
     """The altar's factors at ``difficulty``: always exactly four uniform draws from ``rng``."""
-    low, high = top_height_range_m(difficulty)
-    narrow, wide = top_width_range_m(difficulty)
-    top = float(rng.uniform(low, high))
-    width = float(rng.uniform(narrow, wide))
-    extra = float(rng.uniform(0.0, DISTANCE_SPREAD_M * difficulty))
-    bearing = math.radians(float(rng.uniform(-1.0, 1.0)) * bearing_limit_deg(difficulty))
+    top = float(rng.uniform(*curves.top_above_spawn_m.at(difficulty)))
+    width = float(rng.uniform(*curves.top_width_m.at(difficulty)))
+    extra = float(rng.uniform(*curves.extra_distance_m.at(difficulty)))
+    bearing = math.radians(float(rng.uniform(-1.0, 1.0)) * curves.bearing_limit_deg.at(difficulty))
     return AltarFactors(top_above_spawn_m=top, top_width_m=width, extra_distance_m=extra, bearing_rad=bearing)
 
 

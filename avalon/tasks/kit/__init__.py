@@ -1,0 +1,21 @@
+"""The kit every task leans on, one responsibility per module (see ``docs/tasks.md``):
+
+- :mod:`~avalon.tasks.kit.spec`: :class:`TaskSpec`, what a task module declares for the registry;
+- :mod:`~avalon.tasks.kit.curves`: :class:`Ramp` and :class:`Band`, the entries of each task's
+  table of difficulty curves;
+- :mod:`~avalon.tasks.kit.geometry`: distances, headings and ground queries on the terrain's
+  triangle mesh (height, slope, walkability, reachability);
+- :mod:`~avalon.tasks.kit.sight`: what can be seen from the spawn (terrain and plant occluders);
+- :mod:`~avalon.tasks.kit.sites`: where things may go, and the one loop that tries random sites
+  until one fits;
+- :mod:`~avalon.tasks.kit.assembly`: the outdoor task config, random streams, the island, and
+  building the ``World`` (fruit tree, scenery, food, spawn, lighting) with its guarantees;
+- :mod:`~avalon.tasks.kit.altar`: food on a stone altar in front of the agent.
+
+:class:`ImpossibleWorldError` is the one error a generator raises to ask the registry for another
+seed. Every module of ``avalon/tasks`` outside this package is a task.
+"""
+
+
+class ImpossibleWorldError(Exception):
+    """The random draws gave a world that cannot keep the task's guarantees; retry with another seed."""
