@@ -18,7 +18,6 @@ attempts. The world keeps the requested seed, so (task, difficulty, seed) still 
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import pkgutil
 import sys
@@ -33,6 +32,7 @@ from avalon.datagen.export import export_world
 from avalon.datagen.world import World
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.spec import TaskSpec
+from avalon.validation import is_int_in, is_number_in, plain_int
 
 
 def collect_tasks(package: ModuleType) -> dict[str, TaskSpec]:
@@ -75,13 +75,13 @@ def check_task(task: str) -> TaskSpec:
 
 
 def check_difficulty(difficulty: float) -> float:
-    if isinstance(difficulty, bool) or not isinstance(difficulty, (int, float)) or math.isnan(difficulty) or not 0.0 <= difficulty <= 1.0:
+    if not is_number_in(difficulty, 0.0, 1.0):
         raise ValueError(f"difficulty {difficulty!r} must be a number in [0, 1]")
     return float(difficulty)
 
 
 def check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int_in(plain_int(seed), low=0):
         raise ValueError(f"seed {seed!r} must be an integer >= 0")
     return int(seed)
 

@@ -27,7 +27,7 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon.datagen import _checks as check
+from avalon import validation as check
 from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, angle_towards_deg, apply_ring
 from avalon.datagen.terrain import HeightMap
 from avalon.rules.foods import FOOD_RADIUS_M

@@ -27,7 +27,7 @@ from typing import Optional, Sequence, Union
 import attr
 import numpy as np
 
-from avalon.datagen import _checks as check
+from avalon import validation as check
 from avalon.datagen.biomes import BiomeConfig, BiomeMap, assign_biomes
 from avalon.datagen.environment import random_lighting
 from avalon.datagen.obstacles import RingOutline
@@ -56,6 +56,7 @@ from avalon.tasks.kit.geometry import (
 )
 from avalon.tasks.kit.sight import eye_position, line_of_sight, scenery_occluders
 from avalon.tasks.kit.sites import corridor_discs
+from avalon.validation import is_number_in
 
 #: Five minutes at 10 steps per second: the time limit of every basic task but stack, carry and
 #: explore (paper, Appendix G.3).
@@ -82,7 +83,7 @@ def _check_world_size(instance, attribute, value) -> None:
                 f"OutdoorTaskConfig.world_size={value!r}: expected None, one of {sorted(WORLD_SIZES_M)} or metres"
             )
         return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 16:
+    if not is_number_in(value, low=16):
         raise ValueError(f"OutdoorTaskConfig.world_size={value!r}: expected None, a size name or at least 16 metres")
 
 

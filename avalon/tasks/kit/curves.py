@@ -9,14 +9,12 @@ the worlds of the hand-written formulas it replaced bit for bit.
 
 from __future__ import annotations
 
-import math
 
 import attr
+from avalon.validation import finite
 
 
-def _finite(instance, attribute, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{type(instance).__name__}.{attribute.name}={value!r}: expected a finite number")
+_finite = finite()
 
 
 @attr.s(frozen=True, auto_attribs=True)

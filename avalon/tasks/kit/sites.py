@@ -18,6 +18,7 @@ from avalon.datagen.scenery import FruitTreeConfig
 from avalon.datagen.terrain import HeightMap
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.geometry import DRY_MARGIN_M, XZ, KeepClear
+from avalon.validation import is_int_in
 
 Site = TypeVar("Site")
 Built = TypeVar("Built")
@@ -108,7 +109,7 @@ def build_at_first_fitting_site(
     ``max_builds`` such failures, or when ``sites`` run out, raises :class:`ImpossibleWorldError`
     with ``failure`` and the last reason.
     """
-    if isinstance(max_builds, bool) or not isinstance(max_builds, int) or max_builds < 1:
+    if not is_int_in(max_builds, low=1):
         raise ValueError(f"max_builds={max_builds!r}: expected an int >= 1")
     reasons: list[str] = []
     builds = 0

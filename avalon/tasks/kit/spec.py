@@ -17,6 +17,7 @@ import numpy as np
 from avalon.datagen.world import World
 from avalon.rules.mechanics import STEPS_PER_SECOND
 from avalon.tasks.kit.curves import Ramp
+from avalon.validation import is_int_in
 
 #: ``(rng, difficulty, config) -> World``: the world of one attempt; raises
 #: :class:`~avalon.tasks.kit.ImpossibleWorldError` when the draws cannot keep the task's guarantees.
@@ -36,7 +37,7 @@ def _check_time_limit(instance, attribute, value: Ramp) -> None:
 
 
 def _check_frames(instance, attribute, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**7:
+    if not is_int_in(value, 1, 10**7):
         raise ValueError(f"TaskSpec.evaluation_time_limit_frames={value!r}: expected an int from 1 to 10**7 (frames)")
 
 
