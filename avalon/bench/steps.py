@@ -31,6 +31,7 @@ from avalon.datagen.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.display import acquire_display, release_display
+from avalon.sim.paths import repository_dir
 
 WARMUP_STEPS = 100
 BENCH_TIME_LIMIT_FRAMES = 1_000_000  # the benchmark world never times out mid-measurement
@@ -39,7 +40,7 @@ PEER_ENV = "MiniWorld-OneRoom-v0"
 
 def shared_bench_dir() -> Path | None:
     """``$AVALON_SHARED_BENCH``, else ``../shared/bench`` beside the repository, if present."""
-    candidates = [os.environ.get("AVALON_SHARED_BENCH"), Path(__file__).resolve().parents[2] / "shared" / "bench"]
+    candidates = [os.environ.get("AVALON_SHARED_BENCH"), repository_dir().parent / "shared" / "bench"]
     for candidate in candidates:
         if candidate and (Path(candidate) / "godot_ceiling.py").is_file():
             return Path(candidate)
