@@ -99,7 +99,7 @@ def _task_list(text: str) -> tuple[str, ...]:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from avalon.train import TrainingRun, run_training
+    from avalon.training_run import TrainingRun, run_training
     from avalon.training.curriculum import CurriculumConfig
 
     algorithm = get_algorithm(args.trainer)

@@ -15,7 +15,7 @@ import numpy as np
 from PIL import Image
 
 from avalon.datagen.export import export_world
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.data.recording import RecordEpisodes

@@ -2,7 +2,7 @@
 """Steps per second of a Small island with 10 active animals against the same island without them.
 
 The island is the ``eat`` task's (difficulty 0.5, Small world). The animals (7 predators, 3 prey,
-see ``avalon.bench.animals``) stand 5-10 m around the spawn and are kept active for the whole run: their
+see ``avalon.bench.animal_worlds``) stand 5-10 m around the spawn and are kept active for the whole run: their
 attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
 every step each one chases or flees, checks its attack and sight conditions and moves. The agent
 takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from avalon.bench.animals import ANIMALS, animal_bench_worlds
+from avalon.bench.animal_worlds import ANIMALS, animal_bench_worlds
 from avalon.bench.steps import process_cpu_s
 from avalon.bench.stats import fewest_values_for_interval, median_interval
 from avalon.datagen.export import export_world

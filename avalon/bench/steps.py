@@ -27,7 +27,7 @@ from typing import Callable
 import attr
 
 from avalon.datagen.export import export_world
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.display import acquire_display, release_display

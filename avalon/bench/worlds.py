@@ -19,7 +19,7 @@ import attr
 
 from avalon.datagen.export import export_world
 from avalon.datagen.terrain import WORLD_SIZES_M
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.tasks import build_world

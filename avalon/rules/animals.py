@@ -3,7 +3,7 @@
 Each species is an :class:`AnimalSpec`. ``avalon.codegen`` writes one Godot scene per species
 (``godot/entities/animals/<species>.tscn``) that sets every field below on the shared behaviour
 script ``godot/entities/animals/animal.gd``; a world may override any behaviour field per
-instance (entity params, see :func:`avalon.datagen.animals.animal_entity`). The module-level
+instance (entity params, see :func:`avalon.datagen.animal_placement.animal_entity`). The module-level
 constants are copied into ``godot/generated/protocol.gd``. Every number the paper leaves open is
 chosen and explained in ``docs/animals.md``.
 

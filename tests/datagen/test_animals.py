@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from avalon.datagen.animals import CLUSTER_RADIUS_M, animal_entity, place_animals
+from avalon.datagen.animal_placement import CLUSTER_RADIUS_M, animal_entity, place_animals
 from avalon.datagen.export import ENTITY_SCENES, world_scene_text
 from avalon.datagen.world import Entity, FlatGround, World
 from avalon.rules import animals as A

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, TERRAIN_SCENE, content_hash, export_world, world_scene_text
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 from avalon.datagen.world_folder import read_world_info
 from avalon.errors import WorldLoadError
 from avalon.sim.paths import godot_project_dir

@@ -13,10 +13,10 @@ import attr
 import pytest
 
 from avalon import AvalonEnv
-from avalon.datagen.animals import animal_entity
+from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, content_hash, export_world
 from avalon.datagen.export.scene_check import check_scene_text
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 from avalon.rules.foods import FOOD_KINDS
 from avalon.rules.tools import TOOL_KINDS
 from avalon.datagen.world import Entity, Lighting

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import avalon.tasks as tasks
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 from avalon.datagen.export import content_hash
 from avalon.tasks import (
     MAX_ATTEMPTS,

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 from avalon.tasks import collect_tasks
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.spec import TaskSpec
