@@ -103,7 +103,7 @@ def test_the_items_doc_tables_are_generated_between_their_markers_only():
 def _animal_call_keys(method):
     """The names animal.gd passes AnimalBody.<method> (the keys of its Dictionary)."""
     text = (codegen.godot_project_dir() / "entities" / "animals" / "animal.gd").read_text()
-    call = text.split(f'_native_call("{method}", P.ANIMAL_{method.upper()}_ARGUMENTS, {{', 1)[1].split("})", 1)[0]
+    call = text.split(f'_native_call("{method}", Protocol.ANIMAL_{method.upper()}_ARGUMENTS, {{', 1)[1].split("})", 1)[0]
     return re.findall(r'^\s*"(\w+)":', call, re.M)
 
 

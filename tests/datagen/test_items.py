@@ -124,7 +124,7 @@ def test_hanging_food_is_exported_with_its_stalk_up_to_the_branch():
     # The knock-down speed is one constant, copied into the generated GDScript.
     generated = (godot_project_dir() / "generated" / "protocol.gd").read_text()
     assert f"const HANGING_FOOD_KNOCK_SPEED_M_PER_S = {mechanics.HANGING_FOOD_KNOCK_SPEED_M_PER_S}" in generated
-    assert "P.HANGING_FOOD_KNOCK_SPEED_M_PER_S" in (godot_project_dir() / "entities" / "food.gd").read_text()
+    assert "Protocol.HANGING_FOOD_KNOCK_SPEED_M_PER_S" in (godot_project_dir() / "entities" / "food.gd").read_text()
 
 
 @pytest.mark.parametrize("kind, branch", [("apple", 2.4), ("pear", 5.0), ("carrot", 5.0)])
