@@ -19,7 +19,7 @@ from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.datagen.world import FlatGround, World, tool_entity
-from avalon.rules import mechanics as M
+from avalon.rules import mechanics
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import Run, _box, _rate_toward
 
@@ -70,7 +70,7 @@ def _throw(run, space, style):
         run.step(right_grasp=1, **({"head_rotation": [0, 1, 0]} if vr else {"head_yaw": [1.0]}))
     for _ in range(3):  # look 20 degrees down (the rock stays in view from the hand to where it lands)
         if vr:
-            run.step(right_grasp=1, head_rotation=[-0.37, 0, 0], right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M))
+            run.step(right_grasp=1, head_rotation=[-0.37, 0, 0], right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
         else:
             run.step(right_grasp=1, head_pitch=[-0.37])
     running, jumping = style != "standing", style == "running_jump"

@@ -17,7 +17,7 @@ from avalon import AvalonEnv, EnvConfig
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.datagen.world import Entity, tool_entity
-from avalon.rules import mechanics as M
+from avalon.rules import mechanics
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import JUMP_APEX_STEPPED_M, Run, _box, _rate_toward, _world
 from tests.env.world_cache import world_cache
@@ -80,7 +80,7 @@ def _bridge_the_trench(run, scale) -> Crossing:
     with a jump and walks on. Open loop (the same actions whether or not there is a log), but for
     where the body stops."""
     thickness = TOOL_SIZE_M["log"][1] * scale
-    grip = np.array([LOG_X, thickness + M.HAND_RADIUS_M, LOG_NEAR_END_Z - GRIP_FROM_END_M])
+    grip = np.array([LOG_X, thickness + mechanics.HAND_RADIUS_M, LOG_NEAR_END_Z - GRIP_FROM_END_M])
     for _ in range(10):  # crouch (a thin log lies below a standing reach) and put the hand on it...
         before = run.hand(1)
         run.step(head_position=[0, -1 if thickness < 0.5 else 0, 0], right_hand_position=_rate_toward(before, grip),
@@ -98,8 +98,8 @@ def _bridge_the_trench(run, scale) -> Crossing:
     run.step()  # let go
     laid = carried and not run.grasping(1)
     for _ in range(8):  # stand up, hand back to rest
-        run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M))
-    run.step(head_position=[LOG_X / (M.MAX_WALK_SPEED_M_PER_S * M.STEP_SECONDS), 0, 0])  # step right, over the log's axis
+        run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
+    run.step(head_position=[LOG_X / (mechanics.MAX_WALK_SPEED_M_PER_S * mechanics.STEP_SECONDS), 0, 0])  # step right, over the log's axis
     run.step(jump=1)  # straight up (walking into the log's end would shove it)...
     onto_z = TRENCH_EDGE_Z + SET_DOWN_SHORT_OF_EDGE_M - 0.2  # over the log's near end
     for _ in range(12):  # ...forward once above it, until over its near end; land there
@@ -121,11 +121,11 @@ def test_a_log_carried_to_a_trench_and_laid_across_it_carries_the_agent_over(env
     crossing = _bridge_the_trench(run, scale)
     walk = crossing.positions
     far_edge = TRENCH_EDGE_Z - width
-    over_trench = walk[(walk[:, 2] < TRENCH_EDGE_Z - M.BODY_RADIUS_M) & (walk[:, 2] > far_edge + M.BODY_RADIUS_M)]
+    over_trench = walk[(walk[:, 2] < TRENCH_EDGE_Z - mechanics.BODY_RADIUS_M) & (walk[:, 2] > far_edge + mechanics.BODY_RADIUS_M)]
     if with_log:
         assert crossing.carried and crossing.laid and "grasp" in run.info["achievements"]
         thickness = TOOL_SIZE_M["log"][1] * scale
-        assert len(over_trench) >= (width - 2 * M.BODY_RADIUS_M) / 0.25 - 1  # walked (0.25 m a step) the whole way over
+        assert len(over_trench) >= (width - 2 * mechanics.BODY_RADIUS_M) / 0.25 - 1  # walked (0.25 m a step) the whole way over
         assert np.all(np.abs(over_trench[:, 1] - (PLATFORM_TOP_M + thickness)) < 0.05), over_trench  # on the log
         assert run.body[2] < far_edge - 1.0 and run.body[1] == pytest.approx(PLATFORM_TOP_M, abs=0.02)  # on the far side
         assert run.info["energy_lost_to_falls"] == 0.0 and float(run.observation["energy"][0]) == pytest.approx(1.0)
@@ -183,7 +183,7 @@ def test_a_hand_pushes_a_200kg_boulder_the_way_it_moves(camera_env, worlds):
     for _ in range(12):  # walk 3 m, the hand held out ahead
         run.step(head_position=[0, 0, -0.5], right_hand_position=[0, 0, -1])
         centre, highest, nearest = _seen(run, MAGENTA)
-        assert nearest < run.body[2] - M.BODY_RADIUS_M - 0.2, (run.body, nearest)  # only the hand touches it
+        assert nearest < run.body[2] - mechanics.BODY_RADIUS_M - 0.2, (run.body, nearest)  # only the hand touches it
         assert highest > top - 0.06, (top, highest)
     assert run.body[2] == pytest.approx(-3.0, abs=0.01)
     assert centre[2] - start[2] < -2.5 and abs(centre[0] - start[0]) < 0.3, (start, centre)
@@ -216,7 +216,7 @@ def test_a_hand_pressed_down_on_a_stone_stops_on_it(camera_env, worlds):
     assert top == pytest.approx(stone_top, abs=0.05)
     for _ in range(8):
         run.step(head_position=[0, -1, 0], right_hand_position=[0, -1, 0])
-        assert run.hand(1)[1] > stone_top + M.HAND_RADIUS_M - 0.03, run.hand(1)  # resting on its top
+        assert run.hand(1)[1] > stone_top + mechanics.HAND_RADIUS_M - 0.03, run.hand(1)  # resting on its top
     for _ in range(5):
         run.step(head_position=[0, -1, 0])
     _, highest, _ = _seen(run, MAGENTA)
