@@ -40,14 +40,14 @@ from pathlib import Path
 import numpy as np
 
 from avalon.bench.animal_worlds import ANIMALS, animal_bench_worlds
-from avalon.bench.steps import process_cpu_s
 from avalon.bench.stats import fewest_values_for_interval, median_interval
+from avalon.bench.steps import process_cpu_s
 from avalon.datagen.export import export_world
-from avalon.sim import protocol
-from avalon.rules.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
 from avalon.env.config import EnvConfig
-from avalon.sim.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
+from avalon.rules.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
+from avalon.sim import protocol
+from avalon.sim.simulator import Simulator
 
 WARMUP_STEPS = 50
 TARGET_RATIO = 0.85  # issue 5: 10 active animals step at >= 85% of the same world without them

@@ -12,8 +12,7 @@ import pytest
 from avalon.datagen.animal_placement import CLUSTER_RADIUS_M, animal_entity, place_animals
 from avalon.datagen.export import ENTITY_SCENES, world_scene_text
 from avalon.datagen.world import Entity, FlatGround, World
-from avalon.rules import animals
-from avalon.rules import mechanics
+from avalon.rules import animals, mechanics
 from avalon.sim.paths import godot_project_dir
 from avalon.sim.protocol import ACHIEVEMENTS
 
@@ -30,7 +29,8 @@ def _scene_file(kind):
 def test_the_table_holds_the_papers_17_animals_in_order():
     assert animals.PREDATOR_KINDS == ("bee", "snake", "hawk", "hippo", "alligator", "eagle", "wolf", "jaguar", "bear")
     assert animals.PREY_KINDS == ("frog", "turtle", "mouse", "rabbit", "pigeon", "squirrel", "crow", "deer")
-    assert all(animals.ANIMALS[s].is_predator for s in animals.PREDATOR_KINDS) and not any(animals.ANIMALS[s].is_predator for s in animals.PREY_KINDS)
+    assert all(animals.ANIMALS[s].is_predator for s in animals.PREDATOR_KINDS)
+    assert not any(animals.ANIMALS[s].is_predator for s in animals.PREY_KINDS)
 
 
 def test_domains_attacks_and_defences_follow_tables_3_and_4():

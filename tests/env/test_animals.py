@@ -20,11 +20,10 @@ from avalon.bench.animal_worlds import animal_bench_worlds
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
-from avalon.rules import animals
-from avalon.rules import mechanics
+from avalon.env.spaces import ActionCodec, action_space
+from avalon.rules import animals, mechanics
 from avalon.sim import protocol
 from avalon.sim.simulator import Simulator
-from avalon.env.spaces import ActionCodec, action_space
 from tests.conftest import zero_action
 from tests.env.world_cache import world_cache
 
@@ -430,7 +429,8 @@ def test_rocks_landing_together_are_one_hit_and_a_later_rock_is_another(sim, wor
         run.step()
         counts.append(run.animal()[2])
     first = counts.index(1)
-    assert counts[first:first + round(animals.HIT_COOLDOWN_S * mechanics.STEPS_PER_SECOND)] == [1] * round(animals.HIT_COOLDOWN_S * mechanics.STEPS_PER_SECOND)
+    cooldown_steps = round(animals.HIT_COOLDOWN_S * mechanics.STEPS_PER_SECOND)
+    assert counts[first:first + cooldown_steps] == [1] * cooldown_steps
     assert counts[-1] == 2 and "hit_bear" in run.achievements
 
 
@@ -449,7 +449,8 @@ def test_a_knocked_out_rabbit_can_be_eaten_for_one_energy(sim, worlds):
     table_top = 1.05
     rabbit_at = (0.3, table_top, -1.0)
     entities = [
-        Entity(kind="box", name="table", position=(0.3, table_top / 2, -1.1), params={"size": (0.6, table_top, 0.8), "color": (0.5, 0.4, 0.3)}),
+        Entity(kind="box", name="table", position=(0.3, table_top / 2, -1.1),
+               params={"size": (0.6, table_top, 0.8), "color": (0.5, 0.4, 0.3)}),
         _still("rabbit", "rabbit", rabbit_at, activation=()),
         tool_entity("rock", "rock", (0.3, table_top + spec.size_m[1] + 1.5, -1.0)),
     ]
@@ -597,7 +598,8 @@ def test_a_static_avoidant_deer_stands_still_then_backs_away_then_flees(idle_tra
         if run.state() == ACTIVE:
             break
     # (it decided at its radius, then made its first bound away)
-    assert run.state() == ACTIVE and run.distance() <= animals.ANIMALS["deer"].activation_radius_m + animals.FAST_SPEED_M_PER_S * mechanics.STEP_SECONDS + 0.1
+    first_bound_m = animals.FAST_SPEED_M_PER_S * mechanics.STEP_SECONDS
+    assert run.state() == ACTIVE and run.distance() <= animals.ANIMALS["deer"].activation_radius_m + first_bound_m + 0.1
     before = run.distance()
     for _ in range(5):
         run.step()

@@ -164,7 +164,9 @@ def _tower(height):
     return [_box("tower", (0.0, height / 2, 0.5), (2.0, height, 2.0))]
 
 
-@pytest.mark.parametrize("height, expect", [(3.0, "safe"), (SAFE_FALL_M, "safe"), (20.0, "hurt"), (math.ceil(LETHAL_FALL_M * 10) / 10 + 0.2, "dead")])
+@pytest.mark.parametrize(
+    "height, expect", [(3.0, "safe"), (SAFE_FALL_M, "safe"), (20.0, "hurt"), (math.ceil(LETHAL_FALL_M * 10) / 10 + 0.2, "dead")]
+)
 def test_fall_damage_follows_equation_2(env, worlds, height, expect):
     run = Run(env, worlds(f"tower-{height}", _tower(height), spawn=(0.0, height, 0.0)))
     assert run.body[1] == pytest.approx(height, abs=0.01)
@@ -275,8 +277,8 @@ def _climb(run, top, max_steps=120, face_z=-0.8, hand_x=0.3):
         # Pull down and back, crouching so the shoulders sink and the hold can pass the feet
         # (the body rises and moves toward the hold).
         before = run.hand(active)
-        run.step(head_position=[0, -1, 0], **{("right" if active else "left") + "_hand_position": _rate_toward(before, (before[0], -0.2, 0.0)),
-                    ("right" if active else "left") + "_grasp": 1})
+        side = "right" if active else "left"
+        run.step(head_position=[0, -1, 0], **{side + "_hand_position": _rate_toward(before, (before[0], -0.2, 0.0)), side + "_grasp": 1})
         if not run.grasping(active):
             return False
         if np.linalg.norm(run.hand(active) - before) < 0.02:
@@ -494,8 +496,8 @@ def test_an_unclimbable_terrain_cliff_cannot_be_grasped(env, cliffs):
 
 
 def test_two_stacked_stones_can_be_climbed_onto(env, worlds):
-    from avalon.rules.tools import TOOL_SIZE_M
     from avalon.datagen.world import tool_entity
+    from avalon.rules.tools import TOOL_SIZE_M
 
     height = TOOL_SIZE_M["stone"][1]
     stack_z = -1.5
@@ -718,11 +720,15 @@ def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows
         assert eaten_at is not None and terminated
         if is_training:
             assert max(penalties) > 0.0  # the raised hand did work (equations 3-5), times C_move
-            assert max(penalties) == pytest.approx(mechanics.MOVEMENT_COEFFICIENT * mechanics.HAND_MASS_KG * mechanics.GRAVITY_M_PER_S2 * 0.2, rel=0.2)
+            assert max(penalties) == pytest.approx(
+                mechanics.MOVEMENT_COEFFICIENT * mechanics.HAND_MASS_KG * mechanics.GRAVITY_M_PER_S2 * 0.2, rel=0.2
+            )
         else:
             assert max(penalties) == 0.0
         final_energy, frames_remaining = eaten_at
-        assert info["score"] == pytest.approx(max(0.0, final_energy - mechanics.INITIAL_ENERGY + frames_remaining * mechanics.FRAME_PENALTY))
+        assert info["score"] == pytest.approx(
+            max(0.0, final_energy - mechanics.INITIAL_ENERGY + frames_remaining * mechanics.FRAME_PENALTY)
+        )
         assert info["score"] > 1.0 and info["success"]
     finally:
         env.close()
@@ -733,8 +739,10 @@ def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows
 GROUND_LEVEL_TOLERANCE_M = 0.01  # the body stands 1-2 mm above the ground (Bullet's safe margin)
 # A jump's highest point in 10 Hz steps (the speed is set before each move): 0.5 + 0.4 + ... + 0.1
 # = 1.5 m, above the continuous v^2 / 2g = 1.25 m.
-JUMP_APEX_STEPPED_M = sum(max(0.0, mechanics.JUMP_SPEED_M_PER_S - k * mechanics.GRAVITY_M_PER_S2 * mechanics.STEP_SECONDS) * mechanics.STEP_SECONDS
-                          for k in range(100))
+JUMP_APEX_STEPPED_M = sum(
+    max(0.0, mechanics.JUMP_SPEED_M_PER_S - k * mechanics.GRAVITY_M_PER_S2 * mechanics.STEP_SECONDS) * mechanics.STEP_SECONDS
+    for k in range(100)
+)
 
 
 def _each_non_jump_action(action_space):

@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 
 from avalon.datagen.scenery import FruitTreeConfig, SceneryKind
-from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M
 from avalon.rules import mechanics
+from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M
 from avalon.tasks import build_world, eat
 from avalon.tasks.kit import altar
 from avalon.tasks.kit.geometry import facing_direction, wrap_angle
 from avalon.tasks.kit.sight import OCCLUDER_PARTS
-
 from tests.tasks.helpers import check_basic_guarantees, layout, surface_height, world_digest
 
 SEEDS = range(10)
