@@ -19,7 +19,9 @@ run: setup
 demo: setup
 	$(BIN)/avalon run
 
+# Lint first (ruff; its rules are in pyproject.toml), then the whole suite.
 test: setup
+	$(BIN)/ruff check .
 	$(BIN)/pytest
 
 test-fast: setup

@@ -50,8 +50,8 @@ REPLAY_EXIT_CODES = {
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from avalon.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
     from avalon.data.recording import EpisodeFileError, replay
+    from avalon.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
 
     overrides = {} if args.renderer is None else {"renderer": args.renderer}
     try:
@@ -99,8 +99,8 @@ def _task_list(text: str) -> tuple[str, ...]:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from avalon.train import TrainingRun, run_training
     from avalon.training.curriculum import CurriculumConfig
+    from avalon.training_run import TrainingRun, run_training
 
     algorithm = get_algorithm(args.trainer)
     overrides = {
@@ -131,7 +131,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     print(
         f"avalon train {algorithm.name}: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
         f"{run.num_envs} simulators ({run.env_config.renderer}, {run.env_config.resolution}x{run.env_config.resolution}, "
-        f"{run.env_config.action_space}), curriculum {'on, H_t=' + format(run.curriculum.step_size, 'g') if run.curriculum.enabled else 'off'}"
+        f"{run.env_config.action_space}), "
+        f"curriculum {'on, H_t=' + format(run.curriculum.step_size, 'g') if run.curriculum.enabled else 'off'}"
     )
     summary = run_training(run)
     print(
@@ -151,7 +152,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if summary.get("learning_curve"):
         print(f"learning curve (success rate of the training episodes): {summary['learning_curve']}")
     if evaluation is not None:
-        print(f"evaluation results: {evaluation['results']}" + (f" and {evaluation['baseline_results']}" if evaluation.get("baseline") else ""))
+        baseline = f" and {evaluation['baseline_results']}" if evaluation.get("baseline") else ""
+        print(f"evaluation results: {evaluation['results']}" + baseline)
         if evaluation["video"]:
             print(f"video of {_video_episode(evaluation['video_episode'])} (RGB beside depth): {evaluation['video']}")
     print(f"summary: {summary['summary']}")
@@ -175,8 +177,8 @@ def _video_episode(chosen: dict | None) -> str:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from avalon.evaluation import RandomPolicy, evaluate_and_save, evaluation_worlds
     from avalon.env.spaces import action_space
+    from avalon.evaluation import RandomPolicy, evaluate_and_save, evaluation_worlds
 
     if (args.checkpoint is None) == (args.policy is None):
         raise ValueError("give exactly one of --checkpoint PATH and --policy random")

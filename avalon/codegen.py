@@ -19,10 +19,10 @@ from pathlib import Path
 from types import ModuleType
 
 from avalon.datagen.export.terrain_data import TERRAIN_FORMAT_VERSION
+from avalon.env.spaces import markdown_tables
 from avalon.rules import animals, foods, mechanics, tools
 from avalon.sim import native_interface, protocol
 from avalon.sim.paths import godot_project_dir, repository_dir
-from avalon.env.spaces import markdown_tables
 
 GENERATED_RELATIVE_PATH = Path("generated") / "protocol.gd"
 ANIMAL_SCENES_RELATIVE_DIR = Path("entities") / "animals"

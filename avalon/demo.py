@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from avalon.data.recording import RecordEpisodes
 from avalon.datagen.export import export_world
-from avalon.datagen.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.data.recording import RecordEpisodes
+from avalon.tasks.trivial import trivial_world
 
 STRIP_FRAMES = 8
 #: Smaller frames are enlarged (nearest neighbour, by a whole factor) to about this size in the strip.

@@ -38,11 +38,11 @@ from tqdm import tqdm
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.training.curriculum import training_time_limit_frames
-from avalon.errors import AvalonError, SimulatorError
 from avalon.env.spaces import RGBD_KEY
-from avalon.training.world_supply import WorldRequest, WorldSupply
+from avalon.errors import AvalonError, SimulatorError
 from avalon.tasks import check_difficulty, check_task
+from avalon.training.curriculum import training_time_limit_frames
+from avalon.training.world_supply import WorldRequest, WorldSupply
 from avalon.validation import check_choice, check_int
 
 log = logging.getLogger(__name__)
@@ -349,8 +349,9 @@ def evaluate(
     One episode is recorded (RGB beside depth, at ``env_config.render_resolution`` when set) as an
     animated GIF at ``video_path``: the first world's (``video="first"``), the first episode to
     succeed (``"first_success"``) or the success in the latest requested world
-    (``"hardest_success"``); the last two fall back on the first world's. When a simulator crashes or hangs, that world's episode is rerun from its
-    start in a fresh simulator (the partial run is dropped), up to ``max_attempts`` runs per
+    (``"hardest_success"``); the last two fall back on the first world's. When a simulator crashes
+    or hangs, that world's episode is rerun from its start in a fresh simulator (the partial run is
+    dropped), up to ``max_attempts`` runs per
     world; ``EpisodeResult.attempts`` and ``EvaluationResult.restarts`` count them. A world that
     fails every attempt does not stop the others: at the end :class:`EvaluationFailed` is
     raised, carrying the whole result (finished episodes and failed worlds).

@@ -2,7 +2,7 @@
 """Steps per second of a Small island with 10 active animals against the same island without them.
 
 The island is the ``eat`` task's (difficulty 0.5, Small world). The animals (7 predators, 3 prey,
-see ``avalon.bench.animals``) stand 5-10 m around the spawn and are kept active for the whole run: their
+see ``avalon.bench.animal_worlds``) stand 5-10 m around the spawn and are kept active for the whole run: their
 attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
 every step each one chases or flees, checks its attack and sight conditions and moves. The agent
 takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
@@ -39,15 +39,15 @@ from pathlib import Path
 
 import numpy as np
 
-from avalon.bench.animals import ANIMALS, animal_bench_worlds
-from avalon.bench.steps import process_cpu_s
+from avalon.bench.animal_worlds import ANIMALS, animal_bench_worlds
 from avalon.bench.stats import fewest_values_for_interval, median_interval
+from avalon.bench.steps import process_cpu_s
 from avalon.datagen.export import export_world
-from avalon.sim import protocol
-from avalon.rules.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
 from avalon.env.config import EnvConfig
-from avalon.sim.simulator import Simulator
 from avalon.env.spaces import ActionCodec, action_space
+from avalon.rules.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
+from avalon.sim import protocol
+from avalon.sim.simulator import Simulator
 
 WARMUP_STEPS = 50
 TARGET_RATIO = 0.85  # issue 5: 10 active animals step at >= 85% of the same world without them

@@ -15,7 +15,6 @@ import argparse
 import time
 
 import gymnasium as gym
-import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
 from avalon.env.avalon_env import AvalonEnv

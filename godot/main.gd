@@ -3,7 +3,7 @@ extends Node
 # each physics frame first renders and answers the previous request, then blocks for the next
 # request and applies it before this frame's physics step.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const Bridge = preload("res://bridge/bridge.gd")
 const Simulation = preload("res://simulation/simulation.gd")
 
@@ -20,7 +20,7 @@ func _ready():
 	var secret = OS.get_environment("AVALON_SECRET")
 	var resolution = int(OS.get_environment("AVALON_RESOLUTION"))
 	var action_space = OS.get_environment("AVALON_ACTION_SPACE")
-	if port <= 0 or secret.length() != P.SECRET_SIZE or resolution <= 0:
+	if port <= 0 or secret.length() != Protocol.SECRET_SIZE or resolution <= 0:
 		_fail("launch environment incomplete: AVALON_PORT, AVALON_SECRET and AVALON_RESOLUTION are required")
 		return
 	if not simulation.ACTION_SIZES.has(action_space):
@@ -59,16 +59,16 @@ func _physics_process(delta):
 			return
 		var error = ""
 		match message.type:
-			P.MSG_STEP:
+			Protocol.MSG_STEP:
 				error = simulation.step(bridge.decode_action(message.payload, simulation.action_size()))
-			P.MSG_RESET:
+			Protocol.MSG_RESET:
 				var reset = bridge.decode_reset(message.payload)
 				error = simulation.reset(reset.seed, reset.time_limit_frames, reset.movement_coefficient, reset.world_dir)
-			P.MSG_RENDER:
+			Protocol.MSG_RENDER:
 				error = _answer_render(message.payload)
 				if error == "":
 					error = ANSWERED
-			P.MSG_CLOSE:
+			Protocol.MSG_CLOSE:
 				bridge.close()
 				get_tree().quit()
 				return

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from avalon.datagen.export import export_world
-from avalon.datagen.trivial import trivial_world
 from avalon.sim.protocol import ACTION_SPACES
+from avalon.tasks.trivial import trivial_world
 
 
 @pytest.fixture(scope="session")

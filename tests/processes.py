@@ -53,7 +53,9 @@ def descendants(root: int) -> dict[int, str]:
 def our_godot_pids() -> list[int]:
     """Living Godot processes started by this Python process, oldest first."""
     table = processes()
-    return sorted(pid for pid, (name, state, parent) in table.items() if parent == os.getpid() and name.startswith("godot") and state != "Z")
+    return sorted(
+        pid for pid, (name, state, parent) in table.items() if parent == os.getpid() and name.startswith("godot") and state != "Z"
+    )
 
 
 def godot_that_fails_after(starts: int, directory: Path, binary: str = "godot3-runner") -> Path:

@@ -1,12 +1,13 @@
-"""Generated files (GDScript constants, docs/spaces.md, the animal, food and tool scenes, the items.md tables, the native interface) match their Python sources: never stale."""
+"""Generated files (GDScript constants, docs/spaces.md, the animal, food and tool scenes, the items.md
+tables, the native interface) match their Python sources: never stale."""
 
 import re
 
 import pytest
 
 from avalon import codegen
-from avalon.sim import native_interface, protocol
 from avalon.rules import foods, mechanics, tools
+from avalon.sim import native_interface, protocol
 
 
 def test_generated_files_are_up_to_date():
@@ -21,7 +22,7 @@ def test_generated_gdscript_carries_every_id_offset_and_constant():
         assert f"const MSG_{message.name} = {message.value}\n" in text
     for name, offset in protocol.feature_offsets().items():
         assert f"const F_{name.upper()} = {offset}\n" in text
-    assert f"const VR_JUMP = 20" in text
+    assert "const VR_JUMP = 20" in text
     assert f"const MAX_WALK_SPEED_M_PER_S = {mechanics.MAX_WALK_SPEED_M_PER_S!r}\n" in text
     assert "const LEFT_HAND_REST_M = Vector3(-0.3, 1.2, -0.6)\n" in text
 
@@ -103,7 +104,7 @@ def test_the_items_doc_tables_are_generated_between_their_markers_only():
 def _animal_call_keys(method):
     """The names animal.gd passes AnimalBody.<method> (the keys of its Dictionary)."""
     text = (codegen.godot_project_dir() / "entities" / "animals" / "animal.gd").read_text()
-    call = text.split(f'_native_call("{method}", P.ANIMAL_{method.upper()}_ARGUMENTS, {{', 1)[1].split("})", 1)[0]
+    call = text.split(f'_native_call("{method}", Protocol.ANIMAL_{method.upper()}_ARGUMENTS, {{', 1)[1].split("})", 1)[0]
     return re.findall(r'^\s*"(\w+)":', call, re.M)
 
 

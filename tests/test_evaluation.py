@@ -11,9 +11,9 @@ from PIL import Image
 
 from avalon.cli import main
 from avalon.env.config import EnvConfig
-from avalon.training.curriculum import training_time_limit_frames
 from avalon.env.spaces import action_space
 from avalon.evaluation import EvaluationFailed, RandomPolicy, _Video, evaluate, evaluation_worlds
+from avalon.training.curriculum import training_time_limit_frames
 from tests.processes import godot_that_fails_after, is_alive, kill_one_godot_once_two_run, our_godot_pids
 
 
@@ -186,7 +186,7 @@ def test_a_world_whose_simulator_fails_every_attempt_is_reported_with_the_finish
     assert result.restarts == 3 * len(failed)
     message = str(caught.value)
     assert f"{len(failed)} of 3 evaluation worlds failed" in message
-    for task, difficulty, seed in failed:
+    for _task, _difficulty, seed in failed:
         assert f"seed {seed}" in message
 
 

@@ -23,7 +23,7 @@ LAYERS: dict[str, int] = {
     "agent": 6,
     "evaluation": 7,
     "plots": 8,
-    "bench": 9, "codegen": 9, "demo": 9, "world_preview": 9, "train": 9,
+    "bench": 9, "codegen": 9, "demo": 9, "world_preview": 9, "training_run": 9,
     "cli": 10,
 }
 
@@ -58,7 +58,9 @@ def test_no_package_imports_one_of_its_own_layer_or_above():
             continue
         for imported in _imported_top_levels(path) - {top}:
             if LAYERS.get(imported, 99) >= LAYERS[top]:
-                upward.append(f"{path.relative_to(PACKAGE.parent)} ({top}, layer {LAYERS[top]}) imports {imported} (layer {LAYERS.get(imported)})")
+                upward.append(
+                    f"{path.relative_to(PACKAGE.parent)} ({top}, layer {LAYERS[top]}) imports {imported} (layer {LAYERS.get(imported)})"
+                )
     assert not upward, "\n".join(upward)
 
 

@@ -43,7 +43,8 @@ def test_check_int_returns_python_ints(value):
         (10, {"high": 9}, r"n=10 must be an int <= 9"),
         (np.int64(8), {"low": 16, "high": 1024, "unit": "pixels"}, r"n=np.int64\(8\) must be an int from 16 to 1024 \(pixels\)"),
         (-1, {"low": 0, "optional": True, "unit": "threads"}, r"n=-1 must be None or an int >= 0 \(threads\)"),
-        (2**64, {"low": 0, "high": 2**64 - 1, "expected": "an int in [0, 2**64)"}, r"n=18446744073709551616 must be an int in \[0, 2\*\*64\)"),
+        (2**64, {"low": 0, "high": 2**64 - 1, "expected": "an int in [0, 2**64)"},
+         r"n=18446744073709551616 must be an int in \[0, 2\*\*64\)"),
     ],
 )
 def test_check_int_names_the_value_and_what_was_expected(value, options, message):

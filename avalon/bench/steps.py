@@ -27,11 +27,11 @@ from typing import Callable
 import attr
 
 from avalon.datagen.export import export_world
-from avalon.datagen.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.display import acquire_display, release_display
 from avalon.sim.paths import repository_dir
+from avalon.tasks.trivial import trivial_world
 
 WARMUP_STEPS = 100
 BENCH_TIME_LIMIT_FRAMES = 1_000_000  # the benchmark world never times out mid-measurement
@@ -292,8 +292,10 @@ def format_table(results: dict) -> str:
     peer = results.get("peer")
     lines = [
         f"\ntrivial world, {options['resolution']}x{options['resolution']} RGBD, best of {options['repeats']}",
-        f"{'renderer':8} {'procs':>5} {'steps/s':>9} {'vs 1 proc':>9} {'ceiling':>8} {'of ceiling':>10} "
-        f"{'steps/CPU-s':>11} {'ceil CPU':>8} {'of ceil CPU':>11} {'MiniWorld':>9} {'of peer':>8}",
+        (
+            f"{'renderer':8} {'procs':>5} {'steps/s':>9} {'vs 1 proc':>9} {'ceiling':>8} {'of ceiling':>10} "
+            f"{'steps/CPU-s':>11} {'ceil CPU':>8} {'of ceil CPU':>11} {'MiniWorld':>9} {'of peer':>8}"
+        ),
     ]
     for key, sps in results["sps"].items():
         renderer, count = key.split("x")

@@ -19,11 +19,11 @@ import attr
 
 from avalon.datagen.export import export_world
 from avalon.datagen.terrain import WORLD_SIZES_M
-from avalon.datagen.trivial import trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.tasks import build_world
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
+from avalon.tasks.trivial import trivial_world
 
 WARMUP_STEPS = 50
 
@@ -110,10 +110,14 @@ def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] =
 def format_rows(rows: list[Row], options: WorldBenchOptions) -> str:
     trivial = rows[0].steps_per_second
     lines = [
-        f"\n{options.renderer}, {options.resolution}x{options.resolution}, median of {options.seeds} worlds, "
-        f"{options.steps} random steps each",
-        f"{'world':14} {'size m':>7} {'generate s':>10} {'export s':>9} {'folder MB':>9} {'reset s':>8} "
-        f"{'steps/s':>8} {'vs trivial':>10}",
+        (
+            f"\n{options.renderer}, {options.resolution}x{options.resolution}, median of {options.seeds} worlds, "
+            f"{options.steps} random steps each"
+        ),
+        (
+            f"{'world':14} {'size m':>7} {'generate s':>10} {'export s':>9} {'folder MB':>9} {'reset s':>8} "
+            f"{'steps/s':>8} {'vs trivial':>10}"
+        ),
     ]
     for row in rows:
         lines.append(

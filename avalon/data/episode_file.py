@@ -27,9 +27,9 @@ import numpy as np
 
 from avalon.datagen.world_folder import read_world_info
 from avalon.env.config import EnvConfig
+from avalon.env.spaces import ActionCodec
 from avalon.errors import AvalonError, WorldLoadError
 from avalon.sim.paths import find_godot_binary
-from avalon.env.spaces import ActionCodec
 
 RECORDING_FORMAT_VERSION = 2
 SUPPORTED_FORMAT_VERSIONS = (1, 2)

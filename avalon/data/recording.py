@@ -19,9 +19,6 @@ import attr
 import gymnasium as gym
 import numpy as np
 
-from avalon.sim import protocol
-from avalon.env.avalon_env import AvalonEnv
-from avalon.env.config import EnvConfig
 from avalon.data.episode_file import (
     DIGEST_BYTES,
     OBSERVATION_PREFIX,
@@ -34,7 +31,10 @@ from avalon.data.episode_file import (
     rgbd_digest,
     write_episode_file,
 )
+from avalon.env.avalon_env import AvalonEnv
+from avalon.env.config import EnvConfig
 from avalon.env.spaces import RGBD_KEY, ActionCodec
+from avalon.sim import protocol
 from avalon.sim.temp_folders import make_temp_folder
 
 __all__ = [

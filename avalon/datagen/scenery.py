@@ -103,11 +103,10 @@ class FloraConfig:
         return dict(self.density_per_100m2).get(Biome(biome), 0.0)
 
 
-B = Biome
 DEFAULT_FLORA: tuple[FloraConfig, ...] = (
     FloraConfig(
         kind=SceneryKind.PALM,
-        density_per_100m2={B.TROPICAL_RAIN_FOREST: 2.5, B.TROPICAL_SEASONAL_FOREST: 1.0, B.COASTAL: 0.5, B.SWAMP: 0.3},
+        density_per_100m2={Biome.TROPICAL_RAIN_FOREST: 2.5, Biome.TROPICAL_SEASONAL_FOREST: 1.0, Biome.COASTAL: 0.5, Biome.SWAMP: 0.3},
         color=(0.30, 0.58, 0.18),
         min_spacing_m=2.5,
         footprint_radius_m=0.4,
@@ -116,10 +115,10 @@ DEFAULT_FLORA: tuple[FloraConfig, ...] = (
     FloraConfig(
         kind=SceneryKind.ACACIA,
         density_per_100m2={
-            B.TROPICAL_SEASONAL_FOREST: 0.8,
-            B.SUBTROPICAL_DESERT: 0.2,
-            B.GRASSLAND: 0.25,
-            B.TROPICAL_RAIN_FOREST: 0.2,
+            Biome.TROPICAL_SEASONAL_FOREST: 0.8,
+            Biome.SUBTROPICAL_DESERT: 0.2,
+            Biome.GRASSLAND: 0.25,
+            Biome.TROPICAL_RAIN_FOREST: 0.2,
         },
         color=(0.42, 0.52, 0.17),
         min_spacing_m=4.0,
@@ -129,10 +128,10 @@ DEFAULT_FLORA: tuple[FloraConfig, ...] = (
     FloraConfig(
         kind=SceneryKind.MAPLE,
         density_per_100m2={
-            B.TEMPERATE_DECIDUOUS_FOREST: 2.0,
-            B.TEMPERATE_RAIN_FOREST: 0.8,
-            B.GRASSLAND: 0.15,
-            B.TROPICAL_RAIN_FOREST: 0.2,
+            Biome.TEMPERATE_DECIDUOUS_FOREST: 2.0,
+            Biome.TEMPERATE_RAIN_FOREST: 0.8,
+            Biome.GRASSLAND: 0.15,
+            Biome.TROPICAL_RAIN_FOREST: 0.2,
         },
         color=(0.36, 0.55, 0.17),
         min_spacing_m=3.5,
@@ -142,10 +141,10 @@ DEFAULT_FLORA: tuple[FloraConfig, ...] = (
     FloraConfig(
         kind=SceneryKind.FIR,
         density_per_100m2={
-            B.TEMPERATE_RAIN_FOREST: 2.0,
-            B.TEMPERATE_DECIDUOUS_FOREST: 0.4,
-            B.BARE_MOUNTAIN: 0.15,
-            B.TEMPERATE_DESERT: 0.05,
+            Biome.TEMPERATE_RAIN_FOREST: 2.0,
+            Biome.TEMPERATE_DECIDUOUS_FOREST: 0.4,
+            Biome.BARE_MOUNTAIN: 0.15,
+            Biome.TEMPERATE_DESERT: 0.05,
         },
         color=(0.11, 0.30, 0.15),
         color_noise=0.03,
@@ -157,15 +156,15 @@ DEFAULT_FLORA: tuple[FloraConfig, ...] = (
     FloraConfig(
         kind=SceneryKind.BUSH,
         density_per_100m2={
-            B.TROPICAL_RAIN_FOREST: 2.0,
-            B.TROPICAL_SEASONAL_FOREST: 1.5,
-            B.TEMPERATE_RAIN_FOREST: 1.5,
-            B.TEMPERATE_DECIDUOUS_FOREST: 1.5,
-            B.GRASSLAND: 1.0,
-            B.TEMPERATE_DESERT: 0.4,
-            B.SUBTROPICAL_DESERT: 0.3,
-            B.SWAMP: 1.0,
-            B.DARK_SHORE: 0.5,
+            Biome.TROPICAL_RAIN_FOREST: 2.0,
+            Biome.TROPICAL_SEASONAL_FOREST: 1.5,
+            Biome.TEMPERATE_RAIN_FOREST: 1.5,
+            Biome.TEMPERATE_DECIDUOUS_FOREST: 1.5,
+            Biome.GRASSLAND: 1.0,
+            Biome.TEMPERATE_DESERT: 0.4,
+            Biome.SUBTROPICAL_DESERT: 0.3,
+            Biome.SWAMP: 1.0,
+            Biome.DARK_SHORE: 0.5,
         },
         color=(0.22, 0.45, 0.15),
         scale_range=(0.7, 1.3),
@@ -176,11 +175,11 @@ DEFAULT_FLORA: tuple[FloraConfig, ...] = (
     FloraConfig(
         kind=SceneryKind.FLOWER,
         density_per_100m2={
-            B.GRASSLAND: 6.0,
-            B.TEMPERATE_DECIDUOUS_FOREST: 3.0,
-            B.TROPICAL_SEASONAL_FOREST: 2.0,
-            B.TROPICAL_RAIN_FOREST: 1.5,
-            B.COASTAL: 0.3,
+            Biome.GRASSLAND: 6.0,
+            Biome.TEMPERATE_DECIDUOUS_FOREST: 3.0,
+            Biome.TROPICAL_SEASONAL_FOREST: 2.0,
+            Biome.TROPICAL_RAIN_FOREST: 1.5,
+            Biome.COASTAL: 0.3,
         },
         color=(0.88, 0.42, 0.62),
         color_noise=0.2,  # flowers come in many colours
@@ -192,11 +191,11 @@ DEFAULT_FLORA: tuple[FloraConfig, ...] = (
     FloraConfig(
         kind=SceneryKind.MUSHROOM,
         density_per_100m2={
-            B.TEMPERATE_RAIN_FOREST: 2.0,
-            B.SWAMP: 2.0,
-            B.DARK_SHORE: 0.8,
-            B.TEMPERATE_DECIDUOUS_FOREST: 0.8,
-            B.TROPICAL_RAIN_FOREST: 0.5,
+            Biome.TEMPERATE_RAIN_FOREST: 2.0,
+            Biome.SWAMP: 2.0,
+            Biome.DARK_SHORE: 0.8,
+            Biome.TEMPERATE_DECIDUOUS_FOREST: 0.8,
+            Biome.TROPICAL_RAIN_FOREST: 0.5,
         },
         color=(0.78, 0.30, 0.20),
         color_noise=0.08,
@@ -207,7 +206,6 @@ DEFAULT_FLORA: tuple[FloraConfig, ...] = (
         water_clearance_m=0.3,
     ),
 )
-del B
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)

@@ -155,7 +155,7 @@ class World:
         return len(self.food) + sum(1 for animal in self.animals if animal.kind in PREY_KINDS)
 
     def add_animal(self, animal: Entity) -> "World":
-        """A copy of this world with ``animal`` (see ``avalon.datagen.animals.animal_entity``) added."""
+        """A copy of this world with ``animal`` (see ``avalon.datagen.animal_placement.animal_entity``) added."""
         from avalon.rules.animals import animal_spec
 
         animal_spec(animal.kind)

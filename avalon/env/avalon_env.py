@@ -15,12 +15,12 @@ import numpy as np
 from gymnasium.envs.registration import EnvSpec
 
 from avalon.datagen.world_folder import WorldInfo, read_world_info
-from avalon.sim import protocol
 from avalon.env.config import EnvConfig, check_seed, check_time_limit_frames
+from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
 from avalon.errors import SimulatorError
 from avalon.rules.mechanics import FRAME_PENALTY, INITIAL_ENERGY
+from avalon.sim import protocol
 from avalon.sim.simulator import Simulator
-from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import generate_world
 

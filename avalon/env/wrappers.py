@@ -8,9 +8,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from avalon.env.spaces import ActionCodec
 from avalon.errors import SimulatorError
 from avalon.sim.protocol import ACTION_SPACES
-from avalon.env.spaces import ActionCodec
 from avalon.validation import check_int
 
 log = logging.getLogger(__name__)

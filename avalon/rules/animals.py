@@ -3,7 +3,7 @@
 Each species is an :class:`AnimalSpec`. ``avalon.codegen`` writes one Godot scene per species
 (``godot/entities/animals/<species>.tscn``) that sets every field below on the shared behaviour
 script ``godot/entities/animals/animal.gd``; a world may override any behaviour field per
-instance (entity params, see :func:`avalon.datagen.animals.animal_entity`). The module-level
+instance (entity params, see :func:`avalon.datagen.animal_placement.animal_entity`). The module-level
 constants are copied into ``godot/generated/protocol.gd``. Every number the paper leaves open is
 chosen and explained in ``docs/animals.md``.
 
@@ -202,92 +202,93 @@ def _shade(color: Color, factor: float) -> Color:
 
 def _quadruped(size: Vector3, color: Color, accent: Color, leg_fraction: float = 0.45, head_fraction: float = 0.3,
                ears: bool = True, tail: float = 0.3, neck: float = 0.0) -> tuple[Part, ...]:
-    w, h, l = size
+    w, h, length = size
     leg_h = h * leg_fraction
     body_h = (h - leg_h) * (0.75 if neck else 0.85)
     body_y = -h / 2 + leg_h + body_h / 2
-    head = head_fraction * l
-    body_l = l - head * 0.8 - tail * l * 0.3
+    head = head_fraction * length
+    body_l = length - head * 0.8 - tail * length * 0.3
     parts = [Part("box", (0.0, body_y, head * 0.3), (w, body_h, body_l), color)]
     head_y = body_y + body_h * 0.35 + neck * h
     if neck:
         parts.append(Part("box", (0.0, (body_y + head_y) / 2, -body_l / 2 + head * 0.4), (w * 0.4, head_y - body_y, head * 0.5), color))
-    parts.append(Part("box", (0.0, head_y, -l / 2 + head / 2), (w * 0.7, body_h * 0.6, head), _shade(color, 1.1)))
-    parts.append(Part("box", (0.0, head_y - body_h * 0.1, -l / 2 + 0.02 * l), (w * 0.35, body_h * 0.3, head * 0.3), accent))
+    parts.append(Part("box", (0.0, head_y, -length / 2 + head / 2), (w * 0.7, body_h * 0.6, head), _shade(color, 1.1)))
+    parts.append(Part("box", (0.0, head_y - body_h * 0.1, -length / 2 + 0.02 * length), (w * 0.35, body_h * 0.3, head * 0.3), accent))
     for sx in (-1, 1):
         for sz in (-1, 1):
             parts.append(Part("box", (sx * w * 0.32, -h / 2 + leg_h / 2, head * 0.3 + sz * body_l * 0.38),
                               (w * 0.22, leg_h, w * 0.22), _shade(color, 0.8)))
         if ears:
-            parts.append(Part("wedge", (sx * w * 0.22, head_y + body_h * 0.4, -l / 2 + head * 0.6),
+            parts.append(Part("wedge", (sx * w * 0.22, head_y + body_h * 0.4, -length / 2 + head * 0.6),
                               (w * 0.18, body_h * 0.35, head * 0.2), _shade(color, 0.7)))
     if tail:
-        parts.append(Part("wedge", (0.0, body_y + body_h * 0.2, l / 2 - tail * l * 0.25), (w * 0.2, body_h * 0.3, tail * l * 0.5), _shade(color, 0.9)))
+        parts.append(Part("wedge", (0.0, body_y + body_h * 0.2, length / 2 - tail * length * 0.25),
+                          (w * 0.2, body_h * 0.3, tail * length * 0.5), _shade(color, 0.9)))
     return tuple(parts)
 
 
 def _bird(size: Vector3, color: Color, accent: Color, beak: Color) -> tuple[Part, ...]:
-    w, h, l = size
+    w, h, length = size
     return (
-        Part("box", (0.0, 0.0, 0.0), (w * 0.25, h * 0.7, l * 0.6), color),
-        Part("box", (0.0, h * 0.15, -l * 0.35), (w * 0.2, h * 0.55, l * 0.25), accent),
-        Part("wedge", (0.0, h * 0.1, -l * 0.5 + l * 0.05), (w * 0.08, h * 0.2, l * 0.12), beak),
-        Part("box", (-w * 0.3, h * 0.15, 0.0), (w * 0.4, h * 0.1, l * 0.4), _shade(color, 0.85)),
-        Part("box", (w * 0.3, h * 0.15, 0.0), (w * 0.4, h * 0.1, l * 0.4), _shade(color, 0.85)),
-        Part("wedge", (0.0, 0.0, l * 0.38), (w * 0.2, h * 0.1, l * 0.25), _shade(color, 0.7)),
+        Part("box", (0.0, 0.0, 0.0), (w * 0.25, h * 0.7, length * 0.6), color),
+        Part("box", (0.0, h * 0.15, -length * 0.35), (w * 0.2, h * 0.55, length * 0.25), accent),
+        Part("wedge", (0.0, h * 0.1, -length * 0.5 + length * 0.05), (w * 0.08, h * 0.2, length * 0.12), beak),
+        Part("box", (-w * 0.3, h * 0.15, 0.0), (w * 0.4, h * 0.1, length * 0.4), _shade(color, 0.85)),
+        Part("box", (w * 0.3, h * 0.15, 0.0), (w * 0.4, h * 0.1, length * 0.4), _shade(color, 0.85)),
+        Part("wedge", (0.0, 0.0, length * 0.38), (w * 0.2, h * 0.1, length * 0.25), _shade(color, 0.7)),
     )
 
 
 def _bee(size: Vector3) -> tuple[Part, ...]:
-    w, h, l = size
+    w, h, length = size
     yellow, black, wing = (0.95, 0.8, 0.1), (0.08, 0.08, 0.05), (0.9, 0.95, 1.0)
-    parts = [Part("box", (0.0, -h * 0.1, l * 0.05), (w * 0.7, h * 0.7, l * 0.8), yellow)]
+    parts = [Part("box", (0.0, -h * 0.1, length * 0.05), (w * 0.7, h * 0.7, length * 0.8), yellow)]
     for z in (-0.05, 0.2):
-        parts.append(Part("box", (0.0, -h * 0.1, l * z), (w * 0.74, h * 0.74, l * 0.1), black))
-    parts.append(Part("box", (0.0, -h * 0.05, -l * 0.4), (w * 0.5, h * 0.5, l * 0.2), black))
-    parts.append(Part("box", (0.0, h * 0.35, 0.0), (w, h * 0.05, l * 0.35), wing))
+        parts.append(Part("box", (0.0, -h * 0.1, length * z), (w * 0.74, h * 0.74, length * 0.1), black))
+    parts.append(Part("box", (0.0, -h * 0.05, -length * 0.4), (w * 0.5, h * 0.5, length * 0.2), black))
+    parts.append(Part("box", (0.0, h * 0.35, 0.0), (w, h * 0.05, length * 0.35), wing))
     return tuple(parts)
 
 
 def _snake(size: Vector3, color: Color, accent: Color) -> tuple[Part, ...]:
-    w, h, l = size
+    w, h, length = size
     segments = 6
     parts = []
     for k in range(segments):
-        z = -l / 2 + (k + 0.5) * l / segments
+        z = -length / 2 + (k + 0.5) * length / segments
         x = (w / 2 - w * 0.2) * math.sin(k * 1.3)
         width = w * (0.45 if k else 0.6) * (1.0 - 0.08 * k)
-        parts.append(Part("box", (x, -h / 2 + h * 0.25, z), (width, h * 0.5, l / segments * 1.05), color if k % 2 else accent))
-    parts.append(Part("box", (0.0, -h / 2 + h * 0.45, -l / 2 + l * 0.04), (w * 0.5, h * 0.3, l * 0.08), _shade(accent, 0.6)))
+        parts.append(Part("box", (x, -h / 2 + h * 0.25, z), (width, h * 0.5, length / segments * 1.05), color if k % 2 else accent))
+    parts.append(Part("box", (0.0, -h / 2 + h * 0.45, -length / 2 + length * 0.04), (w * 0.5, h * 0.3, length * 0.08), _shade(accent, 0.6)))
     return tuple(parts)
 
 
 def _reptile(size: Vector3, color: Color, accent: Color, shell: Color | None = None) -> tuple[Part, ...]:
-    w, h, l = size
+    w, h, length = size
     leg_h = h * 0.35
     body_h = h - leg_h - (h * 0.3 if shell else 0.0)
     body_y = -h / 2 + leg_h + body_h / 2
     parts = [
-        Part("box", (0.0, body_y, 0.0), (w * 0.6, body_h, l * (0.45 if shell else 0.45)), color),
-        Part("box", (0.0, body_y, -l * 0.35), (w * 0.4, body_h * 0.8, l * 0.25), _shade(color, 1.1)),
-        Part("wedge", (0.0, body_y, l * 0.35), (w * 0.3, body_h * 0.6, l * 0.3), _shade(color, 0.9)),
+        Part("box", (0.0, body_y, 0.0), (w * 0.6, body_h, length * (0.45 if shell else 0.45)), color),
+        Part("box", (0.0, body_y, -length * 0.35), (w * 0.4, body_h * 0.8, length * 0.25), _shade(color, 1.1)),
+        Part("wedge", (0.0, body_y, length * 0.35), (w * 0.3, body_h * 0.6, length * 0.3), _shade(color, 0.9)),
     ]
     for sx in (-1, 1):
         for sz in (-1, 1):
-            parts.append(Part("box", (sx * w * 0.4, -h / 2 + leg_h / 2 + 0.005, sz * l * 0.15), (w * 0.2, leg_h, w * 0.2), accent))
+            parts.append(Part("box", (sx * w * 0.4, -h / 2 + leg_h / 2 + 0.005, sz * length * 0.15), (w * 0.2, leg_h, w * 0.2), accent))
     if shell:
-        parts.append(Part("box", (0.0, h / 2 - h * 0.25, 0.0), (w, h * 0.5, l * 0.6), shell))
+        parts.append(Part("box", (0.0, h / 2 - h * 0.25, 0.0), (w, h * 0.5, length * 0.6), shell))
     return tuple(parts)
 
 
 def _frog(size: Vector3, color: Color, accent: Color) -> tuple[Part, ...]:
-    w, h, l = size
+    w, h, length = size
     return (
-        Part("wedge", (0.0, -h * 0.05, l * 0.05), (w * 0.8, h * 0.7, l * 0.8), color),
-        Part("box", (-w * 0.3, h * 0.3, -l * 0.3), (w * 0.25, h * 0.3, l * 0.2), accent),
-        Part("box", (w * 0.3, h * 0.3, -l * 0.3), (w * 0.25, h * 0.3, l * 0.2), accent),
-        Part("box", (-w * 0.4, -h * 0.3, l * 0.3), (w * 0.2, h * 0.4, l * 0.4), _shade(color, 0.8)),
-        Part("box", (w * 0.4, -h * 0.3, l * 0.3), (w * 0.2, h * 0.4, l * 0.4), _shade(color, 0.8)),
+        Part("wedge", (0.0, -h * 0.05, length * 0.05), (w * 0.8, h * 0.7, length * 0.8), color),
+        Part("box", (-w * 0.3, h * 0.3, -length * 0.3), (w * 0.25, h * 0.3, length * 0.2), accent),
+        Part("box", (w * 0.3, h * 0.3, -length * 0.3), (w * 0.25, h * 0.3, length * 0.2), accent),
+        Part("box", (-w * 0.4, -h * 0.3, length * 0.3), (w * 0.2, h * 0.4, length * 0.4), _shade(color, 0.8)),
+        Part("box", (w * 0.4, -h * 0.3, length * 0.3), (w * 0.2, h * 0.4, length * 0.4), _shade(color, 0.8)),
     )
 
 
@@ -301,41 +302,48 @@ def _spec(species: str, is_predator: bool, domain: str, activation: tuple[str, .
                       hits_to_ko=hits, size_m=size, mass_kg=mass, color=color, parts=parts, **rest)  # type: ignore[arg-type]
 
 
-_R, _T, _SEE, _UNSEEN = "within_radius", "within_territory", "must_see_you", "you_dont_see_it"
-_OUT_R, _OUT_T, _OUT_D, _KO = "outside_radius", "outside_territory", "outside_domain", "ko"
 _FAST, _SLOW = FAST_SPEED_M_PER_S, SLOW_SPEED_M_PER_S  # short names for the tables below
 
 #: Table 3, predators from easiest to hardest.
 PREDATORS: tuple[AnimalSpec, ...] = (
-    _spec("bee", True, "air", (_R,), SMALL_RADIUS_M, (_OUT_R, _KO), "territory_fast_random", _FAST, 1,
+    _spec("bee", True, "air", ("within_radius",), SMALL_RADIUS_M,
+          ("outside_radius", "ko"), "territory_fast_random", _FAST, 1,
           (0.15, 0.15, 0.25), 0.1, (0.95, 0.8, 0.1), _bee((0.15, 0.15, 0.25)),
           attack_damage=0.25, respite="permanent", fly_height_m=1.5),
-    _spec("snake", True, "ground", (_R,), SMALL_RADIUS_M, (_KO,), "static_avoidant", _FAST, 1,
+    _spec("snake", True, "ground", ("within_radius",), SMALL_RADIUS_M,
+          ("ko",), "static_avoidant", _FAST, 1,
           (0.3, 0.12, 1.6), 5.0, (0.25, 0.5, 0.15), _snake((0.3, 0.12, 1.6), (0.25, 0.5, 0.15), (0.55, 0.6, 0.1)),
           attack_damage=5.0, respite="persistent"),
-    _spec("hawk", True, "air", (_R, _T), WIDE_RADIUS_M, (_OUT_R, _OUT_T, _KO), "territory_periodic_fixed", _FAST, 1,
+    _spec("hawk", True, "air", ("within_radius", "within_territory"), WIDE_RADIUS_M,
+          ("outside_radius", "outside_territory", "ko"), "territory_periodic_fixed", _FAST, 1,
           (1.0, 0.25, 0.5), 1.2, (0.5, 0.35, 0.2), _bird((1.0, 0.25, 0.5), (0.5, 0.35, 0.2), (0.85, 0.8, 0.7), (0.9, 0.7, 0.1)),
           attack_damage=0.25, respite="temporary", respite_s=HAWK_RESPITE_S, fly_height_m=6.0),
-    _spec("hippo", True, "ground", (_R,), WIDE_RADIUS_M, (_OUT_R, _OUT_D), "static_avoidant", _FAST, 0,
+    _spec("hippo", True, "ground", ("within_radius",), WIDE_RADIUS_M,
+          ("outside_radius", "outside_domain"), "static_avoidant", _FAST, 0,
           (1.4, 1.5, 3.2), 1500.0, (0.5, 0.42, 0.5),
           _quadruped((1.4, 1.5, 3.2), (0.5, 0.42, 0.5), (0.75, 0.55, 0.6), leg_fraction=0.25, head_fraction=0.3, tail=0.1),
           attack_damage=0.5, respite="persistent", no_inside=True),
-    _spec("alligator", True, "ground", (_R,), WIDE_RADIUS_M, (_OUT_R, _OUT_D, _KO), "slow_random", _SLOW, 1,
+    _spec("alligator", True, "ground", ("within_radius",), WIDE_RADIUS_M,
+          ("outside_radius", "outside_domain", "ko"), "slow_random", _SLOW, 1,
           (0.8, 0.45, 3.0), 300.0, (0.3, 0.38, 0.18),
           _reptile((0.8, 0.45, 3.0), (0.3, 0.38, 0.18), (0.22, 0.28, 0.12)),
           attack_damage=0.5, respite="persistent"),
-    _spec("eagle", True, "air", (_R, _UNSEEN), WIDE_RADIUS_M, ("you_see_it", _KO), "fast_random", _FAST, 1,
+    _spec("eagle", True, "air", ("within_radius", "you_dont_see_it"), WIDE_RADIUS_M,
+          ("you_see_it", "ko"), "fast_random", _FAST, 1,
           (2.0, 0.3, 0.8), 5.0, (0.3, 0.2, 0.1), _bird((2.0, 0.3, 0.8), (0.3, 0.2, 0.1), (0.95, 0.95, 0.95), (0.95, 0.75, 0.1)),
           attack_damage=0.5, respite="persistent", fly_height_m=8.0),
-    _spec("wolf", True, "ground", (_R, _T), WIDE_RADIUS_M, (_OUT_R, _OUT_D, _KO), "territory_slow_random", _FAST, 2,
+    _spec("wolf", True, "ground", ("within_radius", "within_territory"), WIDE_RADIUS_M,
+          ("outside_radius", "outside_domain", "ko"), "territory_slow_random", _FAST, 2,
           (0.4, 0.8, 1.3), 40.0, (0.5, 0.5, 0.53),
           _quadruped((0.4, 0.8, 1.3), (0.5, 0.5, 0.53), (0.15, 0.15, 0.15), tail=0.35),
           attack_damage=0.5, respite="persistent"),
-    _spec("jaguar", True, "ground", (_R, _SEE), WIDE_RADIUS_M, (_OUT_R, "you_stop_moving", _KO), "periodic_fixed", _FAST, 2,
+    _spec("jaguar", True, "ground", ("within_radius", "must_see_you"), WIDE_RADIUS_M,
+          ("outside_radius", "you_stop_moving", "ko"), "periodic_fixed", _FAST, 2,
           (0.45, 0.75, 1.7), 90.0, (0.85, 0.6, 0.2),
           _quadruped((0.45, 0.75, 1.7), (0.85, 0.6, 0.2), (0.2, 0.12, 0.05), leg_fraction=0.4, tail=0.4),
           attack_damage=0.5, respite="persistent", can_climb=True),
-    _spec("bear", True, "ground", (_R,), WIDE_RADIUS_M, (_OUT_R, _OUT_D), "slow_random", _FAST, 0,
+    _spec("bear", True, "ground", ("within_radius",), WIDE_RADIUS_M,
+          ("outside_radius", "outside_domain"), "slow_random", _FAST, 0,
           (0.9, 1.3, 1.9), 300.0, (0.3, 0.2, 0.12),
           _quadruped((0.9, 1.3, 1.9), (0.3, 0.2, 0.12), (0.55, 0.4, 0.3), leg_fraction=0.35, tail=0.05),
           attack_damage=0.5, respite="persistent", can_climb=True, no_inside=True),
@@ -343,32 +351,40 @@ PREDATORS: tuple[AnimalSpec, ...] = (
 
 #: Table 4, prey from easiest to hardest (prey never attack; active prey flee).
 PREY: tuple[AnimalSpec, ...] = (
-    _spec("frog", False, "ground", (), SMALL_RADIUS_M, (_KO,), "slow_random", 0.0, 1,
+    _spec("frog", False, "ground", (), SMALL_RADIUS_M,
+          ("ko",), "slow_random", 0.0, 1,
           (0.16, 0.1, 0.18), 0.2, (0.3, 0.7, 0.2), _frog((0.16, 0.1, 0.18), (0.3, 0.7, 0.2), (0.9, 0.9, 0.3))),
-    _spec("turtle", False, "ground", (_R,), SMALL_RADIUS_M, (_OUT_R, _KO), "periodic_fixed", _SLOW, 1,
+    _spec("turtle", False, "ground", ("within_radius",), SMALL_RADIUS_M,
+          ("outside_radius", "ko"), "periodic_fixed", _SLOW, 1,
           (0.4, 0.22, 0.5), 3.0, (0.3, 0.42, 0.2),
           _reptile((0.4, 0.22, 0.5), (0.55, 0.6, 0.35), (0.45, 0.5, 0.3), shell=(0.3, 0.42, 0.2))),
-    _spec("mouse", False, "ground", (_R, _SEE), SMALL_RADIUS_M, (_OUT_R, "cant_see_you", _KO), "fast_random", _FAST, 1,
+    _spec("mouse", False, "ground", ("within_radius", "must_see_you"), SMALL_RADIUS_M,
+          ("outside_radius", "cant_see_you", "ko"), "fast_random", _FAST, 1,
           (0.1, 0.08, 0.2), 0.05, (0.6, 0.55, 0.5),
           _quadruped((0.1, 0.08, 0.2), (0.6, 0.55, 0.5), (0.95, 0.7, 0.7), leg_fraction=0.2, tail=0.5),
           can_climb=True),
-    _spec("rabbit", False, "ground", (_R,), WIDE_RADIUS_M, (_OUT_R, _KO), "fast_random", _FAST, 1,
+    _spec("rabbit", False, "ground", ("within_radius",), WIDE_RADIUS_M,
+          ("outside_radius", "ko"), "fast_random", _FAST, 1,
           (0.25, 0.45, 0.45), 2.0, (0.75, 0.65, 0.5),
           _quadruped((0.25, 0.45, 0.45), (0.75, 0.65, 0.5), (0.95, 0.95, 0.95), leg_fraction=0.25, head_fraction=0.35, tail=0.1)
           + (Part("box", (-0.04, 0.17, -0.12), (0.04, 0.2, 0.05), (0.85, 0.75, 0.6)),
              Part("box", (0.04, 0.17, -0.12), (0.04, 0.2, 0.05), (0.85, 0.75, 0.6)))),
-    _spec("pigeon", False, "air", (_R,), SMALL_RADIUS_M, (_OUT_R, _KO), "territory_fast_random", _FAST, 1,
+    _spec("pigeon", False, "air", ("within_radius",), SMALL_RADIUS_M,
+          ("outside_radius", "ko"), "territory_fast_random", _FAST, 1,
           (0.5, 0.25, 0.35), 0.4, (0.55, 0.58, 0.65),
           _bird((0.5, 0.25, 0.35), (0.55, 0.58, 0.65), (0.35, 0.5, 0.45), (0.9, 0.5, 0.5)), fly_height_m=3.0),
-    _spec("squirrel", False, "ground", (_R,), SMALL_RADIUS_M, (_OUT_R, _KO), "fast_random", _FAST, 1,
+    _spec("squirrel", False, "ground", ("within_radius",), SMALL_RADIUS_M,
+          ("outside_radius", "ko"), "fast_random", _FAST, 1,
           (0.15, 0.3, 0.45), 0.5, (0.7, 0.35, 0.15),
           _quadruped((0.15, 0.3, 0.45), (0.7, 0.35, 0.15), (0.95, 0.85, 0.7), leg_fraction=0.25, tail=0.45)
           + (Part("box", (0.0, 0.05, 0.2), (0.1, 0.25, 0.08), (0.75, 0.4, 0.2)),),
           can_climb=True),
-    _spec("crow", False, "air", (_R,), WIDE_RADIUS_M, (_OUT_R, _KO), "slow_random", _FAST, 1,
+    _spec("crow", False, "air", ("within_radius",), WIDE_RADIUS_M,
+          ("outside_radius", "ko"), "slow_random", _FAST, 1,
           (0.7, 0.25, 0.45), 0.5, (0.1, 0.1, 0.12),
           _bird((0.7, 0.25, 0.45), (0.1, 0.1, 0.12), (0.05, 0.05, 0.07), (0.2, 0.2, 0.2)), fly_height_m=5.0),
-    _spec("deer", False, "ground", (_R,), WIDE_RADIUS_M, (_OUT_R, _KO), "static_avoidant", _FAST, 2,
+    _spec("deer", False, "ground", ("within_radius",), WIDE_RADIUS_M,
+          ("outside_radius", "ko"), "static_avoidant", _FAST, 2,
           (0.5, 1.6, 1.6), 40.0, (0.7, 0.5, 0.3),
           _quadruped((0.5, 1.6, 1.6), (0.7, 0.5, 0.3), (0.95, 0.9, 0.85), leg_fraction=0.5, head_fraction=0.22, tail=0.08, neck=0.15)),
 )

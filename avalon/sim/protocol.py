@@ -33,8 +33,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from avalon.rules.foods import FOOD_KINDS
 from avalon.rules.animals import ANIMAL_KINDS, ANIMAL_STATE_FIELDS, MAX_REPORTED_ANIMALS, PREDATOR_KINDS
+from avalon.rules.foods import FOOD_KINDS
 
 PROTOCOL_VERSION = 5
 MAGIC = b"AVLN"

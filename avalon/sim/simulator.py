@@ -26,10 +26,10 @@ from pathlib import Path
 import attr
 import numpy as np
 
-from avalon.sim import protocol
-from avalon.sim.display import acquire_display, acquire_window_position, release_display, release_window_position
 from avalon.errors import SimulatorError, WorldLoadError
 from avalon.rules.mechanics import STEPS_PER_SECOND
+from avalon.sim import protocol
+from avalon.sim.display import acquire_display, acquire_window_position, release_display, release_window_position
 from avalon.sim.paths import find_godot_binary, find_native_library, godot_project_dir
 from avalon.sim.settings import SimulatorSettings
 from avalon.sim.temp_folders import make_temp_folder

@@ -55,8 +55,8 @@ import attr
 import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
-from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, FOODS, FOODS_EASY_TO_HARD
 from avalon.datagen.world import World
+from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, FOODS, FOODS_EASY_TO_HARD
 from avalon.tasks.kit import altar as altars
 from avalon.tasks.kit.assembly import (
     FOOD_MAX_SLOPE_DEG,

@@ -30,8 +30,8 @@ import numpy as np
 from avalon import validation as check
 from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, angle_towards_deg, apply_ring
 from avalon.datagen.terrain import HeightMap
-from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.datagen.world import World
+from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
     FOOD_MAX_SLOPE_DEG,

@@ -24,10 +24,10 @@ import numpy as np
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.env.wrappers import RestartOnCrash
 from avalon.training.curriculum import Curriculum, training_time_limit_frames
 from avalon.training.vector import ThreadedVectorEnv
 from avalon.training.world_supply import SuppliedWorld, WorldRequest, WorldSupply
-from avalon.env.wrappers import RestartOnCrash
 from avalon.validation import check_int
 
 log = logging.getLogger(__name__)

@@ -39,7 +39,6 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 
 from avalon.validation import check_int
 
-
 #: Reset options that autoresets repeat (see the module doc).
 AUTORESET_OPTIONS = ("time_limit_frames",)
 

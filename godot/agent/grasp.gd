@@ -3,7 +3,7 @@ extends Reference
 # "food") or climbable surface (terrain where it is climbable, tree trunks, boxes in group
 # "climbable") within GRASP_REACH_M of the hand's surface. Unclimbable surfaces cannot be held.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 
 const MAX_CANDIDATES = 16
 
@@ -20,7 +20,7 @@ static func find_target(space, query, hand_position):
 		if collider == null:
 			continue
 		if collider is RigidBody and (collider.is_in_group("graspable") or collider.is_in_group("food")):
-			if collider.mass > P.MAX_LIFT_MASS_KG:
+			if collider.mass > Protocol.MAX_LIFT_MASS_KG:
 				continue  # too heavy to lift: it can only be pushed
 			if collider.has_method("can_grasp_at") and not collider.can_grasp_at(hand_position):
 				continue

@@ -4,7 +4,7 @@ extends Reference
 # achievements. The player (agent/player.gd) moves the body and hands; this follows them.
 # Documented in docs/mechanics.md; every constant comes from avalon/rules/mechanics.py.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const Grasp = preload("res://agent/grasp.gd")
 
 const HIT_VELOCITY_CHANGE_FRACTION = 0.5  # a thrown item whose velocity changes this much (beyond gravity) hit something
@@ -16,7 +16,7 @@ const PUSH_MAX_NORMAL_Y = 0.7  # contacts steeper than this (about 45 degrees) a
 const RELEASE_GRACE_FRAMES = 5  # an item the agent let go of is not "pushed" by it this soon after
 const MK_CLIMB_PULL_TO_Y_M = -0.2  # mouse and keyboard: a climbing pull brings the hold this far below the feet
 const SLIP_MARGIN_M = 0.2  # a hold beyond arm's reach by more than this slips
-const MASSES = [P.BODY_MASS_KG, P.HEAD_MASS_KG, P.HAND_MASS_KG, P.HAND_MASS_KG]
+const MASSES = [Protocol.BODY_MASS_KG, Protocol.HEAD_MASS_KG, Protocol.HAND_MASS_KG, Protocol.HAND_MASS_KG]
 
 var player
 var held = [null, null]  # per hand: {"item": RigidBody or null (a climbing hold), "anchor", "offset", "start"}
@@ -39,7 +39,7 @@ var grasp_shape = SphereShape.new()
 
 func _init(owner):
 	player = owner
-	grasp_shape.radius = P.HAND_RADIUS_M + P.GRASP_REACH_M
+	grasp_shape.radius = Protocol.HAND_RADIUS_M + Protocol.GRASP_REACH_M
 	grasp_query.set_shape(grasp_shape)
 
 
@@ -81,7 +81,7 @@ func begin_step():
 
 func on_jump(speed):
 	unlock("jump")
-	apex = player.body.global_transform.origin.y + speed * speed / (2.0 * P.GRAVITY_M_PER_S2)
+	apex = player.body.global_transform.origin.y + speed * speed / (2.0 * Protocol.GRAVITY_M_PER_S2)
 	airborne = true
 
 
@@ -91,7 +91,7 @@ func after_body_motion(on_floor):
 	var y = player.body.global_transform.origin.y
 	if on_floor:
 		if airborne:
-			landing_speed_squared = 2.0 * P.GRAVITY_M_PER_S2 * max(0.0, apex - y)
+			landing_speed_squared = 2.0 * Protocol.GRAVITY_M_PER_S2 * max(0.0, apex - y)
 		airborne = false
 		apex = y
 		last_standing_y = y
@@ -139,7 +139,7 @@ func hang(hand_rates, dt):
 	var count = 0
 	for i in range(2):
 		if is_anchored(i):
-			var local = player.reach_clamped(i, player.hand_positions[i] + hand_rates[i] * P.MAX_HAND_SPEED_M_PER_S * dt)
+			var local = player.reach_clamped(i, player.hand_positions[i] + hand_rates[i] * Protocol.MAX_HAND_SPEED_M_PER_S * dt)
 			target += held[i].anchor - basis.xform(local)
 			count += 1
 	target /= count
@@ -150,7 +150,7 @@ func hang(hand_rates, dt):
 		last_standing_y = y
 	airborne = true  # a fall after letting go starts here
 	apex = y
-	if y - last_standing_y >= P.CLIMB_ACHIEVEMENT_M:
+	if y - last_standing_y >= Protocol.CLIMB_ACHIEVEMENT_M:
 		unlock("climb_2m")
 
 
@@ -177,7 +177,7 @@ func end_step(closed, dt):
 				held[i] = null
 				continue
 			hold.item.global_transform = player.hands[i].global_transform * hold.offset
-			if hold.item.global_transform.origin.distance_to(hold.start) >= P.CARRY_ACHIEVEMENT_M:
+			if hold.item.global_transform.origin.distance_to(hold.start) >= Protocol.CARRY_ACHIEVEMENT_M:
 				unlock("carry_20m")
 	for i in range(2):
 		if not closed[i] and held[i] != null:
@@ -226,7 +226,7 @@ func held_item_free_fraction(i, motion):
 			var result = space.cast_motion(query, motion)
 			if result.size() == 2:
 				fraction = min(fraction, result[0])
-	if fraction < 1.0 and motion.length() >= P.HIT_MIN_SPEED_M_PER_S * P.STEP_SECONDS:
+	if fraction < 1.0 and motion.length() >= Protocol.HIT_MIN_SPEED_M_PER_S * Protocol.STEP_SECONDS:
 		unlock("hit")  # swung (or carried at a run) into something: it stops the item short of overlapping
 	return fraction
 
@@ -268,7 +268,7 @@ func release(i):
 	item.angular_velocity = Vector3.ZERO
 	if item.has_method("on_released"):
 		item.on_released()
-	var thrown = hand_velocity[i].length() >= P.THROW_MIN_SPEED_M_PER_S
+	var thrown = hand_velocity[i].length() >= Protocol.THROW_MIN_SPEED_M_PER_S
 	if thrown:
 		unlock("throw")
 	watched.append({"item": item, "velocity": hand_velocity[i], "frames": 0, "thrown": thrown})
@@ -291,7 +291,7 @@ func _eat():
 		if hold == null or hold.item == null:
 			continue
 		var food = hold.item
-		if not food.is_in_group("food") or food.global_transform.origin.distance_to(mouth) > P.EAT_DISTANCE_M:
+		if not food.is_in_group("food") or food.global_transform.origin.distance_to(mouth) > Protocol.EAT_DISTANCE_M:
 			continue
 		if food.has_method("is_edible") and not food.is_edible():
 			continue
@@ -310,7 +310,7 @@ func _eat():
 # ---- After the physics step: hits, stacking ----------------------------------------------------
 
 func after_physics(dt):
-	var gravity_step = Vector3(0.0, -P.GRAVITY_M_PER_S2 * dt, 0.0)
+	var gravity_step = Vector3(0.0, -Protocol.GRAVITY_M_PER_S2 * dt, 0.0)
 	var still_watched = []
 	for w in watched:
 		var item = w.item
@@ -318,7 +318,7 @@ func after_physics(dt):
 			continue
 		var velocity = item.linear_velocity
 		var speed_before = w.velocity.length()
-		if w.thrown and speed_before >= P.HIT_MIN_SPEED_M_PER_S and (velocity - (w.velocity + gravity_step)).length() > HIT_VELOCITY_CHANGE_FRACTION * speed_before:
+		if w.thrown and speed_before >= Protocol.HIT_MIN_SPEED_M_PER_S and (velocity - (w.velocity + gravity_step)).length() > HIT_VELOCITY_CHANGE_FRACTION * speed_before:
 			unlock("hit")
 		w.velocity = velocity
 		w.frames += 1
@@ -341,7 +341,7 @@ func _detect_held_hit():
 		var hold = held[i]
 		if hold == null or hold.item == null or not is_instance_valid(hold.item):
 			continue
-		if hand_velocity[i].length() < P.HIT_MIN_SPEED_M_PER_S:
+		if hand_velocity[i].length() < Protocol.HIT_MIN_SPEED_M_PER_S:
 			continue
 		var item = hold.item
 		var exclude = player.own_rids().duplicate()
@@ -389,8 +389,8 @@ func _movement_work(dt):
 		var velocity_change = velocity - work_velocities[part]
 		var height_change = now[part].y - work_positions[part].y
 		if part != 1:
-			total += P.KINETIC_COEFFICIENT * MASSES[part] * max(0.0, velocity.dot(velocity_change))
-		total += P.POTENTIAL_COEFFICIENT * MASSES[part] * P.GRAVITY_M_PER_S2 * max(0.0, height_change)
+			total += Protocol.KINETIC_COEFFICIENT * MASSES[part] * max(0.0, velocity.dot(velocity_change))
+		total += Protocol.POTENTIAL_COEFFICIENT * MASSES[part] * Protocol.GRAVITY_M_PER_S2 * max(0.0, height_change)
 		work_velocities[part] = velocity
 	work_positions = now
 	return total
@@ -401,20 +401,20 @@ func _movement_work(dt):
 # Translates a mouse-and-keyboard action into the equivalent VR action (docs/mechanics.md).
 func mouse_keyboard_to_vr(mk):
 	var vr = []
-	vr.resize(P.VR_ACTION_SIZE)
-	for k in range(P.VR_ACTION_SIZE):
+	vr.resize(Protocol.VR_ACTION_SIZE)
+	for k in range(Protocol.VR_ACTION_SIZE):
 		vr[k] = 0.0
-	vr[P.VR_HEAD_POSITION + 2] = -mk[P.MOUSE_KEYBOARD_MOVE_FORWARD]  # ignored while hanging (climbing pulls instead)
-	vr[P.VR_HEAD_ROTATION] = mk[P.MOUSE_KEYBOARD_HEAD_PITCH]
-	vr[P.VR_HEAD_ROTATION + 1] = mk[P.MOUSE_KEYBOARD_HEAD_YAW]
-	vr[P.VR_JUMP] = 1.0 if mk[P.MOUSE_KEYBOARD_JUMP] >= 0.5 else 0.0
-	var eat = mk[P.MOUSE_KEYBOARD_EAT] >= 0.5
+	vr[Protocol.VR_HEAD_POSITION + 2] = -mk[Protocol.MOUSE_KEYBOARD_MOVE_FORWARD]  # ignored while hanging (climbing pulls instead)
+	vr[Protocol.VR_HEAD_ROTATION] = mk[Protocol.MOUSE_KEYBOARD_HEAD_PITCH]
+	vr[Protocol.VR_HEAD_ROTATION + 1] = mk[Protocol.MOUSE_KEYBOARD_HEAD_YAW]
+	vr[Protocol.VR_JUMP] = 1.0 if mk[Protocol.MOUSE_KEYBOARD_JUMP] >= 0.5 else 0.0
+	var eat = mk[Protocol.MOUSE_KEYBOARD_EAT] >= 0.5
 	var crouch = false
 	var look = _look_target()
-	var step = P.MAX_HAND_SPEED_M_PER_S * P.STEP_SECONDS
+	var step = Protocol.MAX_HAND_SPEED_M_PER_S * Protocol.STEP_SECONDS
 	for i in range(2):
-		var grasp = mk[P.MOUSE_KEYBOARD_LEFT_GRASP + i] >= 0.5
-		var throw = mk[P.MOUSE_KEYBOARD_LEFT_THROW + i] >= 0.5
+		var grasp = mk[Protocol.MOUSE_KEYBOARD_LEFT_GRASP + i] >= 0.5
+		var throw = mk[Protocol.MOUSE_KEYBOARD_LEFT_THROW + i] >= 0.5
 		var hold = held[i]
 		var rate = Vector3.ZERO
 		if throw and hold != null and hold.item != null:
@@ -425,7 +425,7 @@ func mouse_keyboard_to_vr(mk):
 		elif hold != null and hold.item == null:
 			# Climbing: forward pulls the holding hand down and back toward the body (crouching, so
 			# the hold can pass the feet): the body rises. Backward lets the body down.
-			var forward = mk[P.MOUSE_KEYBOARD_MOVE_FORWARD]
+			var forward = mk[Protocol.MOUSE_KEYBOARD_MOVE_FORWARD]
 			var hand = player.hand_positions[i]
 			if forward > 0.0:
 				rate = _rate_toward(hand, Vector3(hand.x, MK_CLIMB_PULL_TO_Y_M, 0.0), step) * forward
@@ -436,15 +436,15 @@ func mouse_keyboard_to_vr(mk):
 			rate = _rate_toward(player.hand_positions[i], player.rest_position(i), step)
 		elif grasp:
 			rate = _rate_toward(player.hand_positions[i], look, step)
-			crouch = crouch or look.y < player.shoulder_height() - 0.8 * P.ARM_REACH_M
+			crouch = crouch or look.y < player.shoulder_height() - 0.8 * Protocol.ARM_REACH_M
 		else:
 			rate = _rate_toward(player.hand_positions[i], player.rest_position(i), step)
-		var offset = P.VR_LEFT_HAND_POSITION if i == 0 else P.VR_RIGHT_HAND_POSITION
+		var offset = Protocol.VR_LEFT_HAND_POSITION if i == 0 else Protocol.VR_RIGHT_HAND_POSITION
 		for k in range(3):
 			vr[offset + k] = rate[k]
-		vr[P.VR_LEFT_GRASP + i] = 1.0 if grasp else 0.0
-	var head_target = P.HEAD_MIN_HEIGHT_M if crouch else P.HEAD_DEFAULT_HEIGHT_M
-	vr[P.VR_HEAD_POSITION + 1] = clamp((head_target - player.head_height) / (P.MAX_HEAD_VERTICAL_SPEED_M_PER_S * P.STEP_SECONDS), -1.0, 1.0)
+		vr[Protocol.VR_LEFT_GRASP + i] = 1.0 if grasp else 0.0
+	var head_target = Protocol.HEAD_MIN_HEIGHT_M if crouch else Protocol.HEAD_DEFAULT_HEIGHT_M
+	vr[Protocol.VR_HEAD_POSITION + 1] = clamp((head_target - player.head_height) / (Protocol.MAX_HEAD_VERTICAL_SPEED_M_PER_S * Protocol.STEP_SECONDS), -1.0, 1.0)
 	return vr
 
 
@@ -458,7 +458,7 @@ static func _rate_toward(from, to, step):
 func _look_target():
 	var camera = player.head.global_transform
 	var forward = -camera.basis.z
-	var distance = P.ARM_REACH_M + 1.0
+	var distance = Protocol.ARM_REACH_M + 1.0
 	var space = player.body.get_world().direct_space_state
 	var hit = space.intersect_ray(camera.origin, camera.origin + forward * distance, player.own_rids())
 	var point = hit.position if not hit.empty() else camera.origin + forward * distance

@@ -4,7 +4,7 @@ extends Spatial
 # and turn relative to the body within arm's reach and collide with the world.
 # All limits come from res://generated/protocol.gd (avalon/rules/mechanics.py).
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const RgbdCamera = preload("res://render/rgbd_camera.gd")
 const Grasp = preload("res://agent/grasp.gd")
 const Mechanics = preload("res://agent/mechanics.gd")
@@ -13,20 +13,20 @@ const TOUCH_MARGIN_M = 0.02
 const STANDING_PROBE_M = 0.05
 const FLOOR_MAX_ANGLE_RAD = deg2rad(45.0)  # Godot's default: steeper ground is a wall
 # Feature offsets of body, head, left hand, right hand (deltas) and of head and hands (relative).
-const DELTA_POSITION_OFFSETS = [P.F_BODY_DELTA_POSITION, P.F_HEAD_DELTA_POSITION, P.F_LEFT_HAND_DELTA_POSITION, P.F_RIGHT_HAND_DELTA_POSITION]
-const DELTA_ROTATION_OFFSETS = [P.F_BODY_DELTA_ROTATION, P.F_HEAD_DELTA_ROTATION, P.F_LEFT_HAND_DELTA_ROTATION, P.F_RIGHT_HAND_DELTA_ROTATION]
-const RELATIVE_POSITION_OFFSETS = [P.F_HEAD_RELATIVE_POSITION, P.F_LEFT_HAND_RELATIVE_POSITION, P.F_RIGHT_HAND_RELATIVE_POSITION]
-const RELATIVE_ROTATION_OFFSETS = [P.F_HEAD_RELATIVE_ROTATION, P.F_LEFT_HAND_RELATIVE_ROTATION, P.F_RIGHT_HAND_RELATIVE_ROTATION]
+const DELTA_POSITION_OFFSETS = [Protocol.F_BODY_DELTA_POSITION, Protocol.F_HEAD_DELTA_POSITION, Protocol.F_LEFT_HAND_DELTA_POSITION, Protocol.F_RIGHT_HAND_DELTA_POSITION]
+const DELTA_ROTATION_OFFSETS = [Protocol.F_BODY_DELTA_ROTATION, Protocol.F_HEAD_DELTA_ROTATION, Protocol.F_LEFT_HAND_DELTA_ROTATION, Protocol.F_RIGHT_HAND_DELTA_ROTATION]
+const RELATIVE_POSITION_OFFSETS = [Protocol.F_HEAD_RELATIVE_POSITION, Protocol.F_LEFT_HAND_RELATIVE_POSITION, Protocol.F_RIGHT_HAND_RELATIVE_POSITION]
+const RELATIVE_ROTATION_OFFSETS = [Protocol.F_HEAD_RELATIVE_ROTATION, Protocol.F_LEFT_HAND_RELATIVE_ROTATION, Protocol.F_RIGHT_HAND_RELATIVE_ROTATION]
 
 var body
 var head
 var hands = []
 var body_yaw = 0.0
 var vertical_speed = 0.0
-var head_height = P.HEAD_DEFAULT_HEIGHT_M
+var head_height = Protocol.HEAD_DEFAULT_HEIGHT_M
 var head_pitch = 0.0
 var head_roll = 0.0
-var hand_positions = [P.LEFT_HAND_REST_M, P.RIGHT_HAND_REST_M]  # body frame, metres
+var hand_positions = [Protocol.LEFT_HAND_REST_M, Protocol.RIGHT_HAND_REST_M]  # body frame, metres
 var hand_rotations = [Vector3.ZERO, Vector3.ZERO]  # (pitch, yaw, roll) relative to the body
 var hand_colliding = [false, false]
 var previous_transforms = []
@@ -43,12 +43,12 @@ func _init():
 	body = KinematicBody.new()
 	body.name = "Body"
 	var capsule = CapsuleShape.new()
-	capsule.radius = P.BODY_RADIUS_M
-	capsule.height = P.BODY_HEIGHT_M - 2.0 * P.BODY_RADIUS_M
+	capsule.radius = Protocol.BODY_RADIUS_M
+	capsule.height = Protocol.BODY_HEIGHT_M - 2.0 * Protocol.BODY_RADIUS_M
 	var body_shape = CollisionShape.new()
 	body_shape.shape = capsule
 	body_shape.rotation_degrees = Vector3(90, 0, 0)  # Godot capsules lie along z; stand it up
-	body_shape.translation = Vector3(0, P.BODY_HEIGHT_M / 2.0, 0)
+	body_shape.translation = Vector3(0, Protocol.BODY_HEIGHT_M / 2.0, 0)
 	body.add_child(body_shape)
 	add_child(body)
 	head = Spatial.new()
@@ -58,7 +58,7 @@ func _init():
 	for hand_name in ["LeftHand", "RightHand"]:
 		hands.append(_make_hand(hand_name))
 	_own_rids = [body.get_rid(), hands[0].get_rid(), hands[1].get_rid()]
-	touch_shape.radius = P.HAND_RADIUS_M + TOUCH_MARGIN_M
+	touch_shape.radius = Protocol.HAND_RADIUS_M + TOUCH_MARGIN_M
 	touch_query.set_shape(touch_shape)
 
 
@@ -67,13 +67,13 @@ func _make_hand(hand_name):
 	hand.name = hand_name
 	hand.set_as_toplevel(true)
 	var sphere = SphereShape.new()
-	sphere.radius = P.HAND_RADIUS_M
+	sphere.radius = Protocol.HAND_RADIUS_M
 	var shape = CollisionShape.new()
 	shape.shape = sphere
 	hand.add_child(shape)
 	var mesh = SphereMesh.new()
-	mesh.radius = P.HAND_RADIUS_M
-	mesh.height = 2.0 * P.HAND_RADIUS_M
+	mesh.radius = Protocol.HAND_RADIUS_M
+	mesh.height = 2.0 * Protocol.HAND_RADIUS_M
 	mesh.radial_segments = 8
 	mesh.rings = 4
 	var material = SpatialMaterial.new()
@@ -112,26 +112,26 @@ func own_rids():
 
 
 func apply_action(action, action_space):
-	var dt = P.STEP_SECONDS
+	var dt = Protocol.STEP_SECONDS
 	if action_space != "vr":
 		action = mechanics.mouse_keyboard_to_vr(action)
 	mechanics.begin_step()
-	_turn(Vector3(action[P.VR_HEAD_ROTATION], action[P.VR_HEAD_ROTATION + 1], action[P.VR_HEAD_ROTATION + 2]), dt)
-	head_height += action[P.VR_HEAD_POSITION + 1] * P.MAX_HEAD_VERTICAL_SPEED_M_PER_S * dt
+	_turn(Vector3(action[Protocol.VR_HEAD_ROTATION], action[Protocol.VR_HEAD_ROTATION + 1], action[Protocol.VR_HEAD_ROTATION + 2]), dt)
+	head_height += action[Protocol.VR_HEAD_POSITION + 1] * Protocol.MAX_HEAD_VERTICAL_SPEED_M_PER_S * dt
 	_update_head()
-	var hand_rates = [_vector_at(action, P.VR_LEFT_HAND_POSITION), _vector_at(action, P.VR_RIGHT_HAND_POSITION)]
-	var jump = action[P.VR_JUMP] >= 0.5
+	var hand_rates = [_vector_at(action, Protocol.VR_LEFT_HAND_POSITION), _vector_at(action, Protocol.VR_RIGHT_HAND_POSITION)]
+	var jump = action[Protocol.VR_JUMP] >= 0.5
 	if mechanics.is_hanging():
 		mechanics.hang(hand_rates, dt)
 	else:
-		_walk(Vector3(action[P.VR_HEAD_POSITION], 0.0, action[P.VR_HEAD_POSITION + 2]), jump, dt)
+		_walk(Vector3(action[Protocol.VR_HEAD_POSITION], 0.0, action[Protocol.VR_HEAD_POSITION + 2]), jump, dt)
 	for i in range(2):
-		var rotation_rate = _vector_at(action, P.VR_LEFT_HAND_ROTATION if i == 0 else P.VR_RIGHT_HAND_ROTATION)
+		var rotation_rate = _vector_at(action, Protocol.VR_LEFT_HAND_ROTATION if i == 0 else Protocol.VR_RIGHT_HAND_ROTATION)
 		if mechanics.is_anchored(i):
 			mechanics.keep_anchored(i)
 		else:
 			_move_hand(i, hand_rates[i], rotation_rate, dt)
-	mechanics.end_step([action[P.VR_LEFT_GRASP] >= 0.5, action[P.VR_RIGHT_GRASP] >= 0.5], dt)
+	mechanics.end_step([action[Protocol.VR_LEFT_GRASP] >= 0.5, action[Protocol.VR_RIGHT_GRASP] >= 0.5], dt)
 
 
 func _vector_at(action, offset):
@@ -140,15 +140,15 @@ func _vector_at(action, offset):
 
 # Yaw turns the whole agent; pitch and roll turn only the head, within their limits.
 func _turn(rates, dt):
-	var step = P.MAX_HEAD_TURN_SPEED_RAD_PER_S * dt
+	var step = Protocol.MAX_HEAD_TURN_SPEED_RAD_PER_S * dt
 	body_yaw = wrapf(body_yaw + rates.y * step, -PI, PI)
 	body.global_transform.basis = Basis(Vector3.UP, body_yaw)
-	head_pitch = clamp(head_pitch + rates.x * step, -P.HEAD_MAX_PITCH_RAD, P.HEAD_MAX_PITCH_RAD)
-	head_roll = clamp(head_roll + rates.z * step, -P.HEAD_MAX_ROLL_RAD, P.HEAD_MAX_ROLL_RAD)
+	head_pitch = clamp(head_pitch + rates.x * step, -Protocol.HEAD_MAX_PITCH_RAD, Protocol.HEAD_MAX_PITCH_RAD)
+	head_roll = clamp(head_roll + rates.z * step, -Protocol.HEAD_MAX_ROLL_RAD, Protocol.HEAD_MAX_ROLL_RAD)
 
 
 func _update_head():
-	head_height = clamp(head_height, P.HEAD_MIN_HEIGHT_M, P.HEAD_MAX_HEIGHT_M)
+	head_height = clamp(head_height, Protocol.HEAD_MIN_HEIGHT_M, Protocol.HEAD_MAX_HEIGHT_M)
 	head.transform = Transform(Basis(Vector3(head_pitch, 0.0, head_roll)), Vector3(0.0, head_height, 0.0))
 
 
@@ -157,10 +157,10 @@ func _update_head():
 func _walk(direction, jump, dt):
 	if direction.length() > 1.0:
 		direction = direction.normalized()
-	var velocity = Basis(Vector3.UP, body_yaw).xform(direction * P.MAX_WALK_SPEED_M_PER_S)
-	vertical_speed -= P.GRAVITY_M_PER_S2 * dt
+	var velocity = Basis(Vector3.UP, body_yaw).xform(direction * Protocol.MAX_WALK_SPEED_M_PER_S)
+	vertical_speed -= Protocol.GRAVITY_M_PER_S2 * dt
 	if jump and _is_standing():
-		vertical_speed = P.JUMP_SPEED_M_PER_S
+		vertical_speed = Protocol.JUMP_SPEED_M_PER_S
 		mechanics.on_jump(vertical_speed)
 	velocity.y = vertical_speed
 	# Finite inertia: loose items are solid underfoot (a stack of stones can be stood on) and
@@ -187,27 +187,27 @@ func _hand_target(i):
 
 # The shoulders sink with the head when crouching, so a crouching agent reaches the ground.
 func shoulder_height():
-	return P.SHOULDER_HEIGHT_M - (P.HEAD_DEFAULT_HEIGHT_M - head_height)
+	return Protocol.SHOULDER_HEIGHT_M - (Protocol.HEAD_DEFAULT_HEIGHT_M - head_height)
 
 
 func rest_position(i):
-	return P.LEFT_HAND_REST_M if i == 0 else P.RIGHT_HAND_REST_M
+	return Protocol.LEFT_HAND_REST_M if i == 0 else Protocol.RIGHT_HAND_REST_M
 
 
 # A hand position in the body frame moved back within arm's reach of its shoulder.
 func reach_clamped(i, local):
-	var shoulder = Vector3(P.SHOULDER_HALF_WIDTH_M * (-1.0 if i == 0 else 1.0), shoulder_height(), 0.0)
+	var shoulder = Vector3(Protocol.SHOULDER_HALF_WIDTH_M * (-1.0 if i == 0 else 1.0), shoulder_height(), 0.0)
 	var reach = local - shoulder
-	if reach.length() > P.ARM_REACH_M:
-		return shoulder + reach.normalized() * P.ARM_REACH_M
+	if reach.length() > Protocol.ARM_REACH_M:
+		return shoulder + reach.normalized() * Protocol.ARM_REACH_M
 	return local
 
 
 # Moves a hand toward its new pose relative to the body, stopping where it hits something.
 func _move_hand(i, translation_rate, rotation_rate, dt):
-	var local = reach_clamped(i, hand_positions[i] + translation_rate * P.MAX_HAND_SPEED_M_PER_S * dt)
-	var rotation = hand_rotations[i] + rotation_rate * P.MAX_HAND_TURN_SPEED_RAD_PER_S * dt
-	var limit = P.HAND_MAX_ANGLE_RAD
+	var local = reach_clamped(i, hand_positions[i] + translation_rate * Protocol.MAX_HAND_SPEED_M_PER_S * dt)
+	var rotation = hand_rotations[i] + rotation_rate * Protocol.MAX_HAND_TURN_SPEED_RAD_PER_S * dt
+	var limit = Protocol.HAND_MAX_ANGLE_RAD
 	hand_rotations[i] = Vector3(clamp(rotation.x, -limit, limit), clamp(rotation.y, -limit, limit), clamp(rotation.z, -limit, limit))
 	hand_positions[i] = local
 	var target = _hand_target(i)
@@ -274,13 +274,13 @@ func write_features(features):
 		features[offset] = angles.x
 		features[offset + 1] = angles.y
 		features[offset + 2] = angles.z
-	features[P.F_LEFT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[0] else 0.0
-	features[P.F_RIGHT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[1] else 0.0
-	features[P.F_LEFT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(0) else 0.0
-	features[P.F_RIGHT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(1) else 0.0
-	features[P.F_WORLD_BODY_POSITION] = body_transform.origin.x
-	features[P.F_WORLD_BODY_POSITION + 1] = body_transform.origin.y
-	features[P.F_WORLD_BODY_POSITION + 2] = body_transform.origin.z
-	features[P.F_WORLD_BODY_YAW] = body_yaw
+	features[Protocol.F_LEFT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[0] else 0.0
+	features[Protocol.F_RIGHT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[1] else 0.0
+	features[Protocol.F_LEFT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(0) else 0.0
+	features[Protocol.F_RIGHT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(1) else 0.0
+	features[Protocol.F_WORLD_BODY_POSITION] = body_transform.origin.x
+	features[Protocol.F_WORLD_BODY_POSITION + 1] = body_transform.origin.y
+	features[Protocol.F_WORLD_BODY_POSITION + 2] = body_transform.origin.z
+	features[Protocol.F_WORLD_BODY_YAW] = body_yaw
 	previous_transforms = current
 	previous_eulers = eulers

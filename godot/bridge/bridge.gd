@@ -2,7 +2,7 @@ extends Reference
 # The Godot end of the lock-step TCP protocol (layouts in res://generated/protocol.gd).
 # All reads block: the simulator has nothing to do until Python asks.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 
 var peer = StreamPeerTCP.new()
 var outgoing = StreamPeerBuffer.new()
@@ -22,11 +22,11 @@ func connect_and_greet(port, secret, timeout_ms):
 		return false
 	peer.set_no_delay(true)
 	var payload = StreamPeerBuffer.new()
-	payload.put_data(P.MAGIC.to_ascii())
-	payload.put_u32(P.PROTOCOL_VERSION)
+	payload.put_data(Protocol.MAGIC.to_ascii())
+	payload.put_u32(Protocol.PROTOCOL_VERSION)
 	payload.put_data(secret.to_ascii())
 	payload.put_data(Engine.get_version_info().string.to_utf8())
-	return _send(P.MSG_HELLO, payload.data_array)
+	return _send(Protocol.MSG_HELLO, payload.data_array)
 
 
 func is_closed():
@@ -40,7 +40,7 @@ func close():
 
 # Returns {type, payload} or null when the connection is gone.
 func receive():
-	var header = peer.get_data(P.HEADER_SIZE)
+	var header = peer.get_data(Protocol.HEADER_SIZE)
 	if header[0] != OK:
 		closed = true
 		return null
@@ -101,7 +101,7 @@ func send_observation(frame, features, rgbd):
 	# and frame go, then overwritten by them.
 	var encoded = var2bytes(PoolRealArray(features))
 	outgoing.clear()
-	outgoing.put_u8(P.MSG_OBSERVATION)
+	outgoing.put_u8(Protocol.MSG_OBSERVATION)
 	outgoing.put_data(encoded)
 	outgoing.seek(1)
 	outgoing.put_u32(4 + 4 * features.size() + rgbd.size())
@@ -112,7 +112,7 @@ func send_observation(frame, features, rgbd):
 
 
 func send_error(message):
-	return _send(P.MSG_ERROR, message.to_utf8())
+	return _send(Protocol.MSG_ERROR, message.to_utf8())
 
 
 func _send(type, payload):
@@ -135,7 +135,7 @@ func decode_render(payload):
 
 func send_picture(frame, size, rgbd):
 	outgoing.clear()
-	outgoing.put_u8(P.MSG_PICTURE)
+	outgoing.put_u8(Protocol.MSG_PICTURE)
 	outgoing.put_u32(8 + rgbd.size())
 	outgoing.put_u32(frame)
 	outgoing.put_u32(size)

@@ -21,7 +21,7 @@ extends RigidBody
 # The agent side (godot/agent) calls is_edible, can_grasp_at, on_grasped, on_released; held tools
 # (entities/tools/tool.gd) call on_hit.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
 
 export var kind = ""
@@ -109,7 +109,7 @@ func on_grasped():
 
 # A held tool swung into it (tools/tool.gd): the tool's speed over the step.
 func on_hit(speed):
-	if hanging and speed >= P.HANGING_FOOD_KNOCK_SPEED_M_PER_S:
+	if hanging and speed >= Protocol.HANGING_FOOD_KNOCK_SPEED_M_PER_S:
 		_fall_from_tree()
 
 
@@ -141,7 +141,7 @@ func _integrate_forces(state):
 		for contact in contacts:
 			# Held items (kinematic) strike through on_hit, which tells a blow from drawing back.
 			var held = contact.collider is RigidBody and contact.collider.mode == MODE_KINEMATIC
-			knocked = knocked or (not held and contact.speed >= P.HANGING_FOOD_KNOCK_SPEED_M_PER_S)
+			knocked = knocked or (not held and contact.speed >= Protocol.HANGING_FOOD_KNOCK_SPEED_M_PER_S)
 		if not knocked:
 			return
 		call_deferred("_fall_from_tree")  # not from inside the physics callback

@@ -2,7 +2,7 @@ extends Camera
 # The egocentric camera. A full-screen quad in front of it reads the depth buffer and writes
 # the encoded depth into the alpha channel of the same render (one pass for RGB and depth).
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const DepthShader = preload("res://render/depth.shader")
 
 # Render layers of the two cameras' depth quads. The picture viewport (simulation.gd) shares the
@@ -14,16 +14,16 @@ const QUAD_LAYERS = OBSERVATION_QUAD_LAYER | PICTURE_QUAD_LAYER
 
 func _init(quad_layer = OBSERVATION_QUAD_LAYER):
 	name = "Camera"
-	fov = P.CAMERA_FOV_DEG
-	near = P.DEPTH_NEAR_M
-	far = P.DEPTH_FAR_M * 1.2
+	fov = Protocol.CAMERA_FOV_DEG
+	near = Protocol.DEPTH_NEAR_M
+	far = Protocol.DEPTH_FAR_M * 1.2
 	current = true
 	cull_mask = (cull_mask & ~QUAD_LAYERS) | quad_layer
 	var material = ShaderMaterial.new()
 	material.shader = DepthShader
 	material.render_priority = 1  # last: after the sky dome
-	material.set_shader_param("near_m", P.DEPTH_NEAR_M)
-	material.set_shader_param("far_m", P.DEPTH_FAR_M)
+	material.set_shader_param("near_m", Protocol.DEPTH_NEAR_M)
+	material.set_shader_param("far_m", Protocol.DEPTH_FAR_M)
 	var quad = MeshInstance.new()
 	quad.name = "DepthQuad"
 	quad.mesh = QuadMesh.new()

@@ -3,13 +3,13 @@ extends Node
 # Each episode gets a fresh World resource, so physics and rendering state never carry over
 # between episodes (determinism, and constant memory across resets).
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const PlayerScript = preload("res://agent/player.gd")
 const WorldLoader = preload("res://world/world_loader.gd")
 const Animals = preload("res://entities/animals/animals.gd")
 const RgbdCamera = preload("res://render/rgbd_camera.gd")
 
-const ACTION_SIZES = {"vr": P.VR_ACTION_SIZE, "mouse_keyboard": P.MOUSE_KEYBOARD_ACTION_SIZE}
+const ACTION_SIZES = {"vr": Protocol.VR_ACTION_SIZE, "mouse_keyboard": Protocol.MOUSE_KEYBOARD_ACTION_SIZE}
 
 var viewport
 var picture_viewport = null  # RENDER's: drawn only when asked, sharing the episode's World
@@ -20,7 +20,7 @@ var world_root = null
 var player = null
 var frame = 0
 var time_limit_frames = 0
-var energy = P.INITIAL_ENERGY
+var energy = Protocol.INITIAL_ENERGY
 var food_total = 0
 var food_eaten = 0
 var last_food_frame = -1  # frame on which the last food was eaten
@@ -39,7 +39,7 @@ var terrain = null  # the world's terrain node, if it has one (levels of detail 
 func setup(resolution_px, space):
 	resolution = resolution_px
 	action_space = space
-	features.resize(P.FEATURE_COUNT)
+	features.resize(Protocol.FEATURE_COUNT)
 	viewport = _rgbd_viewport(resolution, Viewport.UPDATE_ALWAYS)
 	viewport.world = World.new()
 	add_child(viewport)
@@ -90,7 +90,7 @@ func reset(seed_value, time_limit, movement_coefficient_value, world_dir):
 	frame = 0
 	written_achievements_version = -1
 	time_limit_frames = time_limit
-	energy = P.INITIAL_ENERGY
+	energy = Protocol.INITIAL_ENERGY
 	# Each prey animal counts as a piece of food: once knocked out it is eaten like one.
 	food_total = get_tree().get_nodes_in_group("food").size() + animals.prey_count()
 	food_eaten = 0
@@ -120,7 +120,7 @@ func step(action):
 	if typeof(action) == TYPE_STRING:  # bridge.decode_action refused a value
 		return action
 	player.apply_action(action, action_space)
-	animals.step(player, P.STEP_SECONDS)
+	animals.step(player, Protocol.STEP_SECONDS)
 	if terrain != null:
 		terrain.update_lod(player.body.global_transform.origin)
 	frame += 1
@@ -132,14 +132,14 @@ func step(action):
 # the movement work (equations 3-5) is reported, and only lowers the reward (by C_move times it).
 func _account_energy(mechanics):
 	var speed_squared = mechanics.landing_speed_squared
-	var threshold_squared = P.FALL_SAFE_SPEED_M_PER_S * P.FALL_SAFE_SPEED_M_PER_S
-	energy_lost_to_falls = P.FALL_DAMAGE_COEFFICIENT * P.BODY_MASS_KG * max(0.0, speed_squared - threshold_squared)
+	var threshold_squared = Protocol.FALL_SAFE_SPEED_M_PER_S * Protocol.FALL_SAFE_SPEED_M_PER_S
+	energy_lost_to_falls = Protocol.FALL_DAMAGE_COEFFICIENT * Protocol.BODY_MASS_KG * max(0.0, speed_squared - threshold_squared)
 	energy_gained_from_eating = 0.0
 	energy_lost_to_attacks = animals.attack_damage
 	for food in mechanics.eaten:
 		energy_gained_from_eating += food.energy
 		food_eaten += 1
-		if P.PREY_KINDS.has(food.kind):
+		if Protocol.PREY_KINDS.has(food.kind):
 			mechanics.unlock("eat_prey")
 		if food_total > 0 and food_eaten >= food_total:
 			last_food_frame = frame
@@ -150,28 +150,28 @@ func _account_energy(mechanics):
 func is_terminated():
 	if energy <= 0.0:
 		return true
-	return last_food_frame >= 0 and frame - last_food_frame >= P.FRAMES_AFTER_LAST_FOOD
+	return last_food_frame >= 0 and frame - last_food_frame >= Protocol.FRAMES_AFTER_LAST_FOOD
 
 
 func collect_features():
-	player.mechanics.after_physics(P.STEP_SECONDS)
+	player.mechanics.after_physics(Protocol.STEP_SECONDS)
 	animals.after_physics(player.mechanics)
 	player.write_features(features)
 	animals.write_features()
-	features[P.F_ENERGY_SPENT_ON_MOVEMENT] = movement_coefficient * movement_work
-	features[P.F_ENERGY_LOST_TO_ATTACKS] = energy_lost_to_attacks
-	features[P.F_ENERGY_GAINED_FROM_EATING] = energy_gained_from_eating
-	features[P.F_ENERGY] = energy
-	features[P.F_FRAMES_REMAINING] = float(max(0, time_limit_frames - frame))
-	features[P.F_IS_TERMINATED] = 1.0 if is_terminated() else 0.0
-	features[P.F_ENERGY_LOST_TO_FALLS] = energy_lost_to_falls
-	features[P.F_MOVEMENT_WORK] = movement_work
-	features[P.F_FOOD_TOTAL] = food_total
-	features[P.F_FOOD_EATEN] = food_eaten
+	features[Protocol.F_ENERGY_SPENT_ON_MOVEMENT] = movement_coefficient * movement_work
+	features[Protocol.F_ENERGY_LOST_TO_ATTACKS] = energy_lost_to_attacks
+	features[Protocol.F_ENERGY_GAINED_FROM_EATING] = energy_gained_from_eating
+	features[Protocol.F_ENERGY] = energy
+	features[Protocol.F_FRAMES_REMAINING] = float(max(0, time_limit_frames - frame))
+	features[Protocol.F_IS_TERMINATED] = 1.0 if is_terminated() else 0.0
+	features[Protocol.F_ENERGY_LOST_TO_FALLS] = energy_lost_to_falls
+	features[Protocol.F_MOVEMENT_WORK] = movement_work
+	features[Protocol.F_FOOD_TOTAL] = food_total
+	features[Protocol.F_FOOD_EATEN] = food_eaten
 	if written_achievements_version != player.mechanics.achievements_version:
 		var unlocked = player.mechanics.achievements
-		for i in range(P.ACHIEVEMENTS.size()):
-			features[P.F_ACHIEVEMENTS + i] = 1.0 if unlocked.has(P.ACHIEVEMENTS[i]) else 0.0
+		for i in range(Protocol.ACHIEVEMENTS.size()):
+			features[Protocol.F_ACHIEVEMENTS + i] = 1.0 if unlocked.has(Protocol.ACHIEVEMENTS[i]) else 0.0
 		written_achievements_version = player.mechanics.achievements_version
 	return features
 
@@ -195,8 +195,8 @@ func _read(rgbd_viewport):
 func render_picture(size):
 	if player == null:
 		return "no world is loaded: send RESET first"
-	if size < 1 or size > P.MAX_RENDER_SIZE_PX:
-		return "RENDER size %d is outside 1 to %d pixels" % [size, P.MAX_RENDER_SIZE_PX]
+	if size < 1 or size > Protocol.MAX_RENDER_SIZE_PX:
+		return "RENDER size %d is outside 1 to %d pixels" % [size, Protocol.MAX_RENDER_SIZE_PX]
 	if picture_viewport == null or int(picture_viewport.size.x) != size:
 		_make_picture_viewport(size)
 	picture_viewport.world = viewport.world

@@ -3,7 +3,7 @@ extends MeshInstance
 # that depth can be packed into alpha, which leaves no room for Godot's own sky background).
 # It writes no depth, so the depth channel reads "farther than DEPTH_FAR_M" wherever sky shows.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const SkyShader = preload("res://world/sky_dome.shader")
 
 export var zenith_color = Color(0.30, 0.50, 0.85)
@@ -16,7 +16,7 @@ func _ready():
 	# dome that is out of view costs nothing, while a hidden one is still depth-tested per pixel.
 	# It is lowered by a tenth of its radius to cover the band just below the horizon.
 	var dome = SphereMesh.new()
-	dome.radius = P.DEPTH_FAR_M * 1.1
+	dome.radius = Protocol.DEPTH_FAR_M * 1.1
 	dome.height = dome.radius
 	dome.is_hemisphere = true
 	dome.radial_segments = 12
@@ -37,4 +37,4 @@ func _ready():
 func attach_to(parent_body):
 	get_parent().remove_child(self)
 	parent_body.add_child(self)
-	transform = Transform(Basis(), Vector3(0.0, -0.1 * P.DEPTH_FAR_M * 1.1, 0.0))
+	transform = Transform(Basis(), Vector3(0.0, -0.1 * Protocol.DEPTH_FAR_M * 1.1, 0.0))

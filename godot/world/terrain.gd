@@ -8,7 +8,6 @@ extends Spatial
 
 export var data_file = "terrain.bin"
 
-const P = preload("res://generated/protocol.gd")
 const StaticWorldShader = preload("res://world/static_world.shader")
 const TerrainSampler = preload("res://native/terrain_sampler.gdns")  # native/terrain.c
 const TerrainFile = preload("res://world/terrain_file.gd")

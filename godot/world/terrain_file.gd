@@ -12,7 +12,7 @@ extends Reference
 # bytes2var decodes it, objects never decoded; and every value terrain.gd uses is checked here for
 # its type, sizes, index ranges and finiteness (native loops for the large arrays).
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const DataCheck = preload("res://native/data_check.gdns")  # native/data_check.c
 
 const MAX_FILE_BYTES = 1 << 30  # a pool array holds fewer than 2**31 bytes
@@ -60,8 +60,8 @@ static func is_plain_file_name(name):
 static func _data_error(data, check):
 	if typeof(data) != TYPE_DICTIONARY:
 		return "not a terrain data file (it holds no dictionary)"
-	if typeof(data.get("format_version")) != TYPE_INT or data.format_version != P.TERRAIN_FORMAT_VERSION:
-		return "format_version %s, this simulator reads %d; regenerate the world" % [var2str(data.get("format_version")), P.TERRAIN_FORMAT_VERSION]
+	if typeof(data.get("format_version")) != TYPE_INT or data.format_version != Protocol.TERRAIN_FORMAT_VERSION:
+		return "format_version %s, this simulator reads %d; regenerate the world" % [var2str(data.get("format_version")), Protocol.TERRAIN_FORMAT_VERSION]
 	for key in NUMBER_KEYS:
 		if not _is_finite_number(data.get(key)) or (key in POSITIVE_KEYS and data[key] <= 0) or (key == "max_slope" and data[key] < 0):
 			return "%s is %s, expected a finite number%s" % [key, var2str(data.get(key)), " above 0" if key in POSITIVE_KEYS else ""]

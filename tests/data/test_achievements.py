@@ -5,8 +5,8 @@ import math
 import pytest
 
 from avalon.data.achievements import crafter_score, success_rates
-from avalon.sim.protocol import ACHIEVEMENTS, FEATURES
 from avalon.rules.foods import FOOD_KINDS
+from avalon.sim.protocol import ACHIEVEMENTS, FEATURES
 
 
 def test_every_food_has_an_eat_achievement_and_the_feature_has_a_flag_per_name():

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from avalon.cli import REPLAY_EXIT_CODES, main
-from tests.datagen import tampering
 from tests.data.episode_files import members, record_random_episode, repack_world, save, world_files, world_tar
+from tests.datagen import tampering
 
 pytestmark = pytest.mark.godot
 

@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv
-from avalon.env.config import EnvConfig
-from avalon.errors import WorldLoadError
 from avalon.data.recording import (
     OBSERVATION_PREFIX,
     EpisodeFileError,
@@ -21,7 +19,9 @@ from avalon.data.recording import (
     observation_digest,
     replay,
 )
+from avalon.env.config import EnvConfig
 from avalon.env.spaces import ActionCodec
+from avalon.errors import WorldLoadError
 from avalon.tasks import generate_world
 from tests.data.episode_files import members as read_members, record_random_episode, save, world_files, world_tar
 

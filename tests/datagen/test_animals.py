@@ -9,11 +9,10 @@ import re
 import numpy as np
 import pytest
 
-from avalon.datagen.animals import CLUSTER_RADIUS_M, animal_entity, place_animals
+from avalon.datagen.animal_placement import CLUSTER_RADIUS_M, animal_entity, place_animals
 from avalon.datagen.export import ENTITY_SCENES, world_scene_text
 from avalon.datagen.world import Entity, FlatGround, World
-from avalon.rules import animals as A
-from avalon.rules import mechanics
+from avalon.rules import animals, mechanics
 from avalon.sim.paths import godot_project_dir
 from avalon.sim.protocol import ACHIEVEMENTS
 
@@ -28,13 +27,14 @@ def _scene_file(kind):
 
 
 def test_the_table_holds_the_papers_17_animals_in_order():
-    assert A.PREDATOR_KINDS == ("bee", "snake", "hawk", "hippo", "alligator", "eagle", "wolf", "jaguar", "bear")
-    assert A.PREY_KINDS == ("frog", "turtle", "mouse", "rabbit", "pigeon", "squirrel", "crow", "deer")
-    assert all(A.ANIMALS[s].is_predator for s in A.PREDATOR_KINDS) and not any(A.ANIMALS[s].is_predator for s in A.PREY_KINDS)
+    assert animals.PREDATOR_KINDS == ("bee", "snake", "hawk", "hippo", "alligator", "eagle", "wolf", "jaguar", "bear")
+    assert animals.PREY_KINDS == ("frog", "turtle", "mouse", "rabbit", "pigeon", "squirrel", "crow", "deer")
+    assert all(animals.ANIMALS[s].is_predator for s in animals.PREDATOR_KINDS)
+    assert not any(animals.ANIMALS[s].is_predator for s in animals.PREY_KINDS)
 
 
 def test_domains_attacks_and_defences_follow_tables_3_and_4():
-    spec = A.ANIMALS
+    spec = animals.ANIMALS
     assert {s for s in spec if spec[s].domain == "air"} == {"bee", "hawk", "eagle", "pigeon", "crow"}
     assert {s for s in spec if spec[s].can_climb} == {"jaguar", "bear", "mouse", "squirrel"}
     assert {s for s in spec if spec[s].no_inside} == {"hippo", "bear"}
@@ -43,7 +43,7 @@ def test_domains_attacks_and_defences_follow_tables_3_and_4():
     assert (spec["hawk"].attack_damage, spec["hawk"].respite) == (0.25, "temporary") and spec["hawk"].respite_s > 0
     for name in ("hippo", "alligator", "eagle", "wolf", "jaguar", "bear"):
         assert (spec[name].attack_damage, spec[name].respite) == (0.5, "persistent")
-    assert all(spec[s].attack_damage == 0.0 for s in A.PREY_KINDS)
+    assert all(spec[s].attack_damage == 0.0 for s in animals.PREY_KINDS)
     hits = {s: spec[s].hits_to_ko for s in spec}
     assert {s for s, n in hits.items() if n == 0} == {"hippo", "bear"}  # indestructible
     assert {s for s, n in hits.items() if n == 2} == {"wolf", "jaguar", "deer"}
@@ -59,18 +59,18 @@ def test_domains_attacks_and_defences_follow_tables_3_and_4():
 
 
 def test_animals_differ_in_shape_size_and_colour():
-    looks = {(spec.size_m, spec.color) for spec in A.ANIMALS.values()}
-    assert len(looks) == 17 and len({spec.color for spec in A.ANIMALS.values()}) >= 15
-    assert all(len(spec.parts) >= 5 for spec in A.ANIMALS.values())
-    assert A.ANIMALS["hippo"].mass_kg > 10 * A.ANIMALS["wolf"].mass_kg > 100 * A.ANIMALS["mouse"].mass_kg
+    looks = {(spec.size_m, spec.color) for spec in animals.ANIMALS.values()}
+    assert len(looks) == 17 and len({spec.color for spec in animals.ANIMALS.values()}) >= 15
+    assert all(len(spec.parts) >= 5 for spec in animals.ANIMALS.values())
+    assert animals.ANIMALS["hippo"].mass_kg > 10 * animals.ANIMALS["wolf"].mass_kg > 100 * animals.ANIMALS["mouse"].mass_kg
     # A knocked-out prey must be liftable to be eaten.
-    assert all(A.ANIMALS[s].mass_kg <= mechanics.MAX_LIFT_MASS_KG for s in A.PREY_KINDS)
+    assert all(animals.ANIMALS[s].mass_kg <= mechanics.MAX_LIFT_MASS_KG for s in animals.PREY_KINDS)
 
 
-@pytest.mark.parametrize("species", A.ANIMAL_KINDS)
+@pytest.mark.parametrize("species", animals.ANIMAL_KINDS)
 def test_every_species_has_a_generated_scene_with_its_row_of_the_table(species):
     text = _scene_file(species)
-    spec = A.ANIMALS[species]
+    spec = animals.ANIMALS[species]
     assert 'path="res://entities/animals/animal.gd"' in text and f'species = "{species}"' in text
     assert re.search(rf"^hits_to_ko = {spec.hits_to_ko}$", text, re.M)
     activation = ", ".join(f'"{name}"' for name in spec.activation)
@@ -81,10 +81,10 @@ def test_every_species_has_a_generated_scene_with_its_row_of_the_table(species):
 
 def test_animal_entities_stand_on_the_ground_or_fly_and_take_overrides():
     wolf = animal_entity("wolf", "w", (1.0, 2.0, 3.0), activation_radius_m=8, activation=["within_radius"])
-    assert wolf.position == (1.0, 2.0 + A.ANIMALS["wolf"].size_m[1] / 2, 3.0)
+    assert wolf.position == (1.0, 2.0 + animals.ANIMALS["wolf"].size_m[1] / 2, 3.0)
     assert wolf.param("activation_radius_m") == 8.0 and wolf.param("activation") == ("within_radius",)
     hawk = animal_entity("hawk", "h", (0.0, 1.0, 0.0))
-    assert hawk.position[1] == pytest.approx(1.0 + A.ANIMALS["hawk"].fly_height_m + A.ANIMALS["hawk"].size_m[1] / 2)
+    assert hawk.position[1] == pytest.approx(1.0 + animals.ANIMALS["hawk"].fly_height_m + animals.ANIMALS["hawk"].size_m[1] / 2)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -129,7 +129,7 @@ def test_the_exporter_writes_overrides_and_a_seed_per_animal():
 def test_placement_is_deterministic_avoids_the_spawn_and_clusters_near_food():
     food = [Entity(kind="apple", name=f"apple{k}", position=(x, 0.15, z)) for k, (x, z) in enumerate([(30, 30), (-30, 20)])]
     world = _world(*food)
-    species = list(A.ANIMAL_KINDS)
+    species = list(animals.ANIMAL_KINDS)
     first = place_animals(world, np.random.default_rng(4), species)
     assert first.animals == place_animals(world, np.random.default_rng(4), species).animals
     assert first.animals != place_animals(world, np.random.default_rng(5), species).animals
@@ -152,9 +152,9 @@ def test_on_an_island_ground_animals_start_on_dry_land():
 
     world = build_world("eat", 0.5, 1, OutdoorTaskConfig(world_size="small"))
     heightmap = world.ground.heightmap
-    placed = place_animals(world, np.random.default_rng(0), list(A.ANIMAL_KINDS) * 3)
+    placed = place_animals(world, np.random.default_rng(0), list(animals.ANIMAL_KINDS) * 3)
     for animal in placed.animals:
-        spec = A.ANIMALS[animal.kind]
+        spec = animals.ANIMALS[animal.kind]
         x, y, z = animal.position
         if spec.domain == "ground":
             assert float(heightmap.height_at(x, z)) > heightmap.water_height_m
@@ -162,7 +162,7 @@ def test_on_an_island_ground_animals_start_on_dry_land():
 
 
 def test_animal_achievements_exist_for_every_species():
-    for species in A.ANIMAL_KINDS:
+    for species in animals.ANIMAL_KINDS:
         assert f"hit_{species}" in ACHIEVEMENTS and f"kill_{species}" in ACHIEVEMENTS
-    assert {f"escaped_{s}" for s in A.PREDATOR_KINDS} <= set(ACHIEVEMENTS) and "eat_prey" in ACHIEVEMENTS
-    assert not {f"escaped_{s}" for s in A.PREY_KINDS} & set(ACHIEVEMENTS)
+    assert {f"escaped_{s}" for s in animals.PREDATOR_KINDS} <= set(ACHIEVEMENTS) and "eat_prey" in ACHIEVEMENTS
+    assert not {f"escaped_{s}" for s in animals.PREY_KINDS} & set(ACHIEVEMENTS)

@@ -2,12 +2,12 @@ import numpy as np
 import pytest
 
 from avalon.datagen.biomes import (
+    DEFAULT_STYLES,
     MOUNTAIN_BIOMES,
     NATURAL_BIOMES,
     Biome,
     BiomeConfig,
     BiomeStyle,
-    DEFAULT_STYLES,
     assign_biomes,
 )
 from avalon.datagen.terrain import HeightMap, WorldConfig, build_heightmap

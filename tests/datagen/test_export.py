@@ -5,14 +5,13 @@ import re
 
 import attr
 import numpy as np
-
 import pytest
 
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, TERRAIN_SCENE, content_hash, export_world, world_scene_text
-from avalon.datagen.trivial import trivial_world
 from avalon.datagen.world_folder import read_world_info
 from avalon.errors import WorldLoadError
 from avalon.sim.paths import godot_project_dir
+from avalon.tasks.trivial import trivial_world
 
 # Changed when the flat ground joined group "ground" (food rules, docs/items.md).
 TRIVIAL_GOLDEN_HASH = "sha256:a234f66f3669d62cee39a15d5cc5271692079eb9e37320d55aa82f122f5fcc51"

@@ -6,9 +6,9 @@ import pytest
 
 from avalon.datagen.export import ENTITY_SCENES, world_scene_text
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
+from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_KINDS, FOODS
 from avalon.rules.tools import TOOL_KINDS, TOOL_MASS_KG, TOOL_SIZE_M
-from avalon.rules import mechanics
 from avalon.sim.paths import godot_project_dir
 from avalon.tasks.eat import FOOD_LADDER, GROUND_KINDS
 
@@ -109,8 +109,8 @@ def test_food_thresholds_are_ordered_as_documented():
 
 
 def test_hanging_food_is_exported_with_its_stalk_up_to_the_branch():
-    from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
     from avalon.datagen.world import hanging_food_entity
+    from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
 
     food = hanging_food_entity("coconut", "nut", (1.0, 0.5, -2.0), branch_height_m=5.0, yaw_rad=0.3)
     radius = FOOD_RADIUS_M["coconut"]
@@ -124,7 +124,7 @@ def test_hanging_food_is_exported_with_its_stalk_up_to_the_branch():
     # The knock-down speed is one constant, copied into the generated GDScript.
     generated = (godot_project_dir() / "generated" / "protocol.gd").read_text()
     assert f"const HANGING_FOOD_KNOCK_SPEED_M_PER_S = {mechanics.HANGING_FOOD_KNOCK_SPEED_M_PER_S}" in generated
-    assert "P.HANGING_FOOD_KNOCK_SPEED_M_PER_S" in (godot_project_dir() / "entities" / "food.gd").read_text()
+    assert "Protocol.HANGING_FOOD_KNOCK_SPEED_M_PER_S" in (godot_project_dir() / "entities" / "food.gd").read_text()
 
 
 @pytest.mark.parametrize("kind, branch", [("apple", 2.4), ("pear", 5.0), ("carrot", 5.0)])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from avalon.datagen.export import terrain_data as td
+from avalon.datagen.export import terrain_data
 from avalon.datagen.export.scenery_data import SHAPES, _primitive
 from avalon.tasks import build_world
 
@@ -15,7 +15,7 @@ def world():
 
 @pytest.fixture(scope="module")
 def data(world):
-    return td.terrain_data(world.ground, world.scenery, world.lighting)
+    return terrain_data.terrain_data(world.ground, world.scenery, world.lighting)
 
 
 def _arrays(mesh):
@@ -23,9 +23,9 @@ def _arrays(mesh):
 
 
 def test_chunks_levels_and_indices(data):
-    assert 1 <= len(data["chunks"]) <= td.MAX_CHUNKS_PER_SIDE**2
+    assert 1 <= len(data["chunks"]) <= terrain_data.MAX_CHUNKS_PER_SIDE**2
     for chunk in data["chunks"]:
-        assert len(chunk["levels"]) == len(td.LOD_STEPS)
+        assert len(chunk["levels"]) == len(terrain_data.LOD_STEPS)
         counts = []
         for level in chunk["levels"]:
             vertices, colors, indices = _arrays(level)
@@ -53,12 +53,12 @@ def test_full_detail_surface_is_exactly_the_height_grid(world, data):
 def test_water_only_over_cells_with_water(world):
     heightmap = world.ground.heightmap
     heights = heightmap.heights
-    corners = td._wet_cells(heights, heightmap.x_coords_m, heightmap.z_coords_m, heightmap.water_height_m)
+    corners = terrain_data._wet_cells(heights, heightmap.x_coords_m, heightmap.z_coords_m, heightmap.water_height_m)
     wet = heights < heightmap.water_height_m
     expected = (wet[:-1, :-1] | wet[1:, :-1] | wet[:-1, 1:] | wet[1:, 1:]).sum()
     assert len(corners) == expected and 0 < expected < heights.size  # an island: some water, not all
     dry = np.zeros_like(heights)
-    assert len(td._wet_cells(dry + 5.0, heightmap.x_coords_m, heightmap.z_coords_m, 0.0)) == 0
+    assert len(terrain_data._wet_cells(dry + 5.0, heightmap.x_coords_m, heightmap.z_coords_m, 0.0)) == 0
 
 
 def test_every_plant_is_drawn_in_exactly_one_chunk(world, data):
@@ -66,12 +66,12 @@ def test_every_plant_is_drawn_in_exactly_one_chunk(world, data):
     heights = heightmap.heights
     per_instance = {kind: sum(len(_primitive(part)[0]) for part in parts) for kind, parts in SHAPES.items()}
     plant_vertices = sum(per_instance[item.kind] for item in world.scenery)
-    bounds = td.chunk_bounds(*heights.shape)
+    bounds = terrain_data.chunk_bounds(*heights.shape)
     assert len(bounds) == len(data["chunks"])
     terrain_and_water = 0
     for r0, r1, c0, c1 in bounds:
         full = heights[r0 : r1 + 1, c0 : c1 + 1]
-        wet = td._wet_cells(full, heightmap.x_coords_m[c0 : c1 + 1], heightmap.z_coords_m[r0 : r1 + 1], heightmap.water_height_m)
+        wet = terrain_data._wet_cells(full, heightmap.x_coords_m[c0 : c1 + 1], heightmap.z_coords_m[r0 : r1 + 1], heightmap.water_height_m)
         terrain_and_water += full.size + 4 * len(wet)
     drawn = sum(len(_arrays(chunk["levels"][0])[0]) for chunk in data["chunks"])
     assert drawn - terrain_and_water == plant_vertices > 0
@@ -100,7 +100,7 @@ def test_max_slope_bounds_the_surface_and_is_tight(world, data):
     heightmap = world.ground.heightmap
     heights, cell = heightmap.heights.astype(np.float32), heightmap.cell_size_m
     slope = data["max_slope"]
-    assert slope == td.max_slope(heights, cell) and np.float32(slope) == slope  # stored as a 32-bit float
+    assert slope == terrain_data.max_slope(heights, cell) and np.float32(slope) == slope  # stored as a 32-bit float
     rng = np.random.default_rng(0)
     extent = (heights.shape[1] - 1) * cell
     x, z = rng.uniform(0, extent, 20000), rng.uniform(0, extent, 20000)
@@ -115,7 +115,7 @@ def test_max_slope_bounds_the_surface_and_is_tight(world, data):
 
 def test_max_slope_of_flat_and_tilted_grids():
     flat = np.full((5, 5), 2.0, np.float32)
-    assert td.max_slope(flat, 1.0) == np.nextafter(np.float32(0.0), np.float32(1.0))
+    assert terrain_data.max_slope(flat, 1.0) == np.nextafter(np.float32(0.0), np.float32(1.0))
     xs = np.arange(5, dtype=np.float32)
     tilted = np.add.outer(0.5 * xs, 0.25 * xs).astype(np.float32)  # rises 0.5 per row, 0.25 per column
-    assert td.max_slope(tilted, 2.0) == pytest.approx(np.hypot(0.5, 0.25) / 2.0, rel=1e-6)
+    assert terrain_data.max_slope(tilted, 2.0) == pytest.approx(np.hypot(0.5, 0.25) / 2.0, rel=1e-6)

@@ -13,18 +13,18 @@ import attr
 import pytest
 
 from avalon import AvalonEnv
-from avalon.datagen.animals import animal_entity
+from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import ENTITY_SCENES, SKY_DOME_SCENE, content_hash, export_world
 from avalon.datagen.export.scene_check import check_scene_text
-from avalon.datagen.trivial import trivial_world
-from avalon.rules.foods import FOOD_KINDS
-from avalon.rules.tools import TOOL_KINDS
 from avalon.datagen.world import Entity, Lighting
 from avalon.datagen.world_folder import MAX_TIME_LIMIT_FRAMES, read_world_info
-from avalon.sim import protocol
-from avalon.rules.animals import ANIMAL_KINDS
 from avalon.errors import WorldLoadError
+from avalon.rules.animals import ANIMAL_KINDS
+from avalon.rules.foods import FOOD_KINDS
+from avalon.rules.tools import TOOL_KINDS
+from avalon.sim import protocol
 from avalon.tasks import TASKS, generate_world
+from avalon.tasks.trivial import trivial_world
 from tests.datagen import tampering
 from tests.datagen.tampering import add_after_root, add_before_nodes, edit_info, edit_scene, replace
 
@@ -133,7 +133,9 @@ def test_scene_tampering_is_refused_with_the_line_and_reason(flat, edit, reason)
     refused(flat, r"line \d+: .*" + reason)
 
 
-@pytest.mark.parametrize("data_file", ["../other/terrain.bin", "../../../../etc/passwd", "/etc/passwd", "sub/terrain.bin", "world.json", ""])
+@pytest.mark.parametrize(
+    "data_file", ["../other/terrain.bin", "../../../../etc/passwd", "/etc/passwd", "sub/terrain.bin", "world.json", ""]
+)
 def test_a_data_file_that_is_not_a_bare_allowed_name_is_refused(island, data_file):
     edit_scene(island, replace('data_file = "terrain.bin"', f'data_file = "{data_file}"'))
     refused(island, r"data_file = .*: must be the bare name of a data file in the world folder, one of \['terrain.bin'\]")
@@ -205,7 +207,8 @@ def test_a_truncated_data_file_fails_the_content_hash(island, fraction):
 @pytest.mark.parametrize(
     "values, reason",
     [
-        ({"time_limit_frames": 2**33}, r"time_limit_frames is 8589934592, expected a positive number of frames up to 4294967295 \(RESET carries it as u32\)"),
+        ({"time_limit_frames": 2**33},
+         r"time_limit_frames is 8589934592, expected a positive number of frames up to 4294967295 \(RESET carries it as u32\)"),
         ({"time_limit_frames": 0}, "time_limit_frames is 0, expected a positive number"),
         ({"time_limit_frames": 1.5}, "'time_limit_frames' is 1.5, expected int"),
         ({"difficulty": 1.5}, r"difficulty is 1.5, expected a number in \[0, 1\]"),

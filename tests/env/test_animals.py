@@ -16,22 +16,21 @@ import numpy as np
 import pytest
 
 from avalon import EnvConfig
-from avalon.bench.animals import animal_bench_worlds
-from avalon.datagen.animals import animal_entity
+from avalon.bench.animal_worlds import animal_bench_worlds
+from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
-from avalon.rules import animals as A
-from avalon.rules import mechanics as M
+from avalon.env.spaces import ActionCodec, action_space
+from avalon.rules import animals, mechanics
 from avalon.sim import protocol
 from avalon.sim.simulator import Simulator
-from avalon.env.spaces import ActionCodec, action_space
 from tests.conftest import zero_action
 from tests.env.world_cache import world_cache
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 OFFSETS = protocol.feature_offsets()
-FIELDS = A.ANIMAL_STATE_FIELD_COUNT
+FIELDS = animals.ANIMAL_STATE_FIELD_COUNT
 
 
 def _world(entities, spawn=(0.0, 0.0, 0.0), seed=0, yaw=0.0):
@@ -104,7 +103,7 @@ class Run:
         return float(np.hypot(*(point - self.body)[[0, 2]]))
 
 
-ACTIVE, IDLE, KO = A.STATE_ACTIVE, A.STATE_IDLE, A.STATE_KNOCKED_OUT
+ACTIVE, IDLE, KO = animals.STATE_ACTIVE, animals.STATE_IDLE, animals.STATE_KNOCKED_OUT
 
 
 def _still(species, name, ground, **overrides):
@@ -124,12 +123,12 @@ def _activation_case(spec):
     return radius, math.pi, True  # in front, facing the agent (for "must see you")
 
 
-ACTIVATING = [spec.species for spec in A.ANIMALS.values() if "within_radius" in spec.activation]
+ACTIVATING = [spec.species for spec in animals.ANIMALS.values() if "within_radius" in spec.activation]
 
 
 @pytest.mark.parametrize("species", ACTIVATING)
 def test_an_animal_activates_at_its_radius_and_not_beyond(sim, worlds, species):
-    spec = A.ANIMALS[species]
+    spec = animals.ANIMALS[species]
     radius, yaw, forward = _activation_case(spec)
     start = radius + 2.0
     z = -start if forward else start
@@ -137,7 +136,7 @@ def test_an_animal_activates_at_its_radius_and_not_beyond(sim, worlds, species):
     animal = _still(species, "a", (0.0, 0.0, z), yaw_rad=yaw)
     run = Run(sim, worlds(f"activation-{species}", [animal]))
     speed = 0.2  # 1 m/s: 0.1 m per step
-    for _ in range(int(4.0 / (speed * M.MAX_WALK_SPEED_M_PER_S * M.STEP_SECONDS))):
+    for _ in range(int(4.0 / (speed * mechanics.MAX_WALK_SPEED_M_PER_S * mechanics.STEP_SECONDS))):
         run.step(head_position=[0, 0, -speed if forward else speed])
         distance = run.distance(home=(0.0, 0.0, z))
         if distance > radius + 0.15:
@@ -170,18 +169,18 @@ def test_a_mouse_must_see_the_agent_to_flee(sim, worlds):
     for _ in range(5):
         run.step()
         assert run.state() == ACTIVE  # still in line of sight, though it turned tail
-    assert run.distance() > start + 0.8 * 5 * M.STEP_SECONDS * A.FAST_SPEED_M_PER_S  # it flees, fast
+    assert run.distance() > start + 0.8 * 5 * mechanics.STEP_SECONDS * animals.FAST_SPEED_M_PER_S  # it flees, fast
     for _ in range(10):
         run.step()
         if run.state() != ACTIVE:
             break
-    assert run.state() != ACTIVE and run.distance() > A.ANIMALS["mouse"].deactivation_radius_m  # outside its radius
+    assert run.state() != ACTIVE and run.distance() > animals.ANIMALS["mouse"].deactivation_radius_m  # outside its radius
 
 
 # ---- Attacks: damage and respite ---------------------------------------------------------------
 
 def _attack_trace(sim, worlds, species, frames, moving=False, **overrides):
-    spec = A.ANIMALS[species]
+    spec = animals.ANIMALS[species]
     behind = "you_dont_see_it" in spec.activation
     animal = animal_entity(species, "a", (0.0, 0.0, 3.0 if behind else -3.0), yaw_rad=0.0 if behind else math.pi, **overrides)
     run = Run(sim, worlds(f"attack-{species}", [animal]))
@@ -199,7 +198,7 @@ def test_persistent_predators_attack_for_half_a_unit_every_second(sim, worlds, s
     attacks = [k for k, damage in enumerate(run.damage) if damage > 0]
     assert len(attacks) == 2, (species, attacks)  # 1.0 energy: the second attack is fatal
     assert [run.damage[k] for k in attacks] == pytest.approx([0.5, 0.5])
-    assert attacks[1] - attacks[0] == round(A.ATTACK_INTERVAL_S * M.STEPS_PER_SECOND)
+    assert attacks[1] - attacks[0] == round(animals.ATTACK_INTERVAL_S * mechanics.STEPS_PER_SECOND)
     assert run.terminated and run.energy == 0.0
 
 
@@ -207,14 +206,14 @@ def test_a_chaser_stops_just_within_reach_of_a_still_agent(sim, worlds):
     """It comes no nearer than CHASE_STOP_GAP_M (nearer, it would fill the agent's view), yet near
     enough to strike: the gap between its reach (half its longest side from its centre) and the
     agent's body."""
-    spec = A.ANIMALS["wolf"]
+    spec = animals.ANIMALS["wolf"]
     run = Run(sim, worlds("chase-stop", [animal_entity("wolf", "a", (0.0, 0.0, -3.0), yaw_rad=math.pi)]))
     gaps = []
     for _ in range(30):
         run.step()
-        gaps.append(run.distance() - M.BODY_RADIUS_M - max(spec.size_m[0], spec.size_m[2]) / 2)
+        gaps.append(run.distance() - mechanics.BODY_RADIUS_M - max(spec.size_m[0], spec.size_m[2]) / 2)
     assert run.state() == ACTIVE and max(gaps[-10:]) - min(gaps[-10:]) < 1e-6  # it stands
-    assert A.CHASE_STOP_GAP_M - 0.01 <= gaps[-1] <= A.ATTACK_REACH_M
+    assert animals.CHASE_STOP_GAP_M - 0.01 <= gaps[-1] <= animals.ATTACK_REACH_M
     assert any(damage > 0 for damage in run.damage)  # and strikes from there
 
 
@@ -235,17 +234,17 @@ def test_a_single_snake_bite_is_fatal(sim, worlds):
         states.add(run.state())
         if run.terminated:
             break
-    assert A.STATE_AVOIDING in states and ACTIVE in states
+    assert animals.STATE_AVOIDING in states and ACTIVE in states
     assert [d for d in run.damage if d > 0] == pytest.approx([5.0])
     assert run.terminated and run.energy == 0.0
 
 
 def test_a_hawk_strikes_for_a_quarter_then_leaves_for_a_while(sim, worlds):
-    run = _attack_trace(sim, worlds, "hawk", 12 * M.STEPS_PER_SECOND + 60)
+    run = _attack_trace(sim, worlds, "hawk", 12 * mechanics.STEPS_PER_SECOND + 60)
     attacks = [k for k, damage in enumerate(run.damage) if damage > 0]
     assert len(attacks) >= 2 and run.damage[attacks[0]] == pytest.approx(0.25)
     # Temporary respite: no attack for HAWK_RESPITE_S, then it comes back.
-    assert attacks[1] - attacks[0] >= A.HAWK_RESPITE_S * M.STEPS_PER_SECOND
+    assert attacks[1] - attacks[0] >= animals.HAWK_RESPITE_S * mechanics.STEPS_PER_SECOND
     assert run.energy == pytest.approx(1.0 - 0.25 * len(attacks))
 
 
@@ -260,7 +259,7 @@ def _flee_run(sim, worlds, species, frames):
     outside_territory_states = []
     for _ in range(frames):
         run.step(head_position=[0, 0, -1])
-        if run.distance(home=(0.0, 0.0, 8.0)) > A.TERRITORY_RADIUS_M + 0.5:
+        if run.distance(home=(0.0, 0.0, 8.0)) > animals.TERRITORY_RADIUS_M + 0.5:
             outside_territory_states.append(run.state())
         if run.terminated:
             break
@@ -313,19 +312,19 @@ def test_an_eagle_attacks_only_while_unseen(sim, worlds):
     assert run.state() == IDLE and "escaped_eagle" in run.achievements and sum(run.damage) == 0.0
 
 
-FLEEING = [species for species in A.PREY_KINDS if A.ANIMALS[species].activation]
+FLEEING = [species for species in animals.PREY_KINDS if animals.ANIMALS[species].activation]
 
 
 @pytest.mark.parametrize("species", FLEEING)
 def test_prey_flee_at_their_speed_until_outside_their_radius(sim, worlds, species):
-    spec = A.ANIMALS[species]
+    spec = animals.ANIMALS[species]
     start = spec.activation_radius_m - 1.0
     run = Run(sim, worlds(f"flee-prey-{species}", [animal_entity(species, "a", (0.0, 0.0, -start), yaw_rad=math.pi)]))
     run.step()
     assert run.state() == ACTIVE
     before = run.distance()
     run.step()
-    assert run.distance() - before == pytest.approx(spec.active_speed_m_per_s * M.STEP_SECONDS, abs=0.05)
+    assert run.distance() - before == pytest.approx(spec.active_speed_m_per_s * mechanics.STEP_SECONDS, abs=0.05)
     distance = run.distance()
     for _ in range(150):
         previous = distance  # where it decided from (the agent stands still)
@@ -347,7 +346,7 @@ def test_an_alligator_is_slow_and_gives_up_outside_its_radius(sim, worlds):
         if run.state() == IDLE:
             break
     assert run.state() == IDLE and "escaped_alligator" in run.achievements and sum(run.damage) == 0.0
-    assert run.distance() > A.ANIMALS["alligator"].deactivation_radius_m
+    assert run.distance() > animals.ANIMALS["alligator"].deactivation_radius_m
 
 
 # ---- Domain: climbing a tree -----------------------------------------------------------------
@@ -374,7 +373,7 @@ def test_only_climbers_follow_the_agent_up_a_tree(sim, worlds, species, follows)
     if follows:
         assert max(heights) > TREE_TOP_M and sum(d > 0 for d in run.damage) >= 1
     else:
-        assert max(heights) < 1.5 * A.ANIMALS[species].size_m[1] and sum(run.damage) == 0.0
+        assert max(heights) < 1.5 * animals.ANIMALS[species].size_m[1] and sum(run.damage) == 0.0
         assert run.state() != ACTIVE
 
 
@@ -384,7 +383,7 @@ DROP_HEIGHTS_M = (1.5, 8.0, 20.0)  # rocks above the animal's back land ~0.7 s a
 
 
 def _rock_drop_world(species, drops):
-    spec = A.ANIMALS[species]
+    spec = animals.ANIMALS[species]
     animal = _still(species, "a", (0.0, 0.0, -4.0), activation=(), fly_height_m=0.0)
     top = spec.size_m[1]
     entities = [animal]
@@ -394,9 +393,9 @@ def _rock_drop_world(species, drops):
     return entities
 
 
-@pytest.mark.parametrize("species", list(A.ANIMALS))
+@pytest.mark.parametrize("species", list(animals.ANIMALS))
 def test_hits_to_knock_out_follow_the_table(sim, worlds, species):
-    spec = A.ANIMALS[species]
+    spec = animals.ANIMALS[species]
     drops = spec.hits_to_ko if spec.hits_to_ko else 3
     run = Run(sim, worlds(f"ko-{species}", _rock_drop_world(species, drops)))
     hits_seen = []
@@ -418,7 +417,7 @@ def test_hits_to_knock_out_follow_the_table(sim, worlds, species):
 def test_rocks_landing_together_are_one_hit_and_a_later_rock_is_another(sim, worlds):
     """One bouncing rock or one swing is one hit: hits within HIT_COOLDOWN_S of a counted one are
     not counted (the cooldown ends at a step of the episode)."""
-    spec = A.ANIMALS["bear"]  # indestructible: every counted hit stays on the count
+    spec = animals.ANIMALS["bear"]  # indestructible: every counted hit stays on the count
     top, length = spec.size_m[1], spec.size_m[2]
     entities = [_still("bear", "a", (0.0, 0.0, -4.0), activation=(), fly_height_m=0.0),
                 tool_entity("rock", "rock0", (0.0, top + DROP_HEIGHTS_M[0], -4.0 - 0.25 * length)),
@@ -430,12 +429,13 @@ def test_rocks_landing_together_are_one_hit_and_a_later_rock_is_another(sim, wor
         run.step()
         counts.append(run.animal()[2])
     first = counts.index(1)
-    assert counts[first:first + round(A.HIT_COOLDOWN_S * M.STEPS_PER_SECOND)] == [1] * round(A.HIT_COOLDOWN_S * M.STEPS_PER_SECOND)
+    cooldown_steps = round(animals.HIT_COOLDOWN_S * mechanics.STEPS_PER_SECOND)
+    assert counts[first:first + cooldown_steps] == [1] * cooldown_steps
     assert counts[-1] == 2 and "hit_bear" in run.achievements
 
 
 def test_a_slow_rock_is_not_a_hit(sim, worlds):
-    spec = A.ANIMALS["wolf"]
+    spec = animals.ANIMALS["wolf"]
     entities = [_still("wolf", "a", (0.0, 0.0, -4.0), activation=()),
                 tool_entity("rock", "rock", (0.0, spec.size_m[1] + 0.2, -4.0))]  # lands at 2 m/s
     run = Run(sim, worlds("slow-rock", entities))
@@ -445,11 +445,12 @@ def test_a_slow_rock_is_not_a_hit(sim, worlds):
 
 
 def test_a_knocked_out_rabbit_can_be_eaten_for_one_energy(sim, worlds):
-    spec = A.ANIMALS["rabbit"]
+    spec = animals.ANIMALS["rabbit"]
     table_top = 1.05
     rabbit_at = (0.3, table_top, -1.0)
     entities = [
-        Entity(kind="box", name="table", position=(0.3, table_top / 2, -1.1), params={"size": (0.6, table_top, 0.8), "color": (0.5, 0.4, 0.3)}),
+        Entity(kind="box", name="table", position=(0.3, table_top / 2, -1.1),
+               params={"size": (0.6, table_top, 0.8), "color": (0.5, 0.4, 0.3)}),
         _still("rabbit", "rabbit", rabbit_at, activation=()),
         tool_entity("rock", "rock", (0.3, table_top + spec.size_m[1] + 1.5, -1.0)),
     ]
@@ -468,13 +469,13 @@ def test_a_knocked_out_rabbit_can_be_eaten_for_one_energy(sim, worlds):
     for _ in range(40):  # to the mouth (the rock resting on the body slows the first steps)
         offset = OFFSETS["right_hand_relative_position"]
         hand = run.features[offset:offset + 3]
-        rate = (np.array([0.0, M.HEAD_DEFAULT_HEIGHT_M, 0.0]) - hand) / (M.MAX_HAND_SPEED_M_PER_S * M.STEP_SECONDS)
+        rate = (np.array([0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0]) - hand) / (mechanics.MAX_HAND_SPEED_M_PER_S * mechanics.STEP_SECONDS)
         run.step(right_hand_position=rate / max(1.0, np.linalg.norm(rate)), right_grasp=1)
         if run.value("food_eaten"):
             break
     assert run.value("energy_gained_from_eating") == pytest.approx(1.0)
     assert run.energy == pytest.approx(before + 1.0)
-    assert {"eat", "eat_prey"} <= run.achievements and run.state() == A.STATE_EATEN
+    assert {"eat", "eat_prey"} <= run.achievements and run.state() == animals.STATE_EATEN
 
 
 # ---- Determinism -------------------------------------------------------------------------------
@@ -520,7 +521,7 @@ def test_a_stick_swung_into_a_deer_at_a_run_is_a_hit(sim, worlds):
     run = Run(sim, worlds("stick", entities))
     for _ in range(4):  # reach to the stick's near end and close the hand
         offset = OFFSETS["right_hand_relative_position"]
-        rate = (np.array([0.75, 1.1, -0.6]) - run.features[offset:offset + 3]) / (M.MAX_HAND_SPEED_M_PER_S * M.STEP_SECONDS)
+        rate = (np.array([0.75, 1.1, -0.6]) - run.features[offset:offset + 3]) / (mechanics.MAX_HAND_SPEED_M_PER_S * mechanics.STEP_SECONDS)
         run.step(right_hand_position=rate / max(1.0, np.linalg.norm(rate)), right_grasp=1)
     assert run.value("right_hand_is_grasping") > 0.5, "the hand did not take the stick"
     for _ in range(3):  # lift it off the table
@@ -539,7 +540,7 @@ IDLE_ZOO = [  # species, home (x, z)
     ("rabbit", (40.0, 40.0)), ("bear", (-40.0, 40.0)), ("turtle", (40.0, -40.0)), ("jaguar", (-40.0, -40.0)),
     ("deer", (60.0, 0.0)),
 ]
-PERIOD_FRAMES = round(2 * math.pi * A.PATH_RADIUS_M / A.SLOW_IDLE_SPEED_M_PER_S * M.STEPS_PER_SECOND)
+PERIOD_FRAMES = round(2 * math.pi * animals.PATH_RADIUS_M / animals.SLOW_IDLE_SPEED_M_PER_S * mechanics.STEPS_PER_SECOND)
 
 
 @pytest.fixture(scope="module")
@@ -555,19 +556,19 @@ def idle_tracks(sim, worlds):
 
 
 def _speeds(track):
-    return np.linalg.norm(np.diff(track[:, [0, 2]], axis=0), axis=1) / M.STEP_SECONDS
+    return np.linalg.norm(np.diff(track[:, [0, 2]], axis=0), axis=1) / mechanics.STEP_SECONDS
 
 
 @pytest.mark.parametrize("species", ["bee", "wolf", "hawk", "pigeon"])
 def test_territory_bound_animals_stay_in_their_territory(idle_tracks, species):
     home = np.array(dict(IDLE_ZOO)[species])
     distances = np.linalg.norm(idle_tracks[species][:, [0, 2]] - home, axis=1)
-    assert distances.max() <= A.TERRITORY_RADIUS_M + 0.3 and _speeds(idle_tracks[species]).sum() * M.STEP_SECONDS > 10.0
+    assert distances.max() <= animals.TERRITORY_RADIUS_M + 0.3 and _speeds(idle_tracks[species]).sum() * mechanics.STEP_SECONDS > 10.0
 
 
-@pytest.mark.parametrize("species, speed", [("bee", A.FAST_IDLE_SPEED_M_PER_S), ("pigeon", A.FAST_IDLE_SPEED_M_PER_S),
-                                            ("rabbit", A.FAST_IDLE_SPEED_M_PER_S), ("wolf", A.SLOW_IDLE_SPEED_M_PER_S),
-                                            ("bear", A.SLOW_IDLE_SPEED_M_PER_S)])
+@pytest.mark.parametrize("species, speed", [("bee", animals.FAST_IDLE_SPEED_M_PER_S), ("pigeon", animals.FAST_IDLE_SPEED_M_PER_S),
+                                            ("rabbit", animals.FAST_IDLE_SPEED_M_PER_S), ("wolf", animals.SLOW_IDLE_SPEED_M_PER_S),
+                                            ("bear", animals.SLOW_IDLE_SPEED_M_PER_S)])
 def test_random_wanderers_move_at_their_idle_speed(idle_tracks, species, speed):
     speeds = _speeds(idle_tracks[species])
     moving = speeds[speeds > 0.05]
@@ -579,9 +580,9 @@ def test_periodic_animals_go_round_a_fixed_path(idle_tracks, species):
     track = idle_tracks[species][:, [0, 2]]
     home = np.array(dict(IDLE_ZOO)[species])
     on_path = np.linalg.norm(track[100:] - home, axis=1)
-    assert np.abs(on_path - A.PATH_RADIUS_M).max() < 0.5
+    assert np.abs(on_path - animals.PATH_RADIUS_M).max() < 0.5
     assert np.linalg.norm(track[100 + PERIOD_FRAMES] - track[100]) < 0.3  # one period later, back at the same point
-    assert np.linalg.norm(track[100 + PERIOD_FRAMES // 2] - track[100]) > 1.5 * A.PATH_RADIUS_M
+    assert np.linalg.norm(track[100 + PERIOD_FRAMES // 2] - track[100]) > 1.5 * animals.PATH_RADIUS_M
 
 
 def test_a_static_avoidant_deer_stands_still_then_backs_away_then_flees(idle_tracks, sim, worlds):
@@ -590,31 +591,32 @@ def test_a_static_avoidant_deer_stands_still_then_backs_away_then_flees(idle_tra
     start = run.distance()
     for _ in range(10):
         run.step()
-        assert run.state() == A.STATE_AVOIDING
-    assert run.distance() == pytest.approx(start + 10 * A.AVOID_SPEED_M_PER_S * M.STEP_SECONDS, abs=0.1)  # backing away
+        assert run.state() == animals.STATE_AVOIDING
+    assert run.distance() == pytest.approx(start + 10 * animals.AVOID_SPEED_M_PER_S * mechanics.STEP_SECONDS, abs=0.1)  # backing away
     for _ in range(30):
         run.step(head_position=[0, 0, -1])
         if run.state() == ACTIVE:
             break
     # (it decided at its radius, then made its first bound away)
-    assert run.state() == ACTIVE and run.distance() <= A.ANIMALS["deer"].activation_radius_m + A.FAST_SPEED_M_PER_S * M.STEP_SECONDS + 0.1
+    first_bound_m = animals.FAST_SPEED_M_PER_S * mechanics.STEP_SECONDS
+    assert run.state() == ACTIVE and run.distance() <= animals.ANIMALS["deer"].activation_radius_m + first_bound_m + 0.1
     before = run.distance()
     for _ in range(5):
         run.step()
-    assert run.distance() - before == pytest.approx(5 * A.FAST_SPEED_M_PER_S * M.STEP_SECONDS, abs=0.2)  # fleeing, fast
+    assert run.distance() - before == pytest.approx(5 * animals.FAST_SPEED_M_PER_S * mechanics.STEP_SECONDS, abs=0.2)  # fleeing, fast
 
 
 # ---- On a generated island ----------------------------------------------------------------------
 
 def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_path):
-    from avalon.datagen.animals import place_animals
+    from avalon.datagen.animal_placement import place_animals
     from avalon.tasks import build_world
     from avalon.tasks.kit.assembly import OutdoorTaskConfig
     from tests.tasks.helpers import surface_height
 
     world = build_world("eat", 0.5, 0, OutdoorTaskConfig(world_size="small"))
     heightmap = world.ground.heightmap
-    world = place_animals(world, np.random.default_rng(0), A.ANIMAL_KINDS)  # one of each, at random
+    world = place_animals(world, np.random.default_rng(0), animals.ANIMAL_KINDS)  # one of each, at random
     # Fast wanderers on the shore: most of their targets lie in the water.
     to_water = heightmap.distance_to_water_m()
     rows, cols = np.nonzero((to_water >= 1.5) & (to_water <= 2.5) & (heightmap.heights > heightmap.water_height_m))
@@ -636,7 +638,7 @@ def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_p
             position, state, _ = run.animal(slots[animal.name])
             if state >= KO:
                 continue
-            spec = A.ANIMALS[animal.kind]
+            spec = animals.ANIMALS[animal.kind]
             x, y, z = (float(v) for v in position)
             ground = surface_height(heightmap, x, z)
             assert y - spec.size_m[1] / 2 >= ground - 0.15, f"{animal.name} sank into the terrain"
@@ -649,7 +651,7 @@ def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_p
 
 
 #: The digest of the animals' slots of the `animals` feature (rounded to 0.1 mm) over 200 random
-#: steps in the animal bench's world (avalon.bench.animals, seed 0): the speed work on animal.gd
+#: steps in the animal bench's world (avalon.bench.animal_worlds, seed 0): the speed work on animal.gd
 #: keeps every decision. Update it only with a change of behaviour, and say why. (It also pins
 #: the Godot binary's arithmetic: another Godot build may move it.) Pinned at b173523, chasers
 #: stopping just within reach.
@@ -663,7 +665,7 @@ def _animal_bench_trajectories(sim, tmp_path):
     space = action_space("vr")
     space.seed(0)
     codec = ActionCodec("vr")
-    slots = slice(OFFSETS["animals"], OFFSETS["animals"] + A.MAX_REPORTED_ANIMALS * FIELDS)
+    slots = slice(OFFSETS["animals"], OFFSETS["animals"] + animals.MAX_REPORTED_ANIMALS * FIELDS)
     sim.reset(world_dir, 0, 5000)
     return np.stack([sim.step(codec.encode(space.sample())).features[slots] for _ in range(ANIMAL_BENCH_DIGEST_STEPS)])
 
@@ -710,7 +712,7 @@ def test_a_chaser_on_the_island_goes_around_a_wall_not_through_it(sim, tmp_path)
     run = Run(sim, export_world(world, tmp_path / "wall").as_posix())
     slot = [animal.name for animal in world.animals].index("wolf")
     across, along = np.array([math.cos(yaw), -math.sin(yaw)]), forward  # the wall's axes on the ground
-    half_width = A.ANIMALS["wolf"].size_m[0] / 2
+    half_width = animals.ANIMALS["wolf"].size_m[0] / 2
     sides = []
     for _ in range(60):
         run.step()

@@ -10,10 +10,10 @@ from gymnasium.utils.env_checker import check_env
 import avalon  # noqa: F401  (registers avalon/Avalon-v0)
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
-from avalon.datagen.trivial import trivial_world
+from avalon.env.wrappers import FlattenAction
 from avalon.rules import mechanics
 from avalon.sim.protocol import depth_to_metres
-from avalon.env.wrappers import FlattenAction
+from avalon.tasks.trivial import trivial_world
 from tests.conftest import zero_action
 
 pytestmark = pytest.mark.godot

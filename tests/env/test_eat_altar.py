@@ -130,7 +130,7 @@ def test_mouse_and_keyboard_looks_at_the_apple_grasps_it_and_eats_it(mk_env, see
         observation, *_, info = mk_env.step(zero_action("mouse_keyboard", right_grasp=1))
         steps += 1
         assert steps <= 3, "grasping did not take the apple"
-    for steps in range(1, 9):
+    for steps in range(1, 9):  # noqa: B007 (read after the loop)
         observation, reward, terminated, _, info = mk_env.step(zero_action("mouse_keyboard", right_grasp=1, eat=1))
         if observation["energy_gained_from_eating"][0] > 0:
             break

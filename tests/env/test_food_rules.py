@@ -9,17 +9,16 @@ the pixels where a food lands tell its state, and depth tells where things are.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
-from avalon.rules.foods import FOOD_RADIUS_M
-from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
 from avalon.rules import mechanics
+from avalon.rules.foods import FOOD_RADIUS_M
+from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
 from avalon.sim.protocol import depth_to_metres
 from tests.conftest import zero_action
 
@@ -160,7 +159,9 @@ def test_an_orange_opens_when_a_rock_hits_it_but_not_when_dropped(food_frames):
     # flesh there (the hands, the only other pale things, do not move).
     horizon, right = _pixel((0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, -100.0))[0], _pixel((1.5, 0.0, ROW_Z))[1]
     before, after = (food_frames[f][horizon + 2:, right:].astype(int) for f in (0, FRAMES))
-    pith = lambda rgb: (rgb[..., 2] > 140) & (rgb[..., 0] > rgb[..., 2] + 20) & (rgb[..., 1] > rgb[..., 2] + 10)
+    def pith(rgb):
+        return (rgb[..., 2] > 140) & (rgb[..., 0] > rgb[..., 2] + 20) & (rgb[..., 1] > rgb[..., 2] + 10)
+
     assert np.count_nonzero(pith(after) & ~pith(before)) >= 6
     # A 3 m drop (far above the orange's open_speed_m_per_s) does not open an orange: only rocks do.
     dropped = _state(food_frames, "orange_dropped")

@@ -16,9 +16,9 @@ import pytest
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
 from avalon.datagen.scenery import FruitTreeConfig, SceneryInstance, SceneryKind
-from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
 from avalon.datagen.world import Entity, hanging_food_entity, tool_entity
-from avalon.rules import mechanics as M
+from avalon.rules import mechanics
+from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import CLIFF_FOOT_M, Run, _box, _rate_toward, _terrain_world
 
@@ -29,9 +29,17 @@ TREE = FruitTreeConfig()
 CANOPY_BOTTOM_M = GROUND_M + TREE.canopy_bottom_m  # at scale 1
 RESOLUTION = 128
 
-RED = lambda r, g, b: (r > 120) & (r > g + 70) & (r > b + 70)  # an apple; also a splattered fig
-PURPLE = lambda r, g, b: (b > g + 30) & (r > g + 25)  # an intact fig
-WHITE = lambda r, g, b: (np.minimum(np.minimum(r, g), b) > 235) & (r - b < 15)  # coconut flesh (the hands are yellower)
+
+def is_red(r, g, b):  # an apple; also a splattered fig
+    return (r > 120) & (r > g + 70) & (r > b + 70)
+
+
+def is_purple(r, g, b):  # an intact fig
+    return (b > g + 30) & (r > g + 25)
+
+
+def is_white(r, g, b):  # coconut flesh (the hands are yellower)
+    return (np.minimum(np.minimum(r, g), b) > 235) & (r - b < 15)
 
 
 def _tree(x, z):
@@ -85,14 +93,14 @@ def test_hanging_fruit_stays_in_the_tree_over_many_steps_while_a_loose_one_falls
     world_dir = _export(tmp_path, "stays", [_hanging("apple", "hanging", hanging_at[0], hanging_at[2]), loose],
                         [_tree(0.0, -4.5)])
     run = Run(env, world_dir)
-    assert len(_near(_seen(run, RED), hanging_at, 0.3)) >= 10 and len(_near(_seen(run, RED), loose_at, 0.3)) >= 10
+    assert len(_near(_seen(run, is_red), hanging_at, 0.3)) >= 10 and len(_near(_seen(run, is_red), loose_at, 0.3)) >= 10
     for step in range(100):
         run.step()
         if step % 20 == 19:
-            red = _seen(run, RED)
+            red = _seen(run, is_red)
             assert len(_near(red, hanging_at, 0.25)) >= 10, f"step {step}: the hanging apple is gone"
             assert len(_near(red, loose_at, 1.0)) == 0, f"step {step}: the loose apple is still up there"
-    red = _seen(run, RED)
+    red = _seen(run, is_red)
     assert np.count_nonzero(red[:, 1] < GROUND_M + 2 * FOOD_RADIUS_M["apple"] + 0.05) >= 5  # the loose one lies (or rolls) on the ground
     # Walking under it does not touch it (its lowest point is above the 2 m body) ...
     for _ in range(12):
@@ -114,7 +122,7 @@ def test_hanging_fruit_stays_in_the_tree_over_many_steps_while_a_loose_one_falls
     for _ in range(3):
         run.step()
     centre = np.array(hanging_at)
-    red = _near(_seen(run, RED), centre, 0.25)
+    red = _near(_seen(run, is_red), centre, 0.25)
     assert len(red) >= 10 and np.linalg.norm(red.mean(axis=0) - centre) < 0.1
     assert "eat" not in run.info["achievements"] and run.info["food_eaten"] == 0
 
@@ -130,7 +138,7 @@ def _pick_world(tmp_path, kind="apple"):
 def test_a_hanging_fruit_is_grasped_from_the_ground_held_and_eaten(env, tmp_path, kind):
     # Coconut: the highest (largest) hanging fruit, and it stays closed: held, never eaten; mulberry: the smallest.
     run = Run(env, _pick_world(tmp_path, kind))
-    below = np.array([0.3, _hanging_centre_y(kind) - GROUND_M - FOOD_RADIUS_M[kind] - M.HAND_RADIUS_M, -0.5])
+    below = np.array([0.3, _hanging_centre_y(kind) - GROUND_M - FOOD_RADIUS_M[kind] - mechanics.HAND_RADIUS_M, -0.5])
     for _ in range(12):
         before = run.hand(1)
         run.step(right_hand_position=_rate_toward(before, below), right_grasp=int(np.linalg.norm(before - below) < 0.05))
@@ -143,7 +151,7 @@ def test_a_hanging_fruit_is_grasped_from_the_ground_held_and_eaten(env, tmp_path
         run.step(right_hand_position=[0, -1, 0], right_grasp=1)
     assert run.grasping(1) and run.hand(1)[1] < below[1] - 0.5
     for _ in range(15):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, M.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
+        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
         if run.info["food_eaten"]:
             break
     if kind == "coconut":  # closed: it must be opened first (by a fall from the tree, for example)
@@ -158,9 +166,9 @@ def test_mouse_and_keyboard_picks_a_hanging_apple_and_eats_it(tmp_path):
     # one, and Godot 3.2 on X11 does not draw a fully obscured window); it resumes when this closes.
     apple = _hanging("apple", "fruit", 0.0, -0.7)
     world_dir = _export(tmp_path, "pick-mk", [apple], [_tree(0.0, -2.2)])
-    eye = GROUND_M + M.HEAD_DEFAULT_HEIGHT_M
+    eye = GROUND_M + mechanics.HEAD_DEFAULT_HEIGHT_M
     pitch = float(np.arctan2(apple.position[1] - eye, 0.7))  # look up straight at it
-    turn = M.MAX_HEAD_TURN_SPEED_RAD_PER_S * M.STEP_SECONDS
+    turn = mechanics.MAX_HEAD_TURN_SPEED_RAD_PER_S * mechanics.STEP_SECONDS
     mk_env = AvalonEnv(EnvConfig(renderer="GLES2", resolution=RESOLUTION, action_space="mouse_keyboard"))
     try:
         run = Run(mk_env, world_dir)
@@ -189,9 +197,9 @@ def _take_the_rock_under_the_fruit(run):
     for _ in range(2):  # back off the table
         run.step(head_position=[0, 0, 1], right_grasp=1)
     for _ in range(4):  # step right, under the fruit, the hand back at rest
-        run.step(head_position=[1, 0, 0], right_grasp=1, right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M))
+        run.step(head_position=[1, 0, 0], right_grasp=1, right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
     for _ in range(3):
-        run.step(right_grasp=1, right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M))
+        run.step(right_grasp=1, right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
     assert run.body == pytest.approx((2.0, GROUND_M, 1.0), abs=0.05)
 
 
@@ -199,7 +207,7 @@ def _take_the_rock_under_the_fruit(run):
 def test_a_rock_thrown_up_at_a_hanging_fruit_knocks_it_down_under_the_tree(env, tmp_path, kind):
     fruit = np.array([2.3, _hanging_centre_y(kind), 0.1])
     run = Run(env, _knock_world(tmp_path, kind))
-    intact = RED if kind == "apple" else PURPLE
+    intact = is_red if kind == "apple" else is_purple
     _take_the_rock_under_the_fruit(run)
     assert len(_near(_seen(run, intact), fruit, 0.25)) >= 10, "the fruit is not hanging where it was put"
     run.step(jump=1, right_hand_position=[0, 1, 0])  # jump, swing up and let go: the rock flies up
@@ -209,7 +217,7 @@ def test_a_rock_thrown_up_at_a_hanging_fruit_knocks_it_down_under_the_tree(env, 
     for _ in range(3):  # look down at the ground under it
         run.step(head_rotation=[-0.55, 0, 0])
     ground = np.array([fruit[0], GROUND_M + FOOD_RADIUS_M[kind], fruit[2]])
-    red, purple = _seen(run, RED), _seen(run, PURPLE)
+    red, purple = _seen(run, is_red), _seen(run, is_purple)
     landed = _near(red, ground, 0.8)  # an apple, or a splattered fig
     assert len(landed) >= 10, f"no {kind} on the ground under where it hung"
     assert np.hypot(*(landed.mean(axis=0) - ground)[[0, 2]]) < 0.6  # under the tree: its canopy reaches 3 m
@@ -218,7 +226,7 @@ def test_a_rock_thrown_up_at_a_hanging_fruit_knocks_it_down_under_the_tree(env, 
         assert len(_near(purple, ground, 1.0)) == 0
     for _ in range(3):  # look up again: nothing hangs there any more
         run.step(head_rotation=[0.55, 0, 0])
-    assert len(_near(_seen(run, RED), fruit, 0.5)) == 0 and len(_near(_seen(run, PURPLE), fruit, 0.5)) == 0
+    assert len(_near(_seen(run, is_red), fruit, 0.5)) == 0 and len(_near(_seen(run, is_purple), fruit, 0.5)) == 0
 
 
 def test_a_coconut_knocked_out_of_its_tree_opens_in_the_fall_and_is_then_eaten(env, tmp_path):
@@ -233,11 +241,11 @@ def test_a_coconut_knocked_out_of_its_tree_opens_in_the_fall_and_is_then_eaten(e
     for _ in range(3):  # look down for it: the opened coconut shows white flesh
         run.step(head_rotation=[-0.55, 0, 0])
     radius = FOOD_RADIUS_M["coconut"]
-    flesh = _seen_at_height(run, WHITE, GROUND_M + 0.5 * radius).mean(axis=0)
+    flesh = _seen_at_height(run, is_white, GROUND_M + 0.5 * radius).mean(axis=0)
     assert np.hypot(*(flesh - np.array([2.3, 0.0, 0.1]))[[0, 2]]) < 1.0, "it did not land under where it hung"
     yaw = float(run.info["world_body_yaw"])
     assert abs(yaw) < 1e-6
-    on_ground = np.array([flesh[0] - run.body[0], 2 * radius + M.HAND_RADIUS_M, flesh[2] - run.body[2]])
+    on_ground = np.array([flesh[0] - run.body[0], 2 * radius + mechanics.HAND_RADIUS_M, flesh[2] - run.body[2]])
     for _ in range(8):  # crouch: the shoulders sink, so the hand reaches the ground
         run.step(head_position=[0, -1, 0])
     for _ in range(15):
@@ -258,7 +266,7 @@ def test_a_coconut_knocked_out_of_its_tree_opens_in_the_fall_and_is_then_eaten(e
 @pytest.mark.parametrize("rate, knocked", [(1.0, True), (0.5, False)])
 def test_a_rock_swung_into_a_hanging_fruit_knocks_it_down_only_above_the_documented_speed(env, tmp_path, rate, knocked):
     # Held in the hand and raised into the fruit at 2 m/s (over HANGING_FOOD_KNOCK_SPEED_M_PER_S) or 1 m/s (under).
-    assert (rate * M.MAX_HAND_SPEED_M_PER_S >= M.HANGING_FOOD_KNOCK_SPEED_M_PER_S) == knocked
+    assert (rate * mechanics.MAX_HAND_SPEED_M_PER_S >= mechanics.HANGING_FOOD_KNOCK_SPEED_M_PER_S) == knocked
     fruit = np.array([2.3, _hanging_centre_y("apple"), 0.1])
     run = Run(env, _knock_world(tmp_path, "apple"))
     _take_the_rock_under_the_fruit(run)
@@ -266,8 +274,8 @@ def test_a_rock_swung_into_a_hanging_fruit_knocks_it_down_only_above_the_documen
         run.step(right_hand_position=[0, rate, 0], right_grasp=1)
     assert run.grasping(1)
     for _ in range(15):
-        run.step(right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M), right_grasp=1)
-    hanging = len(_near(_seen(run, RED), fruit, 0.25)) >= 10
+        run.step(right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M), right_grasp=1)
+    hanging = len(_near(_seen(run, is_red), fruit, 0.25)) >= 10
     assert hanging != knocked
 
 
@@ -282,7 +290,7 @@ def test_the_eat_tasks_hanging_fruit_is_seen_in_its_tree_picked_from_the_ground_
     assert apple.kind == "apple" and apple.param("hanging")
     run = Run(env, str(export_world(world, tmp_path / "eat")))
     fruit = np.array(apple.position)
-    turn = M.MAX_HEAD_TURN_SPEED_RAD_PER_S * M.STEP_SECONDS
+    turn = mechanics.MAX_HEAD_TURN_SPEED_RAD_PER_S * mechanics.STEP_SECONDS
     for _ in range(20):  # face it
         error = wrap_angle(yaw_towards(tuple(run.body[[0, 2]]), tuple(fruit[[0, 2]])) - float(run.info["world_body_yaw"]))
         if abs(error) < 1e-3:
@@ -290,7 +298,7 @@ def test_the_eat_tasks_hanging_fruit_is_seen_in_its_tree_picked_from_the_ground_
         run.step(head_rotation=[0, float(np.clip(error / turn, -1, 1)), 0])
     for _ in range(10):
         run.step()
-    assert len(_near(_seen(run, RED), fruit, 0.25)) >= 5, "the apple does not hang where the generator put it"
+    assert len(_near(_seen(run, is_red), fruit, 0.25)) >= 5, "the apple does not hang where the generator put it"
 
     def fruit_in_body_frame():
         yaw = float(run.info["world_body_yaw"])
@@ -299,15 +307,15 @@ def test_the_eat_tasks_hanging_fruit_is_seen_in_its_tree_picked_from_the_ground_
         return np.array([c * d[0] - s * d[2], d[1], s * d[0] + c * d[2]])
 
     for _ in range(40):  # walk until it hangs above the right hand's rest pose
-        error = fruit_in_body_frame()[[0, 2]] - np.array([M.RIGHT_HAND_REST_M[0], -0.5])
+        error = fruit_in_body_frame()[[0, 2]] - np.array([mechanics.RIGHT_HAND_REST_M[0], -0.5])
         if np.linalg.norm(error) < 0.03:
             break
-        rate = error / (M.MAX_WALK_SPEED_M_PER_S * M.STEP_SECONDS)
+        rate = error / (mechanics.MAX_WALK_SPEED_M_PER_S * mechanics.STEP_SECONDS)
         rate = rate / max(1.0, float(np.linalg.norm(rate)))
         run.step(head_position=[rate[0], 0, rate[1]])
     for _ in range(3):
         run.step()
-    below = fruit_in_body_frame() - np.array([0.0, FOOD_RADIUS_M["apple"] + M.HAND_RADIUS_M, 0.0])
+    below = fruit_in_body_frame() - np.array([0.0, FOOD_RADIUS_M["apple"] + mechanics.HAND_RADIUS_M, 0.0])
     for _ in range(12):
         before = run.hand(1)
         run.step(right_hand_position=_rate_toward(before, below), right_grasp=int(np.linalg.norm(before - below) < 0.05))
@@ -316,7 +324,7 @@ def test_the_eat_tasks_hanging_fruit_is_seen_in_its_tree_picked_from_the_ground_
     assert run.grasping(1), f"the hand (at {run.hand(1)}) did not take the apple (at {below} + its radius)"
     assert "jump" not in run.info["achievements"] and "climb_2m" not in run.info["achievements"]
     for _ in range(15):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, M.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
+        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
         if run.info["food_eaten"]:
             break
     assert run.info["food_eaten"] == 1 and run.info["success"] and "eat_apple" in run.info["achievements"]

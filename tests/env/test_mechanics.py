@@ -16,15 +16,15 @@ import pytest
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World
-from avalon.rules import mechanics as M
+from avalon.rules import mechanics
 from tests.conftest import zero_action
 from tests.env.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
-C_FALL_PER_V2 = M.FALL_DAMAGE_COEFFICIENT * M.BODY_MASS_KG
-LETHAL_FALL_M = (1.0 / C_FALL_PER_V2 + M.FALL_SAFE_SPEED_M_PER_S**2) / (2 * M.GRAVITY_M_PER_S2)  # 37.05 m
-SAFE_FALL_M = M.FALL_SAFE_SPEED_M_PER_S**2 / (2 * M.GRAVITY_M_PER_S2)  # 5 m
+C_FALL_PER_V2 = mechanics.FALL_DAMAGE_COEFFICIENT * mechanics.BODY_MASS_KG
+LETHAL_FALL_M = (1.0 / C_FALL_PER_V2 + mechanics.FALL_SAFE_SPEED_M_PER_S**2) / (2 * mechanics.GRAVITY_M_PER_S2)  # 37.05 m
+SAFE_FALL_M = mechanics.FALL_SAFE_SPEED_M_PER_S**2 / (2 * mechanics.GRAVITY_M_PER_S2)  # 5 m
 JUMP_GAP_CLEARED_M = 4.5  # measured: 5.0 m is cleared, 5.5 m is not (docs/mechanics.md)
 JUMP_GAP_TOO_WIDE_M = 6.0
 THROW_MIN_DISTANCE_M = 6.0  # measured 8.9 m to where it came to rest (docs/mechanics.md)
@@ -110,7 +110,7 @@ class Run:
 
 
 def _rate_toward(current, target):
-    rate = (np.asarray(target) - current) / (M.MAX_HAND_SPEED_M_PER_S * M.STEP_SECONDS)
+    rate = (np.asarray(target) - current) / (mechanics.MAX_HAND_SPEED_M_PER_S * mechanics.STEP_SECONDS)
     norm = np.linalg.norm(rate)
     return rate / norm if norm > 1 else rate
 
@@ -120,7 +120,7 @@ def _grasp_and_eat(run):
     run.step(right_hand_position=[0, 0, -0.5], right_grasp=1)
     assert run.grasping(1), "the right hand did not grasp the food in front of it"
     for _ in range(10):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, M.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
+        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
         if run.info["food_eaten"]:
             return len(run.infos)
     raise AssertionError("the food was never eaten")
@@ -140,8 +140,8 @@ def test_eating_food_adds_its_energy_succeeds_and_ends_the_episode_10_frames_lat
     assert not run.grasping(1)
     while not run.terminated:
         run.step()
-        assert len(run.infos) <= eaten_frame + M.FRAMES_AFTER_LAST_FOOD
-    assert len(run.infos) == eaten_frame + M.FRAMES_AFTER_LAST_FOOD
+        assert len(run.infos) <= eaten_frame + mechanics.FRAMES_AFTER_LAST_FOOD
+    assert len(run.infos) == eaten_frame + mechanics.FRAMES_AFTER_LAST_FOOD
 
 
 def _fall_from(run, max_steps=60):
@@ -164,12 +164,14 @@ def _tower(height):
     return [_box("tower", (0.0, height / 2, 0.5), (2.0, height, 2.0))]
 
 
-@pytest.mark.parametrize("height, expect", [(3.0, "safe"), (SAFE_FALL_M, "safe"), (20.0, "hurt"), (math.ceil(LETHAL_FALL_M * 10) / 10 + 0.2, "dead")])
+@pytest.mark.parametrize(
+    "height, expect", [(3.0, "safe"), (SAFE_FALL_M, "safe"), (20.0, "hurt"), (math.ceil(LETHAL_FALL_M * 10) / 10 + 0.2, "dead")]
+)
 def test_fall_damage_follows_equation_2(env, worlds, height, expect):
     run = Run(env, worlds(f"tower-{height}", _tower(height), spawn=(0.0, height, 0.0)))
     assert run.body[1] == pytest.approx(height, abs=0.01)
     damage = _fall_from(run)
-    expected = C_FALL_PER_V2 * max(0.0, 2 * M.GRAVITY_M_PER_S2 * height - M.FALL_SAFE_SPEED_M_PER_S**2)
+    expected = C_FALL_PER_V2 * max(0.0, 2 * mechanics.GRAVITY_M_PER_S2 * height - mechanics.FALL_SAFE_SPEED_M_PER_S**2)
     if expect == "safe":
         assert damage == 0.0 and float(run.observation["energy"][0]) == pytest.approx(1.0)
         assert not run.terminated
@@ -190,7 +192,7 @@ def test_movement_work_follows_equations_3_to_5(env, worlds):
     work = sum(run.step(right_hand_position=[0, 1, 0])["movement_penalty"] for _ in range(3))
     rise = run.hand(1)[1] - start[1]
     assert rise == pytest.approx(0.6, abs=0.01)
-    assert work == pytest.approx(M.HAND_MASS_KG * M.GRAVITY_M_PER_S2 * rise, rel=0.05)
+    assert work == pytest.approx(mechanics.HAND_MASS_KG * mechanics.GRAVITY_M_PER_S2 * rise, rel=0.05)
     # Lowering it costs nothing (max(0, dh)).
     assert sum(run.step(right_hand_position=[0, -1, 0])["movement_penalty"] for _ in range(3)) == pytest.approx(0.0, abs=1e-3)
     # A jump: the body pays m_body g for every metre it rises.
@@ -207,7 +209,7 @@ def test_movement_work_follows_equations_3_to_5(env, worlds):
             work += run.info["movement_penalty"]
     apex = max(heights) - heights[0]
     assert apex > 1.0 and "jump" in run.info["achievements"]
-    assert work == pytest.approx(M.BODY_MASS_KG * M.GRAVITY_M_PER_S2 * apex, rel=0.05)
+    assert work == pytest.approx(mechanics.BODY_MASS_KG * mechanics.GRAVITY_M_PER_S2 * apex, rel=0.05)
 
 
 def _gap_world(width):
@@ -275,8 +277,8 @@ def _climb(run, top, max_steps=120, face_z=-0.8, hand_x=0.3):
         # Pull down and back, crouching so the shoulders sink and the hold can pass the feet
         # (the body rises and moves toward the hold).
         before = run.hand(active)
-        run.step(head_position=[0, -1, 0], **{("right" if active else "left") + "_hand_position": _rate_toward(before, (before[0], -0.2, 0.0)),
-                    ("right" if active else "left") + "_grasp": 1})
+        side = "right" if active else "left"
+        run.step(head_position=[0, -1, 0], **{side + "_hand_position": _rate_toward(before, (before[0], -0.2, 0.0)), side + "_grasp": 1})
         if not run.grasping(active):
             return False
         if np.linalg.norm(run.hand(active) - before) < 0.02:
@@ -327,7 +329,7 @@ def test_an_apple_carried_20m_then_thrown_flies_the_documented_distance(env, wor
         if "push" in run.info["achievements"]:
             break
     assert "push" in run.info["achievements"], "walked 15 m after the throw without touching the apple"
-    distance = float(np.linalg.norm((run.body - release)[[0, 2]])) + M.BODY_RADIUS_M
+    distance = float(np.linalg.norm((run.body - release)[[0, 2]])) + mechanics.BODY_RADIUS_M
     print(f"thrown apple came to rest {distance:.2f} m from the body at release")
     assert distance >= THROW_MIN_DISTANCE_M
 
@@ -338,7 +340,7 @@ def test_a_heavy_boulder_cannot_be_lifted_but_can_be_pushed(env, worlds, kind, m
         boulder = Entity(kind="boulder", name="boulder", position=(0.0, 0.45, -1.1))
     else:  # an oversized coconut: over MAX_LIFT_MASS_KG at 200 kg, liftable at 20 kg (the control)
         boulder = Entity(kind="coconut", name="boulder", position=(0.0, 0.5, -1.3), params={"radius": 0.5, "mass": mass})
-    liftable = mass is not None and mass <= M.MAX_LIFT_MASS_KG
+    liftable = mass is not None and mass <= mechanics.MAX_LIFT_MASS_KG
     run = Run(env, worlds(f"boulder-{kind}-{mass}", [boulder]))
     touched = False
     for _ in range(3):  # reach forward and down (to the limit of the arm) and close the hand
@@ -494,8 +496,8 @@ def test_an_unclimbable_terrain_cliff_cannot_be_grasped(env, cliffs):
 
 
 def test_two_stacked_stones_can_be_climbed_onto(env, worlds):
-    from avalon.rules.tools import TOOL_SIZE_M
     from avalon.datagen.world import tool_entity
+    from avalon.rules.tools import TOOL_SIZE_M
 
     height = TOOL_SIZE_M["stone"][1]
     stack_z = -1.5
@@ -529,7 +531,7 @@ def _mouse_keyboard_climb(run, top, max_steps=150):
     grasp with one hand, let the other go, hold `move_forward` to pull; then the other hand."""
     pitch, active, reaching = 0.0, 1, True
     name = ("left", "right")
-    turn_per_step = M.MAX_HEAD_TURN_SPEED_RAD_PER_S * M.STEP_SECONDS
+    turn_per_step = mechanics.MAX_HEAD_TURN_SPEED_RAD_PER_S * mechanics.STEP_SECONDS
     for _ in range(max_steps):
         if run.body[1] > top - 0.05 and run.body[2] < -0.9:
             return True
@@ -594,7 +596,7 @@ def test_a_tree_trunk_can_be_climbed(env, tmp_path):
     run = Run(env, str(world_dir))
     _climb(run, top=10.0, max_steps=40, hand_x=0.1)  # the 5.2 m trunk has no top to stand on
     highest = max(info["world_body_position"][1] for info in run.infos)
-    assert highest >= CLIFF_FOOT_M + M.CLIMB_ACHIEVEMENT_M
+    assert highest >= CLIFF_FOOT_M + mechanics.CLIMB_ACHIEVEMENT_M
     assert {"grasp", "climb_2m"} <= run.info["achievements"]
 
 
@@ -644,7 +646,7 @@ def test_a_dropped_honeycomb_gets_dirty_and_cannot_be_eaten(env, worlds, kind, d
         for _ in range(8):  # crouch: the shoulders sink, so the hand reaches the ground
             run.step(head_position=[0, -1, 0])
         # It was held 0.35 m ahead of the hand (grasped at the hand's reach).
-        on_ground = np.array([held_at[0], 2 * FOOD_RADIUS_M[kind] + M.HAND_RADIUS_M, held_at[2] - 0.35])
+        on_ground = np.array([held_at[0], 2 * FOOD_RADIUS_M[kind] + mechanics.HAND_RADIUS_M, held_at[2] - 0.35])
         for _ in range(15):
             before = run.hand(1)
             run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(before, on_ground),
@@ -674,7 +676,7 @@ def test_the_hands_are_visible_to_the_agents_own_camera(worlds):
         skin = colour_mask(run.observation["rgbd"], lambda r, g, b: (r > 200) & (g > 170) & (b < r - 15) & (b > 100))
         points = world_points(run.observation, run.info, skin)
         centre = run.body + run.hand(i)  # the body's yaw is 0 here
-        return int(np.count_nonzero(np.linalg.norm(points - centre, axis=1) < M.HAND_RADIUS_M + 0.05))
+        return int(np.count_nonzero(np.linalg.norm(points - centre, axis=1) < mechanics.HAND_RADIUS_M + 0.05))
 
     # Its own simulator: this module's others may be covered by a newer Godot window on the shared
     # display, and Godot 3.2 on X11 draws no new frames into a fully covered window.
@@ -706,23 +708,27 @@ def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows
         for action in actions:
             observation, reward, terminated, truncated, info = env.step(action)
             now = float(observation["energy"][0])
-            assert reward == pytest.approx(now - energy - M.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
+            assert reward == pytest.approx(now - energy - mechanics.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
             energy = now
             rewards.append(reward)
             penalties.append(info["movement_penalty"])
             if info["food_eaten"] and eaten_at is None:
                 eaten_at = (float(observation["energy"][0]), float(observation["frames_remaining"][0]))
-                assert reward == pytest.approx(1.0 - M.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
+                assert reward == pytest.approx(1.0 - mechanics.FRAME_PENALTY - info["movement_penalty"], abs=1e-9)
             if terminated or truncated:
                 break
         assert eaten_at is not None and terminated
         if is_training:
             assert max(penalties) > 0.0  # the raised hand did work (equations 3-5), times C_move
-            assert max(penalties) == pytest.approx(M.MOVEMENT_COEFFICIENT * M.HAND_MASS_KG * M.GRAVITY_M_PER_S2 * 0.2, rel=0.2)
+            assert max(penalties) == pytest.approx(
+                mechanics.MOVEMENT_COEFFICIENT * mechanics.HAND_MASS_KG * mechanics.GRAVITY_M_PER_S2 * 0.2, rel=0.2
+            )
         else:
             assert max(penalties) == 0.0
         final_energy, frames_remaining = eaten_at
-        assert info["score"] == pytest.approx(max(0.0, final_energy - M.INITIAL_ENERGY + frames_remaining * M.FRAME_PENALTY))
+        assert info["score"] == pytest.approx(
+            max(0.0, final_energy - mechanics.INITIAL_ENERGY + frames_remaining * mechanics.FRAME_PENALTY)
+        )
         assert info["score"] > 1.0 and info["success"]
     finally:
         env.close()
@@ -733,8 +739,10 @@ def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows
 GROUND_LEVEL_TOLERANCE_M = 0.01  # the body stands 1-2 mm above the ground (Bullet's safe margin)
 # A jump's highest point in 10 Hz steps (the speed is set before each move): 0.5 + 0.4 + ... + 0.1
 # = 1.5 m, above the continuous v^2 / 2g = 1.25 m.
-JUMP_APEX_STEPPED_M = sum(max(0.0, M.JUMP_SPEED_M_PER_S - k * M.GRAVITY_M_PER_S2 * M.STEP_SECONDS) * M.STEP_SECONDS
-                          for k in range(100))
+JUMP_APEX_STEPPED_M = sum(
+    max(0.0, mechanics.JUMP_SPEED_M_PER_S - k * mechanics.GRAVITY_M_PER_S2 * mechanics.STEP_SECONDS) * mechanics.STEP_SECONDS
+    for k in range(100)
+)
 
 
 def _each_non_jump_action(action_space):
@@ -802,4 +810,4 @@ def test_jumping_again_and_again_against_a_wall_does_not_climb_it(env, worlds):
         run.step(head_position=[0, 0, -1], jump=1)
         heights.append(run.body[1])
     assert max(heights) == pytest.approx(JUMP_APEX_STEPPED_M, abs=0.01)
-    assert run.body[2] > -2.0 + M.BODY_RADIUS_M - 0.01 and run.body[1] < 3.0
+    assert run.body[2] > -2.0 + mechanics.BODY_RADIUS_M - 0.01 and run.body[1] < 3.0

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv
+from avalon.data.recording import observation_digest
 from avalon.errors import SimulatorError
 from avalon.sim.protocol import depth_to_metres
-from avalon.data.recording import observation_digest
 from avalon.training.vector import ThreadedVectorEnv
 from tests.conftest import zero_action
 

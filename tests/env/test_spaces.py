@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from avalon.rules import mechanics
-from avalon.sim.protocol import OBSERVED_FEATURES
 from avalon.env.spaces import ActionCodec, action_space, observation_space
 from avalon.env.wrappers import FlattenAction
+from avalon.rules import mechanics
+from avalon.sim.protocol import OBSERVED_FEATURES
 from tests.conftest import zero_action
 
 
@@ -97,7 +97,8 @@ def test_bad_action_parts_are_named(part, value, message):
         ("right_grasp", [1, 1], r"'right_grasp'.*must be 0 or 1"),
         ("right_grasp", None, r"'right_grasp'.*must be 0 or 1"),
         ("jump", np.nan, r"'jump'.*must be 0 or 1"),
-        ("head_position", ["0", "0", "0"], r"'head_position'.*must be 3 real number\(s\) \(int or float\), got \['0', '0', '0'\] of dtype <U1"),
+        ("head_position", ["0", "0", "0"],
+         r"'head_position'.*must be 3 real number\(s\) \(int or float\), got \['0', '0', '0'\] of dtype <U1"),
         ("head_position", np.array([0, 0, 1j]), r"'head_position'.*real number.*complex128"),
         ("head_position", np.array([0, 0, 0], object), r"'head_position'.*real number.*object"),
         ("head_position", np.array([True, False, False]), r"'head_position'.*real number.*bool"),

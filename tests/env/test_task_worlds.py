@@ -106,7 +106,7 @@ def test_fog_fades_distant_terrain_to_the_fog_colour(env, tmp_path):
 def test_fog_fades_a_distant_animal_like_the_terrain(env, tmp_path):
     import attr
 
-    from avalon.datagen.animals import animal_entity
+    from avalon.datagen.animal_placement import animal_entity
 
     world = build_world("eat", 0.5, 2)
     heightmap = world.ground.heightmap

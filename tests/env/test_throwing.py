@@ -17,16 +17,21 @@ import pytest
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
-from avalon.rules.tools import TOOL_SIZE_M
 from avalon.datagen.world import FlatGround, World, tool_entity
-from avalon.rules import mechanics as M
+from avalon.rules import mechanics
+from avalon.rules.tools import TOOL_SIZE_M
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import Run, _box, _rate_toward
 
 pytestmark = pytest.mark.godot
 
 RESOLUTION = 256  # a rock 10 m away still covers a few pixels
-MAGENTA = lambda r, g, b: (r > g + 40) & (b > g + 40)  # nothing else in the world is magenta
+
+
+def is_magenta(r, g, b):  # nothing else in the world is magenta
+    return (r > g + 40) & (b > g + 40)
+
+
 # Where the rock first lies on the ground, at least (measured figures: docs/mechanics.md).
 THROWN_ROCK_MIN_LANDING_M = {"standing": 1.8, "running": 5.0, "running_jump": 9.0}
 RUN_UP_STEPS = 6  # 3 m at full speed
@@ -44,7 +49,7 @@ def throw_world(tmp_path_factory):
 
 def _rock_position(run, plane_y=None):
     """The rock's centre (the mean of its pixels), or None when it is out of view."""
-    mask = colour_mask(run.observation["rgbd"], MAGENTA)
+    mask = colour_mask(run.observation["rgbd"], is_magenta)
     if not mask.any():
         return None
     return world_points(run.observation, run.info, mask, plane_y).mean(axis=0)
@@ -70,7 +75,7 @@ def _throw(run, space, style):
         run.step(right_grasp=1, **({"head_rotation": [0, 1, 0]} if vr else {"head_yaw": [1.0]}))
     for _ in range(3):  # look 20 degrees down (the rock stays in view from the hand to where it lands)
         if vr:
-            run.step(right_grasp=1, head_rotation=[-0.37, 0, 0], right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M))
+            run.step(right_grasp=1, head_rotation=[-0.37, 0, 0], right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
         else:
             run.step(right_grasp=1, head_pitch=[-0.37])
     running, jumping = style != "standing", style == "running_jump"

@@ -2,7 +2,6 @@
 option all set what frames_remaining counts down from and where the env itself truncates."""
 
 import inspect
-import warnings
 
 import gymnasium
 import pytest

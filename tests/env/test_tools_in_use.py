@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
+from avalon.datagen.world import Entity, tool_entity
+from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.datagen.world import Entity, tool_entity
-from avalon.rules import mechanics as M
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import JUMP_APEX_STEPPED_M, Run, _box, _rate_toward, _world
 from tests.env.world_cache import world_cache
@@ -80,7 +80,7 @@ def _bridge_the_trench(run, scale) -> Crossing:
     with a jump and walks on. Open loop (the same actions whether or not there is a log), but for
     where the body stops."""
     thickness = TOOL_SIZE_M["log"][1] * scale
-    grip = np.array([LOG_X, thickness + M.HAND_RADIUS_M, LOG_NEAR_END_Z - GRIP_FROM_END_M])
+    grip = np.array([LOG_X, thickness + mechanics.HAND_RADIUS_M, LOG_NEAR_END_Z - GRIP_FROM_END_M])
     for _ in range(10):  # crouch (a thin log lies below a standing reach) and put the hand on it...
         before = run.hand(1)
         run.step(head_position=[0, -1 if thickness < 0.5 else 0, 0], right_hand_position=_rate_toward(before, grip),
@@ -98,8 +98,8 @@ def _bridge_the_trench(run, scale) -> Crossing:
     run.step()  # let go
     laid = carried and not run.grasping(1)
     for _ in range(8):  # stand up, hand back to rest
-        run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), M.RIGHT_HAND_REST_M))
-    run.step(head_position=[LOG_X / (M.MAX_WALK_SPEED_M_PER_S * M.STEP_SECONDS), 0, 0])  # step right, over the log's axis
+        run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
+    run.step(head_position=[LOG_X / (mechanics.MAX_WALK_SPEED_M_PER_S * mechanics.STEP_SECONDS), 0, 0])  # step right, over the log's axis
     run.step(jump=1)  # straight up (walking into the log's end would shove it)...
     onto_z = TRENCH_EDGE_Z + SET_DOWN_SHORT_OF_EDGE_M - 0.2  # over the log's near end
     for _ in range(12):  # ...forward once above it, until over its near end; land there
@@ -121,11 +121,11 @@ def test_a_log_carried_to_a_trench_and_laid_across_it_carries_the_agent_over(env
     crossing = _bridge_the_trench(run, scale)
     walk = crossing.positions
     far_edge = TRENCH_EDGE_Z - width
-    over_trench = walk[(walk[:, 2] < TRENCH_EDGE_Z - M.BODY_RADIUS_M) & (walk[:, 2] > far_edge + M.BODY_RADIUS_M)]
+    over_trench = walk[(walk[:, 2] < TRENCH_EDGE_Z - mechanics.BODY_RADIUS_M) & (walk[:, 2] > far_edge + mechanics.BODY_RADIUS_M)]
     if with_log:
         assert crossing.carried and crossing.laid and "grasp" in run.info["achievements"]
         thickness = TOOL_SIZE_M["log"][1] * scale
-        assert len(over_trench) >= (width - 2 * M.BODY_RADIUS_M) / 0.25 - 1  # walked (0.25 m a step) the whole way over
+        assert len(over_trench) >= (width - 2 * mechanics.BODY_RADIUS_M) / 0.25 - 1  # walked (0.25 m a step) the whole way over
         assert np.all(np.abs(over_trench[:, 1] - (PLATFORM_TOP_M + thickness)) < 0.05), over_trench  # on the log
         assert run.body[2] < far_edge - 1.0 and run.body[1] == pytest.approx(PLATFORM_TOP_M, abs=0.02)  # on the far side
         assert run.info["energy_lost_to_falls"] == 0.0 and float(run.observation["energy"][0]) == pytest.approx(1.0)
@@ -140,10 +140,20 @@ def test_a_log_carried_to_a_trench_and_laid_across_it_carries_the_agent_over(env
 
 # ---- Hands push -----------------------------------------------------------------------------------
 
-MAGENTA = lambda r, g, b: (r > g + 40) & (b > g + 40)  # nothing else in these worlds is magenta
-RED = lambda r, g, b: (r > 120) & (r > g + 70) & (r > b + 70)  # an apple
-YELLOW = lambda r, g, b: (r > 150) & (g > 120) & (b < r - 100)
-CYAN = lambda r, g, b: (g > r + 100) & (b > r + 100)
+def is_magenta(r, g, b):  # nothing else in these worlds is magenta
+    return (r > g + 40) & (b > g + 40)
+
+
+def is_red(r, g, b):  # an apple
+    return (r > 120) & (r > g + 70) & (r > b + 70)
+
+
+def is_yellow(r, g, b):
+    return (r > 150) & (g > 120) & (b < r - 100)
+
+
+def is_cyan(r, g, b):
+    return (g > r + 100) & (b > r + 100)
 
 
 def _seen(run, colour):
@@ -170,20 +180,20 @@ def test_a_hand_pushes_a_200kg_boulder_the_way_it_moves(camera_env, worlds):
     boulder = tool_entity("boulder", "boulder", (0.3, 0.0, -1.45), base_color=(0.9, 0.1, 0.9))  # centred on the right hand
     run = Run(camera_env, worlds("hand-boulder", [boulder]))
     _crouch_and_look_down(run, (0.3, 0.5, -0.5))  # just short of it, at its widest
-    start, top, _ = _seen(run, MAGENTA)
+    start, top, _ = _seen(run, is_magenta)
     assert "push" not in run.info["achievements"] and run.observation["right_hand_is_colliding"][0] == 0.0
     for _ in range(4):  # forward to the limit of the arm
         run.step(right_hand_position=[0, 0, -1])
     for _ in range(5):
         run.step()
-    centre, highest, _ = _seen(run, MAGENTA)
+    centre, highest, _ = _seen(run, is_magenta)
     assert "push" in run.info["achievements"] and run.body[2] == pytest.approx(0.0, abs=1e-3)
     assert centre[2] - start[2] < -0.3 and abs(centre[0] - start[0]) < 0.1, (start, centre)
     assert highest > top - 0.06, (top, highest)
     for _ in range(12):  # walk 3 m, the hand held out ahead
         run.step(head_position=[0, 0, -0.5], right_hand_position=[0, 0, -1])
-        centre, highest, nearest = _seen(run, MAGENTA)
-        assert nearest < run.body[2] - M.BODY_RADIUS_M - 0.2, (run.body, nearest)  # only the hand touches it
+        centre, highest, nearest = _seen(run, is_magenta)
+        assert nearest < run.body[2] - mechanics.BODY_RADIUS_M - 0.2, (run.body, nearest)  # only the hand touches it
         assert highest > top - 0.06, (top, highest)
     assert run.body[2] == pytest.approx(-3.0, abs=0.01)
     assert centre[2] - start[2] < -2.5 and abs(centre[0] - start[0]) < 0.3, (start, centre)
@@ -194,13 +204,13 @@ def test_an_unheld_apple_is_shoved_by_a_hand(camera_env, worlds):
                    params={"radius": FOOD_RADIUS_M["apple"]})
     run = Run(camera_env, worlds("hand-apple", [apple]))
     _crouch_and_look_down(run, (0.3, 0.2, -0.5))
-    start, _, _ = _seen(run, RED)
+    start, _, _ = _seen(run, is_red)
     assert "push" not in run.info["achievements"]
     for _ in range(3):  # the hand sweeps forward through where it lies
         run.step(right_hand_position=[0, 0, -1])
     for _ in range(3):
         run.step()
-    centre, _, _ = _seen(run, RED)
+    centre, _, _ = _seen(run, is_red)
     assert "push" in run.info["achievements"] and not run.grasping(1)
     assert centre[2] - start[2] < -0.5 and abs(centre[0] - start[0]) < 0.15, (start, centre)
 
@@ -211,15 +221,15 @@ def test_a_hand_pressed_down_on_a_stone_stops_on_it(camera_env, worlds):
     stone = tool_entity("stone", "stone", (0.3, 0.0, -0.8), base_color=(0.9, 0.1, 0.9))
     run = Run(camera_env, worlds("hand-stone", [stone]))
     _crouch_and_look_down(run, (0.3, 0.6, -0.8))
-    _, top, _ = _seen(run, MAGENTA)
+    _, top, _ = _seen(run, is_magenta)
     stone_top = TOOL_SIZE_M["stone"][1]
     assert top == pytest.approx(stone_top, abs=0.05)
     for _ in range(8):
         run.step(head_position=[0, -1, 0], right_hand_position=[0, -1, 0])
-        assert run.hand(1)[1] > stone_top + M.HAND_RADIUS_M - 0.03, run.hand(1)  # resting on its top
+        assert run.hand(1)[1] > stone_top + mechanics.HAND_RADIUS_M - 0.03, run.hand(1)  # resting on its top
     for _ in range(5):
         run.step(head_position=[0, -1, 0])
-    _, highest, _ = _seen(run, MAGENTA)
+    _, highest, _ = _seen(run, is_magenta)
     assert highest == pytest.approx(stone_top, abs=0.05) and "push" not in run.info["achievements"]
 
 
@@ -230,9 +240,9 @@ def test_sticks_and_logs_lying_on_the_ground_or_a_table_stay_there(camera_env, w
     # Regression: they collided as cylinders, which Bullet at 10 steps/s let roll and sink through
     # the ground (a stick fell through within a few steps, a log rolled off and sank).
     items = {  # colour: the item of that colour; the sticks lie across the view
-        MAGENTA: tool_entity("stick", "stick", (-0.6, 0.0, -2.0), yaw_rad=np.pi / 2, base_color=(0.9, 0.1, 0.9)),
-        YELLOW: tool_entity("log", "log", (1.4, 0.0, -3.5), base_color=(0.9, 0.8, 0.1)),
-        CYAN: tool_entity("stick", "stick_on_table", (-2.0, 0.8, -3.0), yaw_rad=np.pi / 2, base_color=(0.1, 0.8, 0.9)),
+        is_magenta: tool_entity("stick", "stick", (-0.6, 0.0, -2.0), yaw_rad=np.pi / 2, base_color=(0.9, 0.1, 0.9)),
+        is_yellow: tool_entity("log", "log", (1.4, 0.0, -3.5), base_color=(0.9, 0.8, 0.1)),
+        is_cyan: tool_entity("stick", "stick_on_table", (-2.0, 0.8, -3.0), yaw_rad=np.pi / 2, base_color=(0.1, 0.8, 0.9)),
     }
     table = _box("table", (-2.0, 0.4, -3.0), (1.0, 0.8, 2.0), color=(0.3, 0.3, 0.3))
     run = Run(camera_env, worlds("lying-tools", [*items.values(), table]))

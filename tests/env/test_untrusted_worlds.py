@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv
+from avalon.data.recording import RecordEpisodes, replay
 from avalon.datagen.export import marshal
 from avalon.env.config import EnvConfig
 from avalon.errors import WorldLoadError
-from avalon.data.recording import RecordEpisodes, replay
 from avalon.sim.simulator import Simulator
 from avalon.tasks import generate_world
 from tests.conftest import zero_action
+from tests.data.episode_files import repack_world
 from tests.datagen import tampering
 from tests.datagen.tampering import edit_scene, edit_terrain, replace
-from tests.data.episode_files import repack_world
 
 pytestmark = pytest.mark.godot
 
@@ -173,7 +173,8 @@ def _vertices_count(value):
         (_terrain(lambda v: _set_index(v, 2**31 - 1)), "a mesh's indices reach outside its"),
         (_terrain(_drop_a_sea_index), "the sea: a mesh has 23 indices, not whole triangles"),
         (_terrain(lambda v: v["heights"].values.__setitem__(5, np.nan)), "a height is not finite"),
-        (_terrain(lambda v: v["chunks"][1]["levels"][2]["vertices"].values.__setitem__((0, 1), np.inf)), "chunk 1: a mesh has a vertex that is not finite"),
+        (_terrain(lambda v: v["chunks"][1]["levels"][2]["vertices"].values.__setitem__((0, 1), np.inf)),
+         "chunk 1: a mesh has a vertex that is not finite"),
         (_terrain(lambda v: v.update(rows=v["rows"] + 1)), "grids do not match"),
         (_terrain(lambda v: v.update(rows=2**40, cols=2**40)), "is not at least 2 x 2 and at most its"),
         (_terrain(lambda v: v["chunks"][0].update(levels=[])), "chunk 0 has no levels of detail"),
@@ -185,8 +186,10 @@ def _vertices_count(value):
         (_terrain(lambda v: v.update(tree_colliders=[{"radius_m": -1.0, "height_m": 2.0}])), "a tree collider's radius_m is -1"),
         (_deep_nesting, "its encoding is malformed at byte 68"),
         (_an_object, "its encoding is malformed at byte 4"),
-        (lambda folder: edit_scene(folder, replace('data_file = "terrain.bin"', "data_file = 5")), "the terrain's data_file 5 is not the plain name"),
-        (lambda folder: edit_scene(folder, replace('data_file = "terrain.bin"', 'data_file = ""')), 'the terrain\'s data_file "" is not the plain name'),
+        (lambda folder: edit_scene(folder, replace('data_file = "terrain.bin"', "data_file = 5")),
+         "the terrain's data_file 5 is not the plain name"),
+        (lambda folder: edit_scene(folder, replace('data_file = "terrain.bin"', 'data_file = ""')),
+         'the terrain\'s data_file "" is not the plain name'),
     ],
 )
 def test_crafted_terrain_data_is_an_error_naming_the_problem(simulator, island, tmp_path, tamper, reason):

@@ -78,8 +78,8 @@ def test_the_same_bits_as_the_former_gdscript_look_up(surface_height):
 def test_a_library_older_than_its_sources_says_to_run_make_setup(tmp_path, monkeypatch):
     import os
 
-    from avalon.sim import paths
     from avalon.errors import SimulatorNotInstalledError
+    from avalon.sim import paths
 
     (tmp_path / "godot" / "native").mkdir(parents=True)
     (tmp_path / "native").mkdir()

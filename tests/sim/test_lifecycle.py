@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from avalon import AvalonEnv
+from avalon.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
 from avalon.sim import protocol
 from avalon.sim.display import shared_xvfb_pid
-from avalon.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
 from avalon.sim.paths import godot_project_dir
 from avalon.sim.settings import SimulatorSettings
 from avalon.sim.simulator import Simulator
@@ -130,7 +130,7 @@ def test_folders_of_python_processes_killed_outright_are_removed_by_the_next_sta
     try:
         for _ in range(3):
             children.append(_child("hang", temp_root))
-        (alive_child, alive_facts), killed = children[2], []
+        (_, alive_facts), killed = children[2], []
         for (child, facts), how in zip(children, (signal.SIGKILL, signal.SIGTERM)):
             child.send_signal(how)
             assert child.wait(timeout=60) == -how

@@ -12,8 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from avalon.sim import protocol, simulator as simulator_module
 from avalon.errors import SimulatorError
+from avalon.sim import protocol, simulator as simulator_module
 from avalon.sim.settings import SimulatorSettings
 from avalon.sim.simulator import Simulator
 

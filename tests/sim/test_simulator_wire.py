@@ -12,8 +12,8 @@ import threading
 import numpy as np
 import pytest
 
-from avalon.sim import protocol
 from avalon.errors import SimulatorError
+from avalon.sim import protocol
 from avalon.sim.settings import SimulatorSettings
 from avalon.sim.simulator import Simulator
 

@@ -6,7 +6,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 

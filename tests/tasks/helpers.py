@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from avalon.datagen.biomes import Biome
-from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
 from avalon.datagen.world import Terrain, World
+from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
 from avalon.tasks import eat, move, with_retries
 from avalon.tasks.kit.geometry import component_labels, triangle_index, walkable_grid
 from avalon.tasks.kit.sight import EYE_HEIGHT_M, scenery_occluders

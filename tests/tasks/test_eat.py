@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 
 from avalon.datagen.scenery import FruitTreeConfig, SceneryKind
-from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M
 from avalon.rules import mechanics
+from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M
 from avalon.tasks import build_world, eat
 from avalon.tasks.kit import altar
 from avalon.tasks.kit.geometry import facing_direction, wrap_angle
 from avalon.tasks.kit.sight import OCCLUDER_PARTS
-
 from tests.tasks.helpers import check_basic_guarantees, layout, surface_height, world_digest
 
 SEEDS = range(10)
@@ -138,7 +137,6 @@ def test_every_world_keeps_the_guarantees(difficulty):
 
 def test_from_difficulty_half_food_may_hang_in_the_fruit_tree_within_reach_from_the_ground():
     from avalon.rules.foods import HANGING_FOOD_CLEARANCE_M
-    from avalon.rules import mechanics as M
     from tests.tasks.helpers import surface_height
 
     easier = [layout("eat", d, s).world for d in (0.0, 0.2, 0.4, 0.49) for s in SEEDS]
@@ -146,7 +144,7 @@ def test_from_difficulty_half_food_may_hang_in_the_fruit_tree_within_reach_from_
     tree = FruitTreeConfig()
     # A standing agent's hand centre reaches shoulder + arm; it grasps what lies within its
     # radius + GRASP_REACH_M of its centre.
-    standing_reach = M.SHOULDER_HEIGHT_M + M.ARM_REACH_M + M.HAND_RADIUS_M + M.GRASP_REACH_M
+    standing_reach = mechanics.SHOULDER_HEIGHT_M + mechanics.ARM_REACH_M + mechanics.HAND_RADIUS_M + mechanics.GRASP_REACH_M
     counts = {True: 0, False: 0}
     for seed in range(24):
         lay = layout("eat", 0.9, seed)
@@ -168,7 +166,7 @@ def test_from_difficulty_half_food_may_hang_in_the_fruit_tree_within_reach_from_
             x, y, z = food.position
             lowest = y - radius - surface_height(heightmap, x, z)
             assert lowest == pytest.approx(HANGING_FOOD_CLEARANCE_M)
-            assert M.BODY_HEIGHT_M < lowest < standing_reach  # walked under untouched, picked from the ground
+            assert mechanics.BODY_HEIGHT_M < lowest < standing_reach  # walked under untouched, picked from the ground
             assert y + radius + food.param("stalk_length_m") == pytest.approx(canopy_bottom, abs=1e-5)
             reach = math.hypot(x - fruit_tree.position[0], z - fruit_tree.position[2])
             assert tree.trunk_radius_m * fruit_tree.scale + radius < reach < tree.canopy_radius_m * fruit_tree.scale - radius

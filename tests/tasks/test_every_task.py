@@ -26,7 +26,6 @@ from avalon.tasks import TASKS, build_world, generate_world
 from avalon.tasks.kit.geometry import AGENT_RADIUS_M, component_labels, triangle_index, walkable_grid
 from avalon.tasks.kit.sight import EYE_HEIGHT_M, OCCLUDER_PARTS, scenery_occluders
 from avalon.training.curriculum import training_time_limit_frames
-
 from tests.tasks.helpers import terrain_hides, world_digest
 
 DIFFICULTIES = (0.0, 0.5, 1.0)

@@ -20,7 +20,6 @@ from avalon.tasks.kit.geometry import (
     triangle_index,
     walkable_grid,
 )
-
 from tests.tasks.helpers import check_basic_guarantees, layout, surface_height, world_digest
 
 SEEDS = range(6)

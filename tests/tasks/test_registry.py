@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import avalon.tasks as tasks
-from avalon.datagen.trivial import trivial_world
 from avalon.datagen.export import content_hash
 from avalon.tasks import (
     MAX_ATTEMPTS,
@@ -25,6 +24,7 @@ from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.trivial import trivial_world
 
 
 def _registered(generate) -> TaskSpec:

@@ -76,7 +76,7 @@ def test_make_vec_envs_step_in_parallel_and_truncate_at_max_episode_steps(trivia
         assert list(observations["frames_remaining"][:, 0]) == [3, 3]
         pids = {env.simulator_pid for env in envs.envs}
         assert len(pids) == 2 and None not in pids
-        for step in range(3):
+        for _ in range(3):
             observations, _, terminated, truncated, infos = envs.step(zero_actions(envs))
         assert list(truncated) == [True, True] and not terminated.any()
         assert list(observations["frames_remaining"][:, 0]) == [3, 3]  # autoreset: the new episodes' first
@@ -90,7 +90,7 @@ def test_the_time_limit_reset_option_reaches_autoresets_until_a_reset_without_it
     try:
         observations, _ = envs.reset(seed=0, options={"time_limit_frames": 2})
         assert list(observations["frames_remaining"][:, 0]) == [2, 2]
-        for episode in range(2):
+        for _ in range(2):
             envs.step(zero_actions(envs))
             observations, _, _, truncated, infos = envs.step(zero_actions(envs))
             assert list(truncated) == [True, True]

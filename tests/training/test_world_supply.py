@@ -6,15 +6,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
 from avalon.datagen.world_folder import read_world_info
-from avalon.training.world_supply import WorldRequest, WorldSupply, WorldSupplyError
 from avalon.tasks import generate_world
-from tests.sim.test_lifecycle import alive
-from tests.sim.test_lifecycle import wait_gone as gone_after
+from avalon.training.world_supply import WorldRequest, WorldSupply, WorldSupplyError
+from tests.sim.test_lifecycle import alive, wait_gone as gone_after
 
 
 def wait_gone(pid: int, timeout_s: float = 15.0) -> bool:

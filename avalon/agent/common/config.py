@@ -9,7 +9,6 @@ import attr
 
 from avalon.validation import int_validator, is_int_in, number_validator
 
-
 _positive_number = number_validator(above=0)
 _non_negative_number = number_validator(low=0)
 _unit_interval = number_validator(low=0, high=1)
@@ -32,7 +31,9 @@ def _conv_layers(_instance, attribute, value):
 
 
 def _to_layers(value):
-    return tuple(tuple(layer) if isinstance(layer, (list, tuple)) else layer for layer in value) if isinstance(value, (list, tuple)) else value
+    if not isinstance(value, (list, tuple)):
+        return value
+    return tuple(tuple(layer) if isinstance(layer, (list, tuple)) else layer for layer in value)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)

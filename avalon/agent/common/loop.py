@@ -248,7 +248,8 @@ class TrainingLoop:
         previous = latest_checkpoint(self.out_dir)
         if previous is not None and not self.resume:
             raise ValueError(
-                f"{self.out_dir} already holds checkpoints ({previous.name}); pass resume=True (avalon train: --resume) or use another directory"
+                f"{self.out_dir} already holds checkpoints ({previous.name}); pass resume=True (avalon train: --resume) "
+                "or use another directory"
             )
         if self.resume and previous is not None:
             state = load_checkpoint(previous, (self.algorithm,))

@@ -179,7 +179,9 @@ class _SceneChecker:
         if missing:
             raise _Refusal(f"lacks the node(s) {missing} every exported world has")
         if self.load_steps != len(self.ext) + len(self.sub) + 1:
-            raise _Refusal(f"load_steps={self.load_steps} does not count its {len(self.ext)} ext_resources and {len(self.sub)} sub_resources")
+            raise _Refusal(
+                f"load_steps={self.load_steps} does not count its {len(self.ext)} ext_resources and {len(self.sub)} sub_resources"
+            )
         return SceneSummary(frozenset(self.ext.values()), frozenset(self.data_files))
 
     # ------------------------------------------------------------------ sections
@@ -335,7 +337,8 @@ class _SceneChecker:
         name = _string(value, DATA_FILE_PROPERTY) if kind == STRING else None
         if name not in DATA_FILES:
             raise _Refusal(
-                f"{DATA_FILE_PROPERTY} = {_short(value)}: must be the bare name of a data file in the world folder, one of {sorted(DATA_FILES)}"
+                f"{DATA_FILE_PROPERTY} = {_short(value)}: must be the bare name of a data file in the world folder, "
+                f"one of {sorted(DATA_FILES)}"
             )
         self.data_files.add(name)
         self.needs_data_file = False

@@ -8,10 +8,10 @@ import zlib
 import numpy as np
 
 from avalon.datagen.lighting import box_face_colors, lit_colors
-from avalon.rules.foods import FOOD_KINDS
-from avalon.rules.tools import TOOL_KINDS
 from avalon.datagen.world import Entity, FlatGround, Lighting, Terrain, World
 from avalon.rules.animals import ANIMAL_KINDS
+from avalon.rules.foods import FOOD_KINDS
+from avalon.rules.tools import TOOL_KINDS
 
 # Entity kind → Godot scene (relative to the godot/ project) and the exported properties it takes.
 ENTITY_SCENES: dict[str, str] = {

@@ -18,7 +18,7 @@ import numpy as np
 
 from avalon.datagen.export import marshal
 from avalon.datagen.lighting import lit_colors
-from avalon.datagen.scenery import FruitTreeConfig, SceneryInstance, SceneryKind
+from avalon.datagen.scenery import FruitTreeConfig, SceneryKind
 from avalon.datagen.world import Lighting
 
 TRUNK_COLOR = (0.42, 0.30, 0.20)

@@ -16,9 +16,9 @@ the collider always has full detail. Lighting is baked into vertex colours
 
 from __future__ import annotations
 
-import numpy as np
-
 import math
+
+import numpy as np
 
 from avalon.datagen.export import marshal
 from avalon.datagen.export.scenery_data import KINDS_AT_LEVEL, scenery_geometry, tree_colliders

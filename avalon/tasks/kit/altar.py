@@ -31,9 +31,9 @@ import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
 from avalon.datagen.terrain import HeightMap
-from avalon.rules.foods import FOOD_KINDS
 from avalon.datagen.world import Entity
 from avalon.rules import mechanics
+from avalon.rules.foods import FOOD_KINDS
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import SPAWN_CLEAR_RADIUS_M, OutdoorLayout
 from avalon.tasks.kit.curves import Band, Ramp

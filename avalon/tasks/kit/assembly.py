@@ -39,9 +39,9 @@ from avalon.datagen.scenery import (
     place_scenery,
 )
 from avalon.datagen.terrain import WORLD_SIZES_M, HeightMap, WorldConfig, build_heightmap
-from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.datagen.world import Entity, Terrain, World, hanging_food_entity
 from avalon.rules import mechanics
+from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.geometry import (
     XZ,

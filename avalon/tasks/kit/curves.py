@@ -9,10 +9,9 @@ the worlds of the hand-written formulas it replaced bit for bit.
 
 from __future__ import annotations
 
-
 import attr
-from avalon.validation import finite
 
+from avalon.validation import finite
 
 _finite = finite()
 

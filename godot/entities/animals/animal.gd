@@ -12,59 +12,59 @@ extends KinematicBody
 # (after_think). Random choices come from its own generator, seeded by the exporter from the world
 # seed and its name.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const Corpse = preload("res://entities/animals/corpse.gd")
 const AnimalMaterial = preload("res://entities/animals/animal_material.tres")  # back faces culled
 const TwoSidedMaterial = preload("res://entities/animals/animal_material_two_sided.tres")
 const AnimalBody = preload("res://native/animal_body.gdns")  # native/animal_body.c
 # The protocol's constants read every step, copied here: these are folded into the code when the
-# script compiles, while `P.NAME` is a look-up by name at run time (several times slower).
-const STATE_ACTIVE = P.STATE_ACTIVE
-const STATE_KNOCKED_OUT = P.STATE_KNOCKED_OUT
-const STATE_IDLE = P.STATE_IDLE
-const STATE_RESPITE = P.STATE_RESPITE
-const STATE_AVOIDING = P.STATE_AVOIDING
-const STATE_EATEN = P.STATE_EATEN
-const STEPS_PER_SECOND = P.STEPS_PER_SECOND
-const DT = P.STEP_SECONDS  # one step, s
-const BODY_RADIUS_M = P.BODY_RADIUS_M
-const BODY_HEIGHT_M = P.BODY_HEIGHT_M
-const ATTACK_REACH_M = P.ATTACK_REACH_M
-const CHASE_STOP_GAP_M = P.CHASE_STOP_GAP_M
-const PATH_RADIUS_M = P.PATH_RADIUS_M
-const WANDER_RADIUS_M = P.WANDER_RADIUS_M
-const STILL_SPEED_M_PER_S = P.STILL_SPEED_M_PER_S
-const OUT_OF_REACH_HEIGHT_M = P.OUT_OF_REACH_HEIGHT_M
-const OBSTACLE_MARGIN_M = P.OBSTACLE_MARGIN_M
-const OBSTACLE_CONTACT_MARGIN_M = P.OBSTACLE_CONTACT_MARGIN_M
-const GRAVITY_M_PER_S2 = P.GRAVITY_M_PER_S2
-const CLIMB_SPEED_FACTOR = P.CLIMB_SPEED_FACTOR
-const AVOID_MARGIN_M = P.AVOID_MARGIN_M
-const DEPTH_NEAR_M = P.DEPTH_NEAR_M
+# script compiles, while `Protocol.NAME` is a look-up by name at run time (several times slower).
+const STATE_ACTIVE = Protocol.STATE_ACTIVE
+const STATE_KNOCKED_OUT = Protocol.STATE_KNOCKED_OUT
+const STATE_IDLE = Protocol.STATE_IDLE
+const STATE_RESPITE = Protocol.STATE_RESPITE
+const STATE_AVOIDING = Protocol.STATE_AVOIDING
+const STATE_EATEN = Protocol.STATE_EATEN
+const STEPS_PER_SECOND = Protocol.STEPS_PER_SECOND
+const STEP_SECONDS = Protocol.STEP_SECONDS  # one step, s
+const BODY_RADIUS_M = Protocol.BODY_RADIUS_M
+const BODY_HEIGHT_M = Protocol.BODY_HEIGHT_M
+const ATTACK_REACH_M = Protocol.ATTACK_REACH_M
+const CHASE_STOP_GAP_M = Protocol.CHASE_STOP_GAP_M
+const PATH_RADIUS_M = Protocol.PATH_RADIUS_M
+const WANDER_RADIUS_M = Protocol.WANDER_RADIUS_M
+const STILL_SPEED_M_PER_S = Protocol.STILL_SPEED_M_PER_S
+const OUT_OF_REACH_HEIGHT_M = Protocol.OUT_OF_REACH_HEIGHT_M
+const OBSTACLE_MARGIN_M = Protocol.OBSTACLE_MARGIN_M
+const OBSTACLE_CONTACT_MARGIN_M = Protocol.OBSTACLE_CONTACT_MARGIN_M
+const GRAVITY_M_PER_S2 = Protocol.GRAVITY_M_PER_S2
+const CLIMB_SPEED_FACTOR = Protocol.CLIMB_SPEED_FACTOR
+const AVOID_MARGIN_M = Protocol.AVOID_MARGIN_M
+const DEPTH_NEAR_M = Protocol.DEPTH_NEAR_M
 
 const RETARGET_FRAMES = 50  # a wanderer picks a new target at least this often
 const ARRIVED_M = 0.5
 const FACE_MIN_SPEED_M_PER_S = 0.05
 const FACE_MIN_TURN_RAD = 0.02
 const COS_FACE_MIN_TURN = cos(FACE_MIN_TURN_RAD)
-const WATER_LOOKAHEAD_S = P.WATER_LOOKAHEAD_S
-const WATER_MARGIN_M = P.WATER_MARGIN_M
+const WATER_LOOKAHEAD_S = Protocol.WATER_LOOKAHEAD_S
+const WATER_MARGIN_M = Protocol.WATER_MARGIN_M
 const HEIGHT_BOUND_TOLERANCE_M = 1e-3  # for bounds on the ground's height from the terrain's steepest slope (float rounding)
 const MAX_WALK_SLOPE = 1.0  # rise over run: 45 degrees
 const SEE_THROUGH_MARGIN_M = 0.1  # see _near_eye_m
 # What AnimalBody's steps leave to the script, bits, and what it asks (_answer): from
 # avalon/sim/native_interface.py, as native/generated/animal_interface.h. The body writes the
 # animal's transform and reports its position and state itself.
-const MOVE_QUERY = P.MOVE_QUERY  # move it with move_and_slide, then resume
-const THINK_ESCAPED = P.THINK_ESCAPED
-const THINK_ATTACKED = P.THINK_ATTACKED
-const THINK_KNOCK_OUT = P.THINK_KNOCK_OUT
-const THINK_SIDES = P.THINK_SIDES
-const THINK_TWO_SIDED = P.THINK_TWO_SIDED
-const ASK_SEES_ME = P.ASK_SEES_ME
-const ASK_SEES_AGENT = P.ASK_SEES_AGENT
-const ASK_LINE_TO_HEAD = P.ASK_LINE_TO_HEAD
-const ASK_NEW_TARGET = P.ASK_NEW_TARGET
+const MOVE_QUERY = Protocol.MOVE_QUERY  # move it with move_and_slide, then resume
+const THINK_ESCAPED = Protocol.THINK_ESCAPED
+const THINK_ATTACKED = Protocol.THINK_ATTACKED
+const THINK_KNOCK_OUT = Protocol.THINK_KNOCK_OUT
+const THINK_SIDES = Protocol.THINK_SIDES
+const THINK_TWO_SIDED = Protocol.THINK_TWO_SIDED
+const ASK_SEES_ME = Protocol.ASK_SEES_ME
+const ASK_SEES_AGENT = Protocol.ASK_SEES_AGENT
+const ASK_LINE_TO_HEAD = Protocol.ASK_LINE_TO_HEAD
+const ASK_NEW_TARGET = Protocol.ASK_NEW_TARGET
 const NOT_HIT = 0  # what after_physics returns
 const HIT = 1
 const KNOCKED_OUT = 2
@@ -104,7 +104,7 @@ var half_height = 0.25
 var reach_radius = 0.25  # half the longest horizontal side: attacks land from this far + the agent's radius
 var cos_half_fov = 0.5
 var _flies = false  # domain == "air", compared once
-var _tan_half_view = tan(deg2rad(P.CAMERA_FOV_DEG) / 2.0)
+var _tan_half_view = tan(deg2rad(Protocol.CAMERA_FOV_DEG) / 2.0)
 
 var _features = []  # holds its slot of the `animals` feature from _slot (see join); kept up to date as it changes
 var _slot = 0
@@ -161,7 +161,7 @@ func _ready():
 	half_height = size.y / 2.0
 	reach_radius = max(size.x, size.z) / 2.0
 	_reach = Vector2(size.x, size.z).length() / 2.0 + OBSTACLE_CONTACT_MARGIN_M
-	cos_half_fov = cos(deg2rad(P.ANIMAL_FOV_DEG) / 2.0)
+	cos_half_fov = cos(deg2rad(Protocol.ANIMAL_FOV_DEG) / 2.0)
 	rng.seed = int(rng_seed)
 	home = transform.origin
 	_path_angle = rng.randf_range(0.0, 2.0 * PI)
@@ -243,9 +243,9 @@ func write_feature():
 
 # Thrown rocks and swung sticks call this (entities/tools/tool.gd) with their impact speed.
 func on_hit(speed):
-	if is_down() or _clock[0] < _hit_ready_step or speed < P.HIT_MIN_SPEED_M_PER_S:
+	if is_down() or _clock[0] < _hit_ready_step or speed < Protocol.HIT_MIN_SPEED_M_PER_S:
 		return
-	_hit_ready_step = _clock[0] + int(ceil(P.HIT_COOLDOWN_S * STEPS_PER_SECOND))
+	_hit_ready_step = _clock[0] + int(ceil(Protocol.HIT_COOLDOWN_S * STEPS_PER_SECOND))
 	if _pending_hits == 0:
 		_struck.append(self)
 	_pending_hits += 1
@@ -355,7 +355,7 @@ func _new_target():
 # Returns "" or what went wrong.
 func set_terrain(node):
 	_body = AnimalBody.new()
-	var problem = _native_call("setup", P.ANIMAL_SETUP_ARGUMENTS, {
+	var problem = _native_call("setup", Protocol.ANIMAL_SETUP_ARGUMENTS, {
 		"terrain": node.sampler if node != null else null,
 		"flies": _flies,
 		"can_climb": can_climb,
@@ -368,7 +368,7 @@ func set_terrain(node):
 		"max_slope": node.max_slope if node != null else 0.0,
 		"origin": home,
 		"yaw": transform.basis.get_euler().y,
-		"dt": DT,
+		"dt": STEP_SECONDS,
 		"water_lookahead_s": WATER_LOOKAHEAD_S,
 		"max_walk_slope": MAX_WALK_SLOPE,
 		"height_bound_tolerance_m": HEIGHT_BOUND_TOLERANCE_M,
@@ -387,7 +387,7 @@ func set_terrain(node):
 	if problem != "":
 		return problem
 	_answers = funcref(self, "_answer")
-	return _native_call("setup_mind", P.ANIMAL_SETUP_MIND_ARGUMENTS, {
+	return _native_call("setup_mind", Protocol.ANIMAL_SETUP_MIND_ARGUMENTS, {
 		"answers": _answers,
 		"state_active": STATE_ACTIVE,
 		"state_knocked_out": STATE_KNOCKED_OUT,
@@ -400,7 +400,7 @@ func set_terrain(node):
 		"still_speed_m_per_s": STILL_SPEED_M_PER_S,
 		"out_of_reach_height_m": OUT_OF_REACH_HEIGHT_M,
 		"attack_reach_m": ATTACK_REACH_M,
-		"attack_interval_s": P.ATTACK_INTERVAL_S,
+		"attack_interval_s": Protocol.ATTACK_INTERVAL_S,
 		"steps_per_second": STEPS_PER_SECOND,
 		"retarget_frames": RETARGET_FRAMES,
 		"is_predator": is_predator,

@@ -5,7 +5,7 @@ extends Reference
 # achievements (hit_, kill_, escaped_) and the ground-truth `animals` feature (each animal keeps
 # its slot up to date: animal.gd, join).
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const Animal = preload("res://entities/animals/animal.gd")
 const AnimalMaterials = [preload("res://entities/animals/animal_material.tres"),
 		preload("res://entities/animals/animal_material_two_sided.tres")]
@@ -76,18 +76,18 @@ func setup(world_root, terrain, player, features):
 # Hands each animal its slot of the `animals` feature; the slots past the last animal are marked
 # absent (they never change).
 func _join(features):
-	var stride = P.ANIMAL_STATE_FIELD_COUNT
-	for slot in range(P.MAX_REPORTED_ANIMALS):
-		var offset = P.F_ANIMALS + slot * stride
+	var stride = Protocol.ANIMAL_STATE_FIELD_COUNT
+	for slot in range(Protocol.MAX_REPORTED_ANIMALS):
+		var offset = Protocol.F_ANIMALS + slot * stride
 		if slot < animals.size():
 			animals[slot].join(features, offset, _struck, _down, _clock, _agent)
 		else:
 			for k in range(stride):
 				features[offset + k] = 0.0
-			features[offset + 3] = float(P.STATE_ABSENT)
+			features[offset + 3] = float(Protocol.STATE_ABSENT)
 	var scratch = []  # for the animals past MAX_REPORTED_ANIMALS, whose state is not reported
 	scratch.resize(stride)
-	for i in range(P.MAX_REPORTED_ANIMALS, animals.size()):
+	for i in range(Protocol.MAX_REPORTED_ANIMALS, animals.size()):
 		animals[i].join(scratch, 0, _struck, _down, _clock, _agent)
 
 
@@ -107,7 +107,7 @@ func _set_obstacles(terrain, entities):
 	var grid = PoolRealArray()
 	grid.resize(rows * cols)
 	for i in range(grid.size()):
-		grid[i] = P.OBSTACLE_MARGIN_M
+		grid[i] = Protocol.OBSTACLE_MARGIN_M
 	var near_obstacles = {}  # cell -> PoolRealArray of [x, z, radius] after one another
 	var obstacles = []  # [x, z, radius]
 	var trees = terrain.get_node_or_null("Trees")
@@ -125,7 +125,7 @@ func _set_obstacles(terrain, entities):
 				obstacles.append([node.global_transform.origin.x, node.global_transform.origin.z, extent])
 	var half = terrain.size_m / 2.0
 	for obstacle in obstacles:
-		var reach = obstacle[2] + P.OBSTACLE_MARGIN_M
+		var reach = obstacle[2] + Protocol.OBSTACLE_MARGIN_M
 		var c0 = int(max(0.0, floor((obstacle[0] - reach + half) / cell)))
 		var c1 = int(min(cols - 1, floor((obstacle[0] + reach + half) / cell)))
 		var r0 = int(max(0.0, floor((obstacle[1] - reach + half) / cell)))

@@ -17,7 +17,7 @@ extends RigidBody
 # Food hanging in a tree (entities/food.gd) is knocked down the same ways, from
 # HANGING_FOOD_KNOCK_SPEED_M_PER_S: by the contacts (its own) or, swung, by `on_hit` from here.
 
-const P = preload("res://generated/protocol.gd")
+const Protocol = preload("res://generated/protocol.gd")
 const Impacts = preload("res://entities/impacts.gd")
 const SWING_MARGIN_M = 0.1
 
@@ -114,7 +114,7 @@ func _physics_process(delta):
 		var velocity = (origin - _held_origin) / delta
 		var swing = velocity if velocity.length() >= _held_velocity.length() else _held_velocity
 		# From this speed it looks for what it strikes (animals and hanging food each judge it).
-		if swing.length() >= min(P.HIT_MIN_SPEED_M_PER_S, P.HANGING_FOOD_KNOCK_SPEED_M_PER_S):
+		if swing.length() >= min(Protocol.HIT_MIN_SPEED_M_PER_S, Protocol.HANGING_FOOD_KNOCK_SPEED_M_PER_S):
 			_swing_hits(swing)
 		_held_velocity = velocity
 	_held_origin = origin

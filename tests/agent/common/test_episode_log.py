@@ -20,7 +20,9 @@ def test_every_finished_episode_is_a_row_with_the_step_count_of_its_update(tmp_p
     text = (tmp_path / "run" / "episodes.csv").read_text().splitlines()
     assert text[0] == ",".join(EPISODE_LOG_COLUMNS)
     rows = read_episode_log(tmp_path / "run" / "episodes.csv")
-    assert [(row["env_steps"], row["task"], row["success"]) for row in rows] == [(400, "eat", True), (400, "move", False), (1200, "eat", False)]
+    assert [(row["env_steps"], row["task"], row["success"]) for row in rows] == [
+        (400, "eat", True), (400, "move", False), (1200, "eat", False)
+    ]
     assert rows[0]["difficulty"] == pytest.approx(0.1) and math.isnan(rows[1]["difficulty"])
     assert rows[0]["score"] == 0.5 and rows[0]["episode_return"] == 1.25 and rows[0]["length"] == 42
 

@@ -41,7 +41,9 @@ def test_tracker_sums_rewards_and_reads_final_info_of_ending_envs():
 def test_summary_per_task():
     tracker = EpisodeTracker(num_envs=2)
     infos = {
-        "final_info": {"success": np.array([True, False]), "task": np.array(["eat", "move"], dtype=object), "difficulty": np.array([0.5, 0.1])},
+        "final_info": {
+            "success": np.array([True, False]), "task": np.array(["eat", "move"], dtype=object), "difficulty": np.array([0.5, 0.1])
+        },
         "_final_info": np.array([True, True]),
     }
     ended = tracker.step(np.array([1.0, -1.0]), np.array([True, True]), infos)

@@ -10,7 +10,7 @@ from avalon import AvalonEnv, EnvConfig
 from avalon.agent import PPOConfig, load_checkpoint, load_policy, train_ppo
 from avalon.agent.common.checkpoint import list_checkpoints
 from avalon.datagen.export import export_world
-from avalon.datagen.trivial import trivial_world
+from avalon.tasks.trivial import trivial_world
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 

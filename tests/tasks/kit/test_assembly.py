@@ -21,10 +21,8 @@ from avalon.tasks.kit.assembly import (
 )
 from avalon.tasks.kit.sight import scenery_occluders
 from avalon.tasks.kit.sites import corridor_discs
-
 from tests.tasks.helpers import world_digest
 from tests.tasks.kit.maps import height_map
-
 
 # --- lighting ----------------------------------------------------------------------------------
 

@@ -18,9 +18,7 @@ from avalon.tasks.kit.geometry import (
     walkable_grid,
     yaw_towards,
 )
-
 from tests.tasks.kit.maps import flat_heights, height_map
-
 
 # --- terrain surface ---------------------------------------------------------------------------
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from avalon.datagen.export.scenery_data import SHAPES
 from avalon.datagen.scenery import SceneryInstance, SceneryKind
 from avalon.tasks.kit.sight import OCCLUDER_PARTS, line_of_sight, scenery_occluders, terrain_clear
-
 from tests.tasks.kit.maps import flat_heights, height_map
 
 

@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from avalon.datagen.trivial import trivial_world
 from avalon.tasks import collect_tasks
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.trivial import trivial_world
 
 
 def _generate(rng, difficulty, config=None):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from avalon.datagen.animals import animal_entity
+from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import World
 from avalon.tasks import build_world
 from avalon.tasks.kit.assembly import OutdoorTaskConfig

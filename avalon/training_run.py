@@ -131,9 +131,11 @@ def _learning_curve(run: TrainingRun, summary: dict[str, Any]) -> str | None:
         return None
     references = {}
     evaluation = summary.get("evaluation") or {}
-    for label, per_task in (("evaluation, trained", evaluation.get("per_task")), (f"evaluation, {run.baseline}", evaluation.get("baseline_per_task"))):
+    evaluated = (("evaluation, trained", evaluation.get("per_task")), (f"evaluation, {run.baseline}", evaluation.get("baseline_per_task")))
+    for label, per_task in evaluated:
         if per_task:
-            references[label] = float(sum(row["success_rate"] * row["episodes"] for row in per_task.values()) / sum(row["episodes"] for row in per_task.values()))
+            successes = sum(row["success_rate"] * row["episodes"] for row in per_task.values())
+            references[label] = float(successes / sum(row["episodes"] for row in per_task.values()))
     tasks = ", ".join(sorted({row["task"] for row in rows}))
     title = f"{tasks}: {summary['env_steps']} env steps, {run.env_config.action_space}, {run.env_config.resolution} px"
     return str(plot_learning_curve(rows, Path(run.out_dir) / "learning_curve.png", title, references))
