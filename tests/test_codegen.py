@@ -6,7 +6,7 @@ import re
 import pytest
 
 from avalon import codegen
-from avalon.rules import foods, mechanics, tools
+from avalon.rules import animals, foods, mechanics, tools
 from avalon.sim import native_interface, protocol
 
 
@@ -94,11 +94,18 @@ def test_the_items_doc_tables_are_generated_between_their_markers_only():
     doc = (codegen.repository_dir() / codegen.ITEMS_DOC_RELATIVE_PATH).read_text()
     for kind in foods.FOOD_KINDS + tools.TOOL_KINDS:
         assert f"\n| {kind} | " in doc
-    edited = doc.replace(codegen.ITEMS_DOC_END % "foods", "")
+    edited = doc.replace(codegen.DOC_TABLE_END % "foods", "")
     with pytest.raises(ValueError, match="end of the generated foods table"):
         codegen.items_doc(edited)
     # Text around the tables is kept as it is.
     assert codegen.items_doc("intro\n" + doc + "outro\n") == "intro\n" + doc + "outro\n"
+
+
+def test_the_animals_doc_table_has_a_row_per_species_from_the_table():
+    doc = (codegen.repository_dir() / codegen.ANIMALS_DOC_RELATIVE_PATH).read_text()
+    for species in animals.ANIMALS:
+        assert f"\n| {species} | " in doc
+    assert "| bee | air, flies 1.5 m up | radius (5) | outside radius, KO (7.5) | territory-bound fast random (3) | 6 | " in doc
 
 
 def _animal_call_keys(method):
