@@ -8,6 +8,7 @@ import pytest
 from avalon import codegen
 from avalon.rules import animals, foods, mechanics, tools
 from avalon.sim import native_interface, protocol
+from avalon.tasks import TASKS
 
 
 def test_generated_files_are_up_to_date():
@@ -99,6 +100,13 @@ def test_the_items_doc_tables_are_generated_between_their_markers_only():
         codegen.items_doc(edited)
     # Text around the tables is kept as it is.
     assert codegen.items_doc("intro\n" + doc + "outro\n") == "intro\n" + doc + "outro\n"
+
+
+def test_the_tasks_doc_lists_every_registered_tasks_time_limits():
+    doc = (codegen.repository_dir() / codegen.TASKS_DOC_RELATIVE_PATH).read_text()
+    for task in TASKS:
+        assert f"\n| {task} | " in doc
+    assert "| eat | 20 s | 30 s | 40 s | 5 min | yes |" in doc
 
 
 def test_the_animals_doc_table_has_a_row_per_species_from_the_table():
