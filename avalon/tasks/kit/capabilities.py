@@ -106,8 +106,12 @@ class Capabilities:
     walk_up_slope_deg: float = attr.ib(validator=check.between(0.0, 90.0))
     #: A triangle whose corners differ by at most this is floor, however steep (a step).
     step_m: float = attr.ib(validator=check.non_negative())
-    #: Whether a grid point is floor only when every triangle around it is (else: when one is).
-    floor_needs_every_triangle: bool = attr.ib(validator=attr.validators.instance_of(bool))
+    #: Whether walking keeps to the floor's interior: both ways along triangle edges with floor
+    #: on both sides (else: uphill beside any triangle it can walk up, downhill beside any floor
+    #: triangle).
+    interior_walking: bool = attr.ib(validator=attr.validators.instance_of(bool))
+    #: Whether a fall lands only where there is floor all round (else: beside any floor triangle).
+    firm_landings: bool = attr.ib(validator=attr.validators.instance_of(bool))
     #: Whether ground under the water plane counts (the simulator has no water physics: the body
     #: walks on the sea floor; routes keep out of the water).
     water_is_ground: bool = attr.ib(validator=attr.validators.instance_of(bool))
@@ -148,8 +152,9 @@ class Capabilities:
 
 #: What a route may ask of the body: limits a margin inside the measured ones.
 #:
-#: - floor: 40 degrees (the floor angle is 45), steps of 0.25 m (0.35 m measured at full speed);
-#:   every triangle round a grid point must be floor, dry and clear of trunks and boxes;
+#: - floor: 40 degrees (the floor angle is 45), steps of 0.25 m (0.35 m measured at full speed),
+#:   dry, clear of trunks and boxes; the feet walk over floor triangles only, and a fall lands
+#:   where there is floor all round;
 #: - jumps: 1 m shorter than the feet's path reaches at full speed (level: 4.5 m from take-off to
 #:   landing), at most 1.2 m up (the path's apex is 1.51 m), taking off from floor only, the feet
 #:   passing 0.2 m above the terrain on the way (the jump lands where it is aimed: the agent runs
@@ -165,7 +170,8 @@ ROUTE_CAPABILITIES = Capabilities(
     floor_slope_deg=mechanics.FLOOR_MAX_SLOPE_DEG - 5.0,
     walk_up_slope_deg=mechanics.FLOOR_MAX_SLOPE_DEG - 5.0,
     step_m=mechanics.STEP_UP_M - 0.1,
-    floor_needs_every_triangle=True,
+    interior_walking=True,
+    firm_landings=True,
     water_is_ground=False,
     obstacles_block=True,
     jump_reach_slack_m=-1.0,
@@ -202,7 +208,8 @@ BYPASS_CAPABILITIES = Capabilities(
     floor_slope_deg=mechanics.FLOOR_MAX_SLOPE_DEG + 5.0,
     walk_up_slope_deg=mechanics.WALK_UP_MAX_SLOPE_DEG + 1.0,
     step_m=mechanics.STEP_UP_BLOCKED_M + 0.08,
-    floor_needs_every_triangle=False,
+    interior_walking=False,
+    firm_landings=False,
     water_is_ground=True,
     obstacles_block=False,
     jump_reach_slack_m=0.5,
