@@ -360,12 +360,12 @@ def _jump_edges(ground: Ground, edges: _Edges, max_fall_m: float) -> None:
         rise = h[q] - h[p]
         ok = take_off[p] & landing[q] & (labels[p] != labels[q]) & (rise <= max_rise)
         ok &= h[p] + JUMP_DAMAGE_APEX_M - h[q] <= max_fall_m
-        ok &= distance <= _reach_m(rise) + caps.jump_reach_slack_m
-        if not ok.any():
-            continue
-        sources, targets = index[p][ok], index[q][ok]
-        clear = _flight_clear(ground, sources, dr, dc, rise[ok], distance)
-        edges.add(sources[clear], targets[clear], JUMP)
+        sources, targets, rise = index[p][ok], index[q][ok], rise[ok]
+        far_enough = distance <= _reach_m(rise) + caps.jump_reach_slack_m
+        sources, targets, rise = sources[far_enough], targets[far_enough], rise[far_enough]
+        if sources.size:
+            clear = _flight_clear(ground, sources, dr, dc, rise, distance)
+            edges.add(sources[clear], targets[clear], JUMP)
 
 
 def _flight_clear(ground: Ground, sources: np.ndarray, dr: int, dc: int, rise: np.ndarray, distance: float) -> np.ndarray:
@@ -577,14 +577,19 @@ def _falls(graph: Graph, reached: np.ndarray, heights: np.ndarray, let_go_below_
     nodes = np.flatnonzero(landing)
     if nodes.size == 0:
         return None
-    # Each landing's fall starts at the fall-start copy its shortest path leaves the virtual start by.
-    origin = nodes.copy()
+    # Each landing's fall starts at the fall-start copy its shortest path leaves the virtual start
+    # by: follow the predecessors by pointer doubling (log of the longest fall's length rounds).
+    pointer = parents.astype(np.int64)
+    pointer[pointer < 0] = 2 * N  # unreached: no predecessor
+    pointer[2 * N] = 2 * N
+    first = pointer == 2 * N  # the fall starts: their own predecessor is the virtual start
+    pointer[first] = np.flatnonzero(first)
+    pointer[2 * N] = 2 * N
     while True:
-        up = parents[origin]
-        done = up == 2 * N
-        if done.all():
+        jumped = pointer[pointer]
+        if np.array_equal(jumped, pointer):
             break
-        origin = np.where(done, origin, up)
-    points = origin - N
+        pointer = jumped
+    points = pointer[nodes] - N
     use_hold = from_hanging[points] < from_standing[points]
     return nodes, np.where(use_hold, N + points, points), distances[nodes] - offset
