@@ -19,6 +19,13 @@ pessimistic in one direction and optimistic in the other. :func:`require_certifi
 :class:`~avalon.tasks.kit.ImpossibleWorldError` with the reason, so the registry regenerates the
 world from a derived seed.
 
+The route's steps: ``walk`` to a point on the ground (straight lines over floor); ``jump`` to
+where the feet land (take off from the previous step's target, running at
+``capabilities.jump_run_speed_m_per_s(distance, rise)``); ``fall`` to where the feet land after
+walking off the previous target's edge (or letting go of its hold); ``climb`` to a point of the
+climbable surface held on to (the body hangs below it; one step where the way up or along the
+face turns) and, last of a climb, to the ground on top (or at the foot) it gets onto.
+
 What the searches know: the height map (the collider's triangles), the water plane, the biome
 map's climbable grid; the route search also keeps the body clear of tree trunks and boxes
 (``obstacles_block``), the bypass search ignores them (tasks keep them away from the obstacles
