@@ -192,6 +192,18 @@ const HIT_MIN_SPEED_M_PER_S = 3.0
 const CARRY_ACHIEVEMENT_M = 20.0
 const CLIMB_ACHIEVEMENT_M = 2.0
 const HANGING_FOOD_KNOCK_SPEED_M_PER_S = 1.5
+const JUMP_GAP_CLEARED_M = 5.25
+const JUMP_GAP_MISSED_M = 5.5
+const JUMP_LANDING_CATCH_M = 0.25
+const JUMP_LEDGE_M = 1.9
+const JUMP_LEDGE_MISSED_M = 1.95
+const STEP_UP_M = 0.35
+const STEP_UP_BLOCKED_M = 0.37
+const FLOOR_MAX_SLOPE_DEG = 45.0
+const WALK_UP_MAX_SLOPE_DEG = 78.0
+const WALK_UP_BLOCKED_SLOPE_DEG = 80.0
+const SAFE_FALL_M = 5.0
+const LETHAL_FALL_M = 37.05128205128205
 
 # Animals (avalon/rules/animals.py; per-species rules are in entities/animals/<species>.tscn)
 const FAST_SPEED_M_PER_S = 6.0

@@ -16,6 +16,7 @@ from avalon.datagen.world import Terrain, World
 from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
 from avalon.tasks import eat, move, with_retries
 from avalon.tasks.kit.geometry import component_labels, triangle_index, walkable_grid
+from avalon.tasks.kit.routes import certify
 from avalon.tasks.kit.sight import EYE_HEIGHT_M, scenery_occluders
 
 LAYOUT_BUILDERS = {"eat": eat.build_layout, "move": move.build_layout}
@@ -113,5 +114,7 @@ def check_basic_guarantees(world: World) -> None:
         # Visible from the spawn's eye height once the agent turns towards it.
         assert not terrain_hides(heightmap, eye, food.position), f"terrain hides {food.name}"
         assert not occluders.blocking(eye, food.position).any(), f"a plant hides {food.name}"
-        # Reachable on foot.
+        # Reachable on foot, and certified so: a walking route with margins a scripted agent can follow.
         assert labels[triangle_index(heightmap, fx, fz)] == start, f"{food.name} cannot be reached"
+        certificate = certify(world, food, frozenset(), frozenset({"walk"}))
+        assert certificate.ok and certificate.route.skills() <= {"walk"}, certificate.reason

@@ -20,6 +20,7 @@ from avalon.tasks.kit.geometry import (
     triangle_index,
     walkable_grid,
 )
+from avalon.tasks.kit.routes import certify
 from tests.tasks.helpers import check_basic_guarantees, layout, surface_height, world_digest
 
 SEEDS = range(6)
@@ -209,6 +210,28 @@ def test_the_chasm_walls_are_unclimbable_and_bare_of_plants():
         for plant in lay.world.scenery:
             row, col = lay.outdoor.heightmap.nearest_index(plant.position[0], plant.position[2])
             assert not shaped.wall[row, col]
+
+
+def test_the_certified_route_crosses_the_chasm_on_the_causeway():
+    for difficulty in CHASM_DIFFICULTIES:
+        for seed in SEEDS[:3]:
+            lay = layout("move", difficulty, seed)
+            certificate = certify(lay.world, lay.world.food[0], frozenset(), frozenset({"walk"}))
+            assert certificate.ok and certificate.route.skills() == {"walk"}
+            # Surely over the trench: this far from the ring's centre, whatever its noise.
+            ring = lay.crossing.ring
+            inner, outer = ring.inner_radius_m + ring.noise_amplitude_m, ring.inner_radius_m + ring.width_m - ring.noise_amplitude_m
+            points = [certificate.route.start] + [step.target for step in certificate.route.steps]
+            over = 0
+            for (ax, _, az), (bx, _, bz) in zip(points[:-1], points[1:]):
+                t = np.linspace(0.0, 1.0, max(2, int(math.hypot(bx - ax, bz - az) / 0.1)))
+                x, z = ax + t * (bx - ax), az + t * (bz - az)
+                radius = np.hypot(x - ring.centre_x_m, z - ring.centre_z_m)
+                trench = (radius >= inner) & (radius <= outer)
+                over += int(trench.sum())
+                off_centre = lay.crossing.causeway.distance_m(x[trench], z[trench])
+                assert (off_centre <= lay.crossing.causeway.width_m / 2 + 0.1).all()  # (triangles may cut a turn)
+            assert over > 0, "the route crosses the chasm"
 
 
 # --- every world -------------------------------------------------------------------------------
