@@ -1,0 +1,1 @@
+"""Scripted agents: reference policies that solve worlds from their World spec."""
