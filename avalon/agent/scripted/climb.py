@@ -73,7 +73,7 @@ class ClimbTo(Primitive):
         yield from self._climb(situation, start, direction, face)
         for _ in range(3):  # let go (both hands open) and stand
             yield action()
-        yield from WalkTo(self.target, tolerance_m=self.tolerance_m).actions(situation)
+        yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
 
     def _approach(self, situation: Situation, start, direction, face_m: float) -> Iterator[Action]:
         previous = None

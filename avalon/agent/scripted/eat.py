@@ -10,7 +10,7 @@ by the body) is missed: the primitive then tries the next piece and fails naming
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import attr
 import numpy as np
@@ -20,11 +20,17 @@ from avalon.agent.scripted.look import look_rates
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo, walk_towards
 from avalon.datagen.world import Entity
-from avalon.rules import mechanics
 
-#: The body stands this far (horizontally, its axis to the food's centre) from food it takes, metres:
-#: a crouching hand reaches food on the ground there, and a standing one food hanging above.
+#: The body stands this far (horizontally, its axis to the food's centre) from food it takes, by
+#: the food's height above the ground, metres: a crouching hand reaches food on the ground from
+#: 0.65 m; food at chest height (an altar's top, higher than the resting hands) is taken from
+#: farther, so the hands (0.6 m ahead of the body) do not knock it off as the body walks up; food
+#: hanging in a tree (its bottom 2.1 m up) from nearer, as a hand reaches 2.45 m up at most.
 STAND_OFF_M = 0.65
+CHEST_HEIGHT_M = 0.8
+CHEST_STAND_OFF_M = 0.85
+OVERHEAD_HEIGHT_M = 1.8
+OVERHEAD_STAND_OFF_M = 0.45
 #: The walk to that spot may end this far from it, metres.
 STAND_TOLERANCE_M = 0.15
 #: Steps a hand may take to close on the food it is sent to.
@@ -75,24 +81,34 @@ class EatFood(Primitive):
                 misses.append(f"{food.name}: {miss}")
 
 
-def stand_spot(situation: Situation, food: Entity, stand_off_m: float = STAND_OFF_M) -> tuple[float, float, float]:
-    """Where to stand to take ``food``: ``stand_off_m`` from it, on the side the body comes from."""
+def stand_spot(situation: Situation, food: Entity, distance_m: float) -> tuple[float, float, float]:
+    """Where to stand to take ``food``: ``distance_m`` from it, on the side the body comes from."""
     fx, fy, fz = food.position
     bx, _, bz = situation.body.position
     away = np.array([bx - fx, bz - fz])
     length = float(np.hypot(*away))
     direction = away / length if length > 1e-6 else np.array(situation.body.facing) * -1.0
-    x, z = fx + stand_off_m * direction[0], fz + stand_off_m * direction[1]
+    x, z = fx + distance_m * direction[0], fz + distance_m * direction[1]
     return (float(x), float(situation.ground.height(x, z)), float(z))
+
+
+def stand_off_m(situation: Situation, food: Entity) -> float:
+    """How far from ``food`` to stand to take it (see STAND_OFF_M)."""
+    x, y, z = food.position
+    height = y - situation.ground.terrain_height(x, z)
+    if height > OVERHEAD_HEIGHT_M:
+        return OVERHEAD_STAND_OFF_M
+    return CHEST_STAND_OFF_M if height > CHEST_HEIGHT_M else STAND_OFF_M
 
 
 def eat_one(situation: Situation, food: Entity) -> Iterator[Action]:
     """Walk beside ``food``, take it and eat it; :class:`PrimitiveFailed` if it cannot be taken."""
     eaten_before = situation.body.food_eaten
     target = aim_point(food)
+    first_stand_off = stand_off_m(situation, food)
     for attempt in range(GRASP_ATTEMPTS):
-        stand_off = max(0.3, STAND_OFF_M - attempt * CLOSER_M)
-        if attempt > 0 or situation.body.horizontal_distance_m(target) > STAND_OFF_M + STAND_TOLERANCE_M:
+        stand_off = max(0.3, first_stand_off - attempt * CLOSER_M)
+        if attempt > 0 or situation.body.horizontal_distance_m(target) > first_stand_off + STAND_TOLERANCE_M:
             spot = stand_spot(situation, food, stand_off)
             yield from WalkTo(spot, tolerance_m=STAND_TOLERANCE_M, must_reach=False).actions(situation)
             yield from creep_towards(situation, spot, STAND_TOLERANCE_M)
@@ -136,8 +152,13 @@ def grasp(situation: Situation, target) -> Iterator[Action]:
 
 def bring_to_mouth(situation: Situation, eaten_before: int) -> Iterator[Action]:
     """Hold on and bring the held food to the mouth until it is eaten; then open the hand."""
-    for _ in range(EAT_STEPS):
+    for step in range(EAT_STEPS):
+        before = np.array(situation.body.hand_positions[HAND])
         yield action(eat=1, **{_GRASP: 1})
+        if step == 0 and np.linalg.norm(np.array(situation.body.hand_positions[HAND]) - before) < 0.01:
+            # eat moves a hand holding food; one holding a climbable surface stays put
+            yield action()
+            raise PrimitiveFailed(f"the hand took hold of a surface, not the food ({describe(situation.body)})")
         if situation.body.food_eaten > eaten_before:
             yield action()
             return
@@ -146,12 +167,3 @@ def bring_to_mouth(situation: Situation, eaten_before: int) -> Iterator[Action]:
     raise PrimitiveFailed(f"the held food was not eaten within {EAT_STEPS} steps (it may need opening) "
                           f"({describe(situation.body)})")
 
-
-def standing_reach_m() -> float:
-    """Highest a standing hand's centre reaches above the feet, metres."""
-    return mechanics.SHOULDER_HEIGHT_M + mechanics.ARM_REACH_M
-
-
-def food_pieces(foods: Sequence[Entity]) -> tuple[Entity, ...]:
-    """The food entities in a stable order (by name)."""
-    return tuple(sorted(foods, key=lambda food: food.name))

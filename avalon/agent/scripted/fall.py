@@ -49,4 +49,4 @@ class FallTo(Primitive):
             yield walk_towards(situation, self.target, speed=min(1.0, body.horizontal_distance_m(self.target) / WALK_PER_STEP_M))
         else:
             raise PrimitiveFailed(f"never came down to {self.target[1]:.2f} m ({describe(situation.body)})")
-        yield from WalkTo(self.target, tolerance_m=self.tolerance_m).actions(situation)
+        yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)

@@ -1,10 +1,10 @@
 """The ground a scripted agent moves over, read from the ``World`` spec: what the feet stand on at
 any point (the terrain's triangles or flat ground, and the tops of static boxes) and what the body
-bumps into (tree trunks, static boxes).
+should not walk into (tree trunks, and food lying on the ground, which it would shove away).
 
 Heights are exact on the terrain's triangle mesh (``avalon.tasks.kit.geometry.ground_height``, the
 surface Godot renders and collides with); a box's top counts wherever its (turned) footprint covers
-the point. Foods and tools are loose items: they are neither ground nor obstacles here.
+the point. Tools are loose items: they are neither ground nor obstacles here.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ import numpy as np
 from avalon.datagen.export.scenery_data import TRUNKS
 from avalon.datagen.world import Terrain, World
 from avalon.tasks.kit.geometry import ground_height
+
+#: Food whose bottom is less than this above the ground (or an altar's top) lies in the body's way, metres.
+FOOD_UNDERFOOT_M = 0.5
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -68,6 +71,18 @@ def _trunks(world: World) -> np.ndarray:
     return np.array(rows, dtype=np.float64).reshape(-1, 3)
 
 
+def _food_underfoot(world: World, height) -> np.ndarray:
+    """(x, z, radius) of every food lying where the body walks (not hanging above it), metres:
+    walking into food shoves it away from where the spec says it is."""
+    rows = []
+    for food in world.food:
+        x, y, z = food.position
+        radius = float(food.param("radius", 0.1))
+        if y - radius < height(x, z) + FOOD_UNDERFOOT_M:
+            rows.append((x, z, radius))
+    return np.array(rows, dtype=np.float64).reshape(-1, 3)
+
+
 class Ground:
     """What the feet stand on and what the body bumps into, in one world."""
 
@@ -81,6 +96,8 @@ class Ground:
         self.half_size_m = float(world.ground.size_m) / 2.0
         #: The water plane (y, metres); None on flat ground.
         self.water_height_m = None if self._terrain is None else float(self._terrain.water_height_m)
+        #: (x, z, radius) of every food the body could walk into, metres.
+        self.food_underfoot = _food_underfoot(world, self.height)
 
     def contains(self, x, z) -> np.ndarray:
         """Whether (x, z) (arrays broadcast) lies inside the world."""
@@ -105,12 +122,12 @@ class Ground:
             heights = np.where(inside, np.maximum(heights, box.top_y_m), heights)
         return float(heights) if heights.ndim == 0 else heights
 
-    def trunk_clearance_m(self, x, z) -> np.ndarray:
-        """Horizontal distance from (x, z) to the nearest tree trunk's surface (inf without trees)."""
+    def obstacle_clearance_m(self, x, z) -> np.ndarray:
+        """Horizontal distance from (x, z) to the nearest tree trunk's or food's surface (inf if none)."""
         x = np.asarray(x, dtype=np.float64)
         z = np.asarray(z, dtype=np.float64)
         best = np.full(np.broadcast(x, z).shape, np.inf)
-        for tx, tz, radius in self.trunks:
+        for tx, tz, radius in (*self.trunks, *self.food_underfoot):
             best = np.minimum(best, np.hypot(x - tx, z - tz) - radius)
         return best
 

@@ -26,8 +26,10 @@ EDGE_STEP_M = 0.3
 TAKE_OFF_M = 0.45
 #: Below a gap's lip and the target by this much, the body has fallen in, metres.
 FALLEN_M = 1.0
-#: Feet this close to the ground under them, not moving up or down, have landed, metres.
+#: Feet this close to the ground under them have landed, metres.
 LANDED_M = 0.1
+#: Ground within this of the target's height is the landing's level, metres.
+LANDING_LEVEL_M = 0.3
 #: Steps in the air before giving up on landing.
 AIR_STEPS = 30
 
@@ -60,7 +62,7 @@ class JumpTo(Primitive):
         if edge is not None:
             yield from self._approach(situation, edge)
             yield from self._leap(situation)
-        yield from WalkTo(self.target, tolerance_m=self.tolerance_m).actions(situation)
+        yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
 
     def _approach(self, situation: Situation, edge_m: float) -> Iterator[Action]:
         """Walk straight at the target until the body's axis is TAKE_OFF_M from the edge, facing it."""
@@ -84,24 +86,24 @@ class JumpTo(Primitive):
         raise PrimitiveFailed(f"never reached the edge {edge_m:.2f} m ahead ({describe(situation.body)})")
 
     def _leap(self, situation: Situation) -> Iterator[Action]:
-        """Jump and fly forward until the body stands again."""
+        """Jump, fly forward at full speed until over the target's level, then slow down so as not
+        to overshoot; done once the feet stand on the ground there."""
         take_off_y = situation.body.feet_y_m
         yield action(move_forward=1.0, jump=1.0)
         if situation.body.feet_y_m < take_off_y + 0.1:
             raise PrimitiveFailed(f"the jump did not leave the ground ({describe(situation.body)})")
         lowest_safe = min(take_off_y, self.target[1]) - FALLEN_M
-        previous_y = situation.body.feet_y_m
         for _ in range(AIR_STEPS):
             body = situation.body
             if body.feet_y_m < lowest_safe:
                 raise PrimitiveFailed(f"fell into the gap jumping from {take_off_y:.2f} m towards {self.target} "
                                       f"({describe(body)})")
-            yield action(move_forward=1.0, head_yaw=turn_rate(body.yaw_error_rad(self.target)))
-            body = situation.body
-            # At the apex one step moves the body level too: landing also means ground underfoot.
-            on_ground = abs(body.feet_y_m - situation.ground.height(*body.xz)) < LANDED_M
-            landed = abs(body.feet_y_m - previous_y) < 1e-3 and on_ground
-            previous_y = body.feet_y_m
-            if landed:
+            ground_y = situation.ground.height(*body.xz)
+            over_landing = abs(ground_y - self.target[1]) < LANDING_LEVEL_M
+            if over_landing and body.feet_y_m - ground_y < LANDED_M:
                 return
+            distance = body.horizontal_distance_m(self.target)
+            forward = min(1.0, distance / WALK_PER_STEP_M) if over_landing else 1.0
+            yaw_rate = turn_rate(body.yaw_error_rad(self.target)) if distance > 0.5 else 0.0
+            yield action(move_forward=forward, head_yaw=yaw_rate)
         raise PrimitiveFailed(f"still in the air after {AIR_STEPS} steps ({describe(situation.body)})")

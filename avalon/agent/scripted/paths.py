@@ -7,7 +7,7 @@ The ground (:class:`~avalon.agent.scripted.ground.Ground`) is sampled on a squar
 points are connected when the ground between them is no steeper than ``WALKABLE_SLOPE_DEG``; the
 lower point of a steeper pair is an edge (a wall's foot, or the first point beyond a drop's lip).
 Points closer than ``EDGE_CLEARANCE_M`` to an edge or water, or closer than the body's radius plus
-``TRUNK_MARGIN_M`` to a trunk, are left out, and a point's cost grows as it nears an edge.
+``OBSTACLE_MARGIN_M`` to a trunk or food on the ground, are left out, and a point's cost grows as it nears an edge.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ GRID_M = 0.25
 WALKABLE_SLOPE_DEG = 40.0
 #: The body's centre keeps at least this far from an edge (a wall's foot, a drop's lip) or water, metres.
 EDGE_CLEARANCE_M = 0.35
-#: ...and this much more than its radius from a tree trunk's surface, metres.
-TRUNK_MARGIN_M = 0.1
+#: ...and this much more than its radius from a tree trunk's or a food's surface, metres.
+OBSTACLE_MARGIN_M = 0.1
 #: Points nearer than this to an edge cost more, the more the nearer (up to EDGE_PENALTY times), metres.
 COMFORT_CLEARANCE_M = 1.2
 EDGE_PENALTY = 3.0
@@ -45,7 +45,8 @@ class WalkPath:
     """Points (x, y, z) from the start to the end of a walk, ``GRID_M`` or so apart (y: the ground)."""
 
     points: np.ndarray = attr.ib(repr=False)
-    #: Whether the path ends at the goal; if not, it ends at the nearest point to it that can be reached.
+    #: Whether the path ends at the goal or within the planner's tolerance of it; else it ends at
+    #: the nearest point to it that can be reached.
     reaches_goal: bool
     #: Horizontal distance from the path's end to the goal, metres.
     miss_m: float
@@ -58,7 +59,8 @@ class WalkPath:
 
 def plan_walk(ground: Ground, start, goal, tolerance_m: float = GRID_M) -> WalkPath:
     """The way on foot from ``start`` to ``goal`` ((x, z) or (x, y, z)); if none exists, the way to
-    the point nearest to the goal that can be reached (``reaches_goal`` False)."""
+    the point nearest to the goal that can be reached (``reaches_goal``: whether that point is
+    within ``tolerance_m`` of the goal)."""
     start_xz = (float(start[0]), float(start[-1]))
     goal_xz = (float(goal[0]), float(goal[-1]))
     path = _plan_in_window(ground, start_xz, goal_xz, WINDOW_MARGIN_M, tolerance_m)
@@ -93,7 +95,7 @@ def _plan_in_window(ground: Ground, start, goal, margin_m: float, tolerance_m: f
     if ground.water_height_m is not None:
         edge |= heights < ground.water_height_m + 0.05
     clearance = distance_transform_edt(~edge) * GRID_M
-    allowed = (clearance >= EDGE_CLEARANCE_M) & (ground.trunk_clearance_m(x, z) >= mechanics.BODY_RADIUS_M + TRUNK_MARGIN_M)
+    allowed = (clearance >= EDGE_CLEARANCE_M) & (ground.obstacle_clearance_m(x, z) >= mechanics.BODY_RADIUS_M + OBSTACLE_MARGIN_M)
 
     start_index = _nearest(xs, zs, start)
     goal_index = _nearest(xs, zs, goal)
@@ -119,11 +121,8 @@ def _plan_in_window(ground: Ground, start, goal, margin_m: float, tolerance_m: f
     distances, predecessors = dijkstra(graph, directed=False, indices=int(ids[start_index]), return_predecessors=True)
 
     reached = np.isfinite(distances).reshape(rows, cols)
-    miss = np.where(reached, np.hypot(x - goal[0], z - goal[1]), np.inf)
-    if reached[goal_index] and miss[goal_index] <= tolerance_m + GRID_M:
-        end = ids[goal_index]
-    else:
-        end = int(np.argmin(miss))
+    at_goal = bool(reached[goal_index] and allowed[goal_index])
+    end = ids[goal_index] if at_goal else int(np.argmin(np.where(reached, np.hypot(x - goal[0], z - goal[1]), np.inf)))
     chain = [int(end)]
     while chain[-1] != ids[start_index]:
         chain.append(int(predecessors[chain[-1]]))
@@ -131,12 +130,10 @@ def _plan_in_window(ground: Ground, start, goal, margin_m: float, tolerance_m: f
     flat_x, flat_z, flat_h = x.ravel(), z.ravel(), heights.ravel()
     points = np.stack([flat_x[chain], flat_h[chain], flat_z[chain]], axis=1)
     points[0, [0, 2]] = start
-    miss_m = float(math.hypot(points[-1, 0] - goal[0], points[-1, 2] - goal[1]))
-    reaches = miss_m <= tolerance_m + GRID_M
-    if reaches:
+    if at_goal:
         points[-1, [0, 2]] = goal
-        miss_m = 0.0
-    return WalkPath(points=points, reaches_goal=reaches, miss_m=miss_m)
+    miss_m = float(math.hypot(points[-1, 0] - goal[0], points[-1, 2] - goal[1]))
+    return WalkPath(points=points, reaches_goal=miss_m <= tolerance_m, miss_m=miss_m)
 
 
 def _nearest(xs: np.ndarray, zs: np.ndarray, point) -> tuple[int, int]:

@@ -27,6 +27,8 @@ STUCK_STEPS = 20
 FALL_M = 1.0
 #: Default closeness to the target at which a walk is done, metres.
 DEFAULT_TOLERANCE_M = 0.3
+#: A walk whose path ends short of the target (within its tolerance) is done this close to the path's end, metres.
+END_TOLERANCE_M = 0.3
 
 
 @attr.s(auto_attribs=True)
@@ -55,7 +57,7 @@ class WalkTo(Primitive):
                                   f"({describe(situation.body)})")
         end = path.points[-1]
         try:
-            yield from follow_path(situation, path, (end[0], end[1], end[2]), self.tolerance_m if path.reaches_goal else 0.3)
+            yield from follow_path(situation, path, (end[0], end[1], end[2]), min(self.tolerance_m, END_TOLERANCE_M))
         except Blocked:
             if self.must_reach:
                 raise
