@@ -15,22 +15,35 @@ from collections.abc import Iterator
 import attr
 import numpy as np
 
-from avalon.agent.scripted.actions import Action, action
+from avalon.agent.scripted.actions import Action, action, turn_rate
 from avalon.agent.scripted.look import look_rates
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo, walk_towards
 from avalon.datagen.world import Entity
+from avalon.rules import mechanics
 
 #: The body stands this far (horizontally, its axis to the food's centre) from food it takes, by
 #: the food's height above the ground, metres: a crouching hand reaches food on the ground from
-#: 0.65 m; food at chest height (an altar's top, higher than the resting hands) is taken from
-#: farther, so the hands (0.6 m ahead of the body) do not knock it off as the body walks up; food
-#: hanging in a tree (its bottom 2.1 m up) from nearer, as a hand reaches 2.45 m up at most.
+#: 0.65 m, a standing one food hanging in a tree (its bottom 2.1 m up; a hand reaches 2.45 m) from
+#: 0.45 m. Food on a box (an altar) is taken from the nearest spot (from 0.65 m on) where the body
+#: keeps BODY_CLEARANCE_M off the box and the resting hands (0.6 m ahead of the body, 1.2 m up)
+#: keep HAND_CLEARANCE_M off the food and either pass over the box's top or stay HAND_CLEARANCE_M
+#: off its sides: a hand moves in straight lines and stops at whatever it touches (it would jam
+#: against the box's face, or knock the food off as the body walks up).
 STAND_OFF_M = 0.65
-CHEST_HEIGHT_M = 0.8
-CHEST_STAND_OFF_M = 0.85
 OVERHEAD_HEIGHT_M = 1.8
 OVERHEAD_STAND_OFF_M = 0.45
+BODY_CLEARANCE_M = 0.05
+HAND_CLEARANCE_M = 0.05
+#: Farthest the body stands from food on a box, metres (a hand reaches 1 m from its shoulder and
+#: closes on what lies within 0.25 m of its centre).
+MAX_STAND_OFF_M = 1.2
+#: Before reaching for food on a box whose top is above the resting hand, the agent looks up this
+#: steeply with the hand closed, so the hand rises (and draws back) clear of the box's face, radians.
+RAISE_PITCH_RAD = mechanics.HEAD_MAX_PITCH_RAD
+#: ...for at most this many steps, until the hand is this far above the top, metres.
+RAISE_STEPS = 8
+RAISE_ABOVE_TOP_M = 0.15
 #: The walk to that spot may end this far from it, metres.
 STAND_TOLERANCE_M = 0.15
 #: Steps a hand may take to close on the food it is sent to.
@@ -81,37 +94,84 @@ class EatFood(Primitive):
                 misses.append(f"{food.name}: {miss}")
 
 
-def stand_spot(situation: Situation, food: Entity, distance_m: float) -> tuple[float, float, float]:
-    """Where to stand to take ``food``: ``distance_m`` from it, on the side the body comes from."""
-    fx, fy, fz = food.position
-    bx, _, bz = situation.body.position
-    away = np.array([bx - fx, bz - fz])
-    length = float(np.hypot(*away))
-    direction = away / length if length > 1e-6 else np.array(situation.body.facing) * -1.0
+def stand_spot(situation: Situation, food: Entity, distance_m: float, direction) -> tuple[float, float, float]:
+    """Where to stand to take ``food``: ``distance_m`` from it along ``direction`` (unit (x, z))."""
+    fx, _, fz = food.position
     x, z = fx + distance_m * direction[0], fz + distance_m * direction[1]
     return (float(x), float(situation.ground.height(x, z)), float(z))
 
 
-def stand_off_m(situation: Situation, food: Entity) -> float:
-    """How far from ``food`` to stand to take it (see STAND_OFF_M)."""
+def stand_off_m(situation: Situation, food: Entity, direction) -> float:
+    """How far from ``food`` to stand to take it, approaching from ``direction`` (a unit (x, z)
+    vector from the food towards the body): see STAND_OFF_M."""
     x, y, z = food.position
-    height = y - situation.ground.terrain_height(x, z)
-    if height > OVERHEAD_HEIGHT_M:
-        return OVERHEAD_STAND_OFF_M
-    return CHEST_STAND_OFF_M if height > CHEST_HEIGHT_M else STAND_OFF_M
+    box = support_box(situation, food)
+    if box is None:
+        return OVERHEAD_STAND_OFF_M if y - situation.ground.terrain_height(x, z) > OVERHEAD_HEIGHT_M else STAND_OFF_M
+    radius = float(food.param("radius", 0.1))
+    distance = STAND_OFF_M
+    while distance < MAX_STAND_OFF_M and not _clear_spot(situation, box, food.position, radius, distance, direction):
+        distance += 0.05
+    return distance
+
+
+def _clear_spot(situation: Situation, box, food, radius: float, distance: float, direction) -> bool:
+    """Whether standing ``distance`` from ``food`` on a box along ``direction`` keeps the body and
+    the resting hands clear (see STAND_OFF_M)."""
+    fx, fy, fz = food
+    bx, bz = fx + distance * direction[0], fz + distance * direction[1]
+    if float(box.footprint_distance_m(bx, bz)) < mechanics.BODY_RADIUS_M + BODY_CLEARANCE_M:
+        return False
+    feet = situation.ground.terrain_height(bx, bz)
+    right, up, back = mechanics.RIGHT_HAND_REST_M
+    for side in (-1.0, 1.0):  # the body faces -direction; its right is (direction.z, -direction.x)
+        hx = bx + back * direction[0] + side * right * direction[1]
+        hz = bz + back * direction[1] - side * right * direction[0]
+        hy = feet + up
+        if np.linalg.norm([hx - fx, hy - fy, hz - fz]) < radius + mechanics.HAND_RADIUS_M + HAND_CLEARANCE_M:
+            return False
+        over = hy - mechanics.HAND_RADIUS_M >= box.top_y_m + HAND_CLEARANCE_M
+        beside = float(box.footprint_distance_m(hx, hz)) >= mechanics.HAND_RADIUS_M + HAND_CLEARANCE_M
+        if not (over or beside):
+            return False
+    return True
+
+
+def support_box(situation: Situation, food: Entity):
+    """The static box ``food`` rests on (an altar), or None."""
+    x, y, z = food.position
+    radius = float(food.param("radius", 0.1))
+    for box in situation.ground.boxes:
+        if float(box.footprint_distance_m(x, z)) <= 0.0 and abs(y - radius - box.top_y_m) < 0.1:
+            return box
+    return None
+
+
+def approach_direction(situation: Situation, food: Entity) -> np.ndarray:
+    """Unit (x, z) vector from ``food`` towards the body."""
+    fx, _, fz = food.position
+    bx, _, bz = situation.body.position
+    away = np.array([bx - fx, bz - fz])
+    length = float(np.hypot(*away))
+    return away / length if length > 1e-6 else -np.array(situation.body.facing)
 
 
 def eat_one(situation: Situation, food: Entity) -> Iterator[Action]:
     """Walk beside ``food``, take it and eat it; :class:`PrimitiveFailed` if it cannot be taken."""
     eaten_before = situation.body.food_eaten
     target = aim_point(food)
-    first_stand_off = stand_off_m(situation, food)
+    direction = approach_direction(situation, food)
+    first_stand_off = stand_off_m(situation, food, direction)
     for attempt in range(GRASP_ATTEMPTS):
         stand_off = max(0.3, first_stand_off - attempt * CLOSER_M)
         if attempt > 0 or situation.body.horizontal_distance_m(target) > first_stand_off + STAND_TOLERANCE_M:
-            spot = stand_spot(situation, food, stand_off)
+            spot = stand_spot(situation, food, stand_off, direction)
             yield from WalkTo(spot, tolerance_m=STAND_TOLERANCE_M, must_reach=False).actions(situation)
             yield from creep_towards(situation, spot, STAND_TOLERANCE_M)
+        box = support_box(situation, food)
+        hand_bottom = situation.body.feet_y_m + situation.body.hand_positions[HAND][1] - mechanics.HAND_RADIUS_M
+        if box is not None and box.top_y_m + HAND_CLEARANCE_M > hand_bottom:
+            yield from raise_hand(situation, box.top_y_m + RAISE_ABOVE_TOP_M)
         if (yield from grasp(situation, target)):
             yield from bring_to_mouth(situation, eaten_before)
             return
@@ -130,6 +190,18 @@ def creep_towards(situation: Situation, spot, tolerance_m: float, max_steps: int
             return
         previous = distance
         yield walk_towards(situation, spot, speed=min(0.5, distance / 0.5))
+
+
+def raise_hand(situation: Situation, height_m: float) -> Iterator[Action]:
+    """Look up steeply with the hand closed, so it rises (and draws back), until its bottom is at
+    ``height_m`` (world) or it stops rising."""
+    for _ in range(RAISE_STEPS):
+        body = situation.body
+        if body.feet_y_m + body.hand_positions[HAND][1] - mechanics.HAND_RADIUS_M >= height_m:
+            return
+        yield action(head_pitch=turn_rate(RAISE_PITCH_RAD - body.head_pitch_rad), **{_GRASP: 1})
+        if situation.body.grasping[HAND]:
+            return
 
 
 def grasp(situation: Situation, target) -> Iterator[Action]:
