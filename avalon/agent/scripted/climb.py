@@ -3,40 +3,56 @@
 In the mouse-and-keyboard space (docs/mechanics.md, "Mouse and keyboard" and "Climb"): walk up to
 the face, look up it and close one hand (it goes where the camera looks and holds the surface), let
 the other hand go, hold ``move_forward`` (it pulls the holding hand down and back, crouching: the
-body rises) until the hand stops, then the other hand. Near the top the agent looks down onto it,
-so the last hold is on the top surface and the pull brings the body over the edge. Then it lets go
-and walks to the target.
+body rises) until the hand stops, then the other hand. Each hold is aimed at the face a little
+above the eye, just below the top's edge at most; once the eye is over the top, onto the top, so
+the last pull brings the body over the edge. Then it lets go and walks to the target.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import attr
 import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
-from avalon.agent.scripted.body import HANDS
+from avalon.agent.scripted.body import HANDS, wrap_angle, yaw_towards
+from avalon.agent.scripted.look import look_rates
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
+from avalon.rules import mechanics
 from avalon.validation import float_triple
 
 #: A rise of the ground along the way larger than this is the wall's face, metres.
 FACE_STEP_M = 0.5
 #: The agent walks until its axis is this close to the face (its body's radius is 0.4 m), metres.
 FACE_DISTANCE_M = 0.55
-#: Head pitch while reaching up the face, and while reaching onto the top, radians.
-PITCH_UP_RAD = 0.7
-PITCH_DOWN_RAD = -0.5
-#: The agent looks onto the top once its feet are within this of the top's height, metres.
-LOOK_ONTO_TOP_M = 1.5
+#: While the eye is below the top (plus EYE_OVER_TOP_M) the agent looks at the face this far above
+#: the eye (at most FACE_BELOW_TOP_M below the top's edge); then onto the top, ONTO_TOP_M beyond the
+#: edge. A closing hand goes where the camera looks, within reach. Metres.
+REACH_ABOVE_EYE_M = 0.6
+FACE_BELOW_TOP_M = 0.15
+EYE_OVER_TOP_M = 0.1
+ONTO_TOP_M = 0.3
+#: A hand let go after a pull is stuck against the wall below the body (it moves in straight lines,
+#: stopping at whatever it touches, towards its resting place ahead of the body): hanging on the
+#: other hand, the agent turns this far towards the free hand's side, so its resting place comes
+#: clear of the wall, lets it come to rest (within AT_REST_M), and turns back: it then meets the
+#: wall at its resting height, 1.2 m above the feet, where it closes. Radians, metres.
+TURN_ASIDE_RAD = math.radians(60.0)
+AT_REST_M = 0.1
+#: Steps each turn of that may take.
+FREE_STEPS = 12
 #: Steps a hand may take to take hold before the climb fails.
 REACH_STEPS = 12
 #: A pull is over when the holding hand moved less than this in a step, metres.
 STOPPED_M = 0.02
-#: The climb is done when the feet are this close to the top's height and past the face, metres.
+#: The climb is done when the feet are this close to the top's height over ground this close to it, metres.
 ON_TOP_M = 0.05
-PAST_FACE_M = 0.1
+OVER_TOP_M = 0.15
+#: Feet this far below the top after letting go have fallen back down, metres.
+FELL_BACK_M = 0.5
 
 
 def find_face(situation: Situation, target) -> float | None:
@@ -70,9 +86,11 @@ class ClimbTo(Primitive):
         direction = np.array([self.target[0], self.target[2]]) - start
         direction /= np.linalg.norm(direction)
         yield from self._approach(situation, start, direction, face)
-        yield from self._climb(situation, start, direction, face)
+        yield from self._climb(situation, start, direction)
         for _ in range(3):  # let go (both hands open) and stand
             yield action()
+        if situation.body.feet_y_m < self.target[1] - FELL_BACK_M:
+            raise PrimitiveFailed(f"fell back down after letting go at the top ({describe(situation.body)})")
         yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
 
     def _approach(self, situation: Situation, start, direction, face_m: float) -> Iterator[Action]:
@@ -90,29 +108,81 @@ class ClimbTo(Primitive):
             yield action(move_forward=forward, head_yaw=turn_rate(yaw_error))
         raise PrimitiveFailed(f"never reached the wall's face {face_m:.2f} m ahead ({describe(situation.body)})")
 
-    def _climb(self, situation: Situation, start, direction, face_m: float) -> Iterator[Action]:
+    def _climb(self, situation: Situation, start, direction) -> Iterator[Action]:
+        wall_yaw = yaw_towards((0.0, 0.0), (float(direction[0]), float(direction[1])))
+        active = 1
+        while not self._on_top(situation):
+            yield from self._reach(situation, active, start, direction)
+            yield from self._pull(situation, active, start, direction)
+            if self._on_top(situation):
+                return
+            yield from self._free(situation, active, wall_yaw, start, direction)
+            active = 1 - active
+
+    def _on_top(self, situation: Situation) -> bool:
+        """Whether the feet are up at the top and over ground that high (not hanging off the edge)."""
+        body = situation.body
         top = self.target[1]
-        active, reaching, reach_steps = 1, True, 0
+        return body.feet_y_m > top - ON_TOP_M and situation.ground.height(*body.xz) > top - OVER_TOP_M
+
+    def _look(self, situation: Situation, start, direction) -> float:
+        """The head pitch rate towards the next hold."""
+        return look_rates(situation.body, self._hold_point(situation, start, direction))[1]
+
+    def _reach(self, situation: Situation, hand: int, start, direction) -> Iterator[Action]:
+        """Close ``hand`` (it goes where the camera looks) until it holds; the other hand keeps its hold."""
+        other = 1 - hand
+        for _ in range(REACH_STEPS):
+            body = situation.body
+            yield action(head_pitch=self._look(situation, start, direction),
+                         **{f"{HANDS[hand]}_grasp": 1, f"{HANDS[other]}_grasp": int(body.grasping[other])})
+            if situation.body.grasping[hand]:
+                return
+        raise PrimitiveFailed(f"the {HANDS[hand]} hand found nothing to hold on the wall ({describe(situation.body)})")
+
+    def _pull(self, situation: Situation, hand: int, start, direction) -> Iterator[Action]:
+        """Let the other hand go and pull on ``hand`` until it stops (the body rises)."""
         while True:
             body = situation.body
-            past = float(np.dot(np.array(body.xz) - start, direction)) - face_m
-            if body.feet_y_m > top - ON_TOP_M and past > PAST_FACE_M:
+            before = np.array(body.hand_positions[hand])
+            yield action(move_forward=1.0, head_pitch=self._look(situation, start, direction), **{f"{HANDS[hand]}_grasp": 1})
+            if not situation.body.grasping[hand]:
+                raise PrimitiveFailed(f"the {HANDS[hand]} hand's hold slipped ({describe(situation.body)})")
+            if np.linalg.norm(np.array(situation.body.hand_positions[hand]) - before) < STOPPED_M:
                 return
-            wanted = PITCH_UP_RAD if body.feet_y_m + LOOK_ONTO_TOP_M < top else PITCH_DOWN_RAD
-            parts = {"head_pitch": turn_rate(wanted - body.head_pitch_rad), f"{HANDS[active]}_grasp": 1}
-            other = 1 - active
-            if reaching:
-                parts[f"{HANDS[other]}_grasp"] = int(body.grasping[other])  # hold on until the new hold is taken
-                yield action(**parts)
-                reach_steps += 1
-                if situation.body.grasping[active]:
-                    reaching, reach_steps = False, 0
-                elif reach_steps > REACH_STEPS:
-                    raise PrimitiveFailed(f"the {HANDS[active]} hand found nothing to hold on the wall ({describe(situation.body)})")
-                continue
-            before = np.array(body.hand_positions[active])
-            yield action(move_forward=1.0, **parts)  # the other hand lets go; the body rises
-            if not situation.body.grasping[active]:
-                raise PrimitiveFailed(f"the {HANDS[active]} hand's hold slipped ({describe(situation.body)})")
-            if np.linalg.norm(np.array(situation.body.hand_positions[active]) - before) < STOPPED_M:
-                active, reaching = other, True
+
+    def _free(self, situation: Situation, holding: int, wall_yaw: float, start, direction) -> Iterator[Action]:
+        """Bring the free hand up: hanging on ``holding``, turn towards the free hand's side so its
+        resting place is clear of the wall, let it come to rest, then turn back to the wall (it sweeps
+        towards the wall at rest height)."""
+        free = 1 - holding
+        side = 1.0 if free == 0 else -1.0  # positive yaw turns left
+        rest = np.array(mechanics.LEFT_HAND_REST_M if free == 0 else mechanics.RIGHT_HAND_REST_M)
+        aside = wall_yaw + side * TURN_ASIDE_RAD
+        for _ in range(FREE_STEPS):
+            body = situation.body
+            error = wrap_angle(aside - body.yaw_rad)
+            if abs(error) < 0.05 and np.linalg.norm(np.array(body.hand_positions[free]) - rest) < AT_REST_M:
+                break
+            yield action(head_yaw=turn_rate(error), head_pitch=self._look(situation, start, direction),
+                         **{f"{HANDS[holding]}_grasp": 1})
+        for _ in range(FREE_STEPS):
+            body = situation.body
+            error = wrap_angle(wall_yaw - body.yaw_rad)
+            if abs(error) < 0.02:
+                return
+            yield action(head_yaw=turn_rate(error), head_pitch=self._look(situation, start, direction),
+                         **{f"{HANDS[holding]}_grasp": 1})
+
+    def _hold_point(self, situation: Situation, start, direction) -> tuple[float, float, float]:
+        """Where the next hold should be: on the wall a little above the eye (just below the top's
+        edge at most), or on the top beyond its edge once the eye is over it."""
+        top = self.target[1]
+        eye = situation.body.eye[1]
+        onto_top = eye >= top + EYE_OVER_TOP_M
+        height = top if onto_top else min(eye + REACH_ABOVE_EYE_M, top - FACE_BELOW_TOP_M)
+        distances, heights = situation.ground.profile(start, self.target)
+        above = np.nonzero(heights >= height - 0.05)[0]
+        along = float(distances[above[0]]) if above.size else float(distances[-1])
+        x, z = start + direction * (along + (ONTO_TOP_M if onto_top else 0.0))
+        return (float(x), height, float(z))

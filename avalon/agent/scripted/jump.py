@@ -25,7 +25,7 @@ EDGE_STEP_M = 0.3
 #: The jump is taken when the body's axis is this close to the edge (a gap's lip or a ledge's face), metres.
 TAKE_OFF_M = 0.45
 #: Below a gap's lip and the target by this much, the body has fallen in, metres.
-FALLEN_M = 1.0
+FALLEN_M = 0.5
 #: Feet this close to the ground under them have landed, metres.
 LANDED_M = 0.1
 #: Ground within this of the target's height is the landing's level, metres.
