@@ -115,7 +115,10 @@ class RouteFollower:
         succeeded = self._situation is not None and self._situation.body.success
         finished = succeeded or self._failure is not None or self._index >= len(self._primitives)
         if self._failure is None:
-            return FollowResult(finished=finished, succeeded=succeeded, primitives=tuple(self._results))
+            results = tuple(self._results)
+            if succeeded and self._run is not None:  # the episode's success ends the primitive under way
+                results += (PrimitiveResult(name=self._run.primitive.name, succeeded=True, steps=self._run.steps),)
+            return FollowResult(finished=finished, succeeded=succeeded, primitives=results)
         return FollowResult(
             finished=True, succeeded=succeeded, failed_step=self._index, failed_skill=self._failure.name,
             reason=self._failure.reason, primitives=tuple(self._results),

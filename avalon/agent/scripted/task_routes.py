@@ -23,18 +23,28 @@ WALKING_TASKS = ("eat", "move")
 
 def walk_route(task: str, difficulty: float, seed: int, config: Optional[object] = None) -> tuple[World, Route]:
     """The world of ``task`` at ``difficulty`` for ``seed`` and a walking route to its food."""
-    check_task(task)
-    if task not in WALKING_TASKS:
-        raise ValueError(f"walk_route: task {task!r} is not one of {WALKING_TASKS}; its route comes from the certificate")
-    difficulty = check_difficulty(difficulty)
-    seed = check_seed(seed)
+    world = build_world(_walking_task(task), difficulty, seed, config)
+    return world, route_for(world, config)
+
+
+def route_for(world: World, config: Optional[object] = None) -> Route:
+    """A walking route to the food of ``world``, an eat or move world made by ``build_world`` (its
+    task, difficulty and seed name it; ``config`` is the one it was made with)."""
+    task = _walking_task(world.task)
+    difficulty, seed = check_difficulty(world.difficulty), check_seed(world.seed)
     if task != "move" or not move.has_chasm(difficulty):
-        world = build_world(task, difficulty, seed, config)
-        return world, Route(start=world.spawn_position, steps=())
+        return Route(start=world.spawn_position, steps=())
     layout = with_retries(lambda rng: move.build_layout(rng, difficulty, config), task, difficulty, seed)
-    world = build_world(task, difficulty, seed, config)
     if layout.world.spawn_position != world.spawn_position:
-        raise AssertionError("walk_route: the rebuilt move layout is not the world build_world makes")
+        raise ValueError(f"route_for: the move world of difficulty {difficulty} and seed {seed} has another spawn than "
+                         f"the one given: was it made with another config?")
     ground = Ground(world)
     steps = tuple(RouteStep("walk", (x, ground.height(x, z), z)) for x, z in layout.crossing.causeway.points)
-    return world, Route(start=world.spawn_position, steps=steps)
+    return Route(start=world.spawn_position, steps=steps)
+
+
+def _walking_task(task: str) -> str:
+    check_task(task)
+    if task not in WALKING_TASKS:
+        raise ValueError(f"task {task!r} is not one of {WALKING_TASKS}: its route comes from the solvability certificate")
+    return task
