@@ -6,6 +6,14 @@ the other hand go, hold ``move_forward`` (it pulls the holding hand down and bac
 body rises) until the hand stops, then the other hand. Each hold is aimed at the face a little
 above the eye, just below the top's edge at most; once the eye is over the top, onto the top, so
 the last pull brings the body over the edge. Then it lets go and walks to the target.
+
+The hand let go at the start of a pull stays caught against the wall below the rising body (a
+hand moves in straight lines towards its resting place, ahead of the body, and stops at whatever
+it touches), and a closed hand takes hold of the first surface within reach: closed there, it
+would hold on below the feet. So between pulls the agent, hanging on one hand, turns aside until
+the free hand's resting place is clear of the wall, lets it come back to rest, and turns back to
+the wall; the hand then meets the wall at rest height, 1.2 m above the feet. Measured: cliffs of
+bare-mountain terrain 2.5 to 10 m high at 60 to 90 degrees, 24-31 steps per metre of height.
 """
 
 from __future__ import annotations

@@ -38,14 +38,14 @@ HAND_CLEARANCE_M = 0.05
 #: Farthest the body stands from food on a box, metres (a hand reaches 1 m from its shoulder and
 #: closes on what lies within 0.25 m of its centre).
 MAX_STAND_OFF_M = 1.2
+#: The walk to that spot may end this far from it, metres.
+STAND_TOLERANCE_M = 0.15
 #: Before reaching for food on a box whose top is above the resting hand, the agent looks up this
 #: steeply with the hand closed, so the hand rises (and draws back) clear of the box's face, radians.
 RAISE_PITCH_RAD = mechanics.HEAD_MAX_PITCH_RAD
 #: ...for at most this many steps, until the hand is this far above the top, metres.
 RAISE_STEPS = 8
 RAISE_ABOVE_TOP_M = 0.15
-#: The walk to that spot may end this far from it, metres.
-STAND_TOLERANCE_M = 0.15
 #: Steps a hand may take to close on the food it is sent to.
 GRASP_STEPS = 8
 #: Steps the held food may take to reach the mouth.
