@@ -227,17 +227,53 @@ def _cmd_world_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_world_preview(args: argparse.Namespace) -> int:
-    from avalon.world_preview import preview
+def _difficulties(text: str) -> tuple[float, ...]:
+    """A comma-separated list of difficulties (``0,0.5,1``), each checked."""
+    from avalon.tasks import check_difficulty
 
-    print(preview(args.task, args.difficulty, args.seed, args.output, renderer=args.renderer))
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"--difficulties {text!r}: expected comma-separated numbers in [0, 1], e.g. 0,0.5,1") from None
+    if not values:
+        raise ValueError(f"--difficulties {text!r}: expected at least one number in [0, 1]")
+    return tuple(check_difficulty(value) for value in values)
+
+
+def _cmd_world_preview(args: argparse.Namespace) -> int:
+    from avalon.world_preview import preview, previews
+
+    if (args.output is None) == (args.out_dir is None):
+        raise ValueError("avalon world preview: give either -o/--output (one picture at --difficulty) or --out-dir "
+                         "(one picture per --difficulties, named <task>-d<difficulty>.png)")
+    if args.out_dir is not None:
+        difficulties = _difficulties(args.difficulties) if args.difficulties else (args.difficulty,)
+        for path in previews(args.task, difficulties, args.seed, args.out_dir, args.renderer, args.panel_pixels):
+            print(path)
+        return 0
+    if args.difficulties:
+        raise ValueError("avalon world preview: --difficulties writes one picture each: give --out-dir, not -o")
+    print(preview(args.task, args.difficulty, args.seed, args.output, renderer=args.renderer, panel_pixels=args.panel_pixels))
     return 0
 
 
 def _cmd_world_benchmark(args: argparse.Namespace) -> int:
     from avalon.bench.worlds import WorldBenchOptions, run_world_benchmark, save_rows
+    from avalon.datagen.terrain import WORLD_SIZES_M
+    from avalon.tasks import check_task
 
-    options = WorldBenchOptions(renderer=args.renderer, seeds=args.seeds, steps=args.steps)
+    defaults = WorldBenchOptions()
+    tasks = _task_list(args.tasks) if args.tasks else defaults.tasks
+    for task in tasks:
+        check_task(task)
+    sizes = tuple(size.strip() for size in args.sizes.split(",") if size.strip()) if args.sizes is not None else defaults.sizes
+    unknown = [size for size in sizes if size not in WORLD_SIZES_M]
+    if unknown:
+        raise ValueError(f"--sizes: unknown world size(s) {unknown}; the sizes are {', '.join(WORLD_SIZES_M)}")
+    options = WorldBenchOptions(
+        renderer=args.renderer, seeds=args.seeds, steps=args.steps, tasks=tasks, sizes=sizes,
+        difficulties=_difficulties(args.difficulties) if args.difficulties else defaults.difficulties,
+    )
     rows = run_world_benchmark(options)
     if args.json:
         save_rows(rows, Path(args.json))
@@ -355,14 +391,20 @@ def build_parser() -> argparse.ArgumentParser:
     show = world_commands.add_parser("preview", help="picture of a task's world: from above and from the spawn point")
     show.add_argument("--task", default="trivial")
     show.add_argument("--difficulty", type=float, default=0.0)
+    show.add_argument("--difficulties", help="comma-separated difficulties, one picture each into --out-dir (e.g. 0,0.5,1)")
     show.add_argument("--seed", type=int, default=0)
     show.add_argument("--renderer", choices=RENDERERS, default="GLES3")
-    show.add_argument("-o", "--output", required=True, help="PNG file to write")
+    show.add_argument("--panel-pixels", type=int, default=512, help="side of each of the two panels (default 512)")
+    show.add_argument("-o", "--output", help="PNG file to write")
+    show.add_argument("--out-dir", help="folder to write <task>-d<difficulty>.png into (docs/images for the docs)")
     show.set_defaults(handler=_cmd_world_preview)
     bench = world_commands.add_parser("benchmark", help="generation, export, reset and steps/s per task and world size")
     bench.add_argument("--renderer", choices=RENDERERS, default="GLES2")
     bench.add_argument("--seeds", type=int, default=3, help="worlds per row (the median counts)")
     bench.add_argument("--steps", type=int, default=1000, help="random steps per world")
+    bench.add_argument("--tasks", help="comma-separated tasks (default: every registered task)")
+    bench.add_argument("--difficulties", help="comma-separated difficulties of each task's rows (default 0,0.5,1)")
+    bench.add_argument("--sizes", help="comma-separated island sizes of eat d = 0.5 rows (default: every size; '' for none)")
     bench.add_argument("--json", help="also save the figures to this file")
     bench.set_defaults(handler=_cmd_world_benchmark)
     return parser

@@ -4,7 +4,8 @@
 species, food and tool (``godot/entities/animals/<species>.tscn``,
 ``godot/entities/food/<kind>.tscn``, ``godot/entities/tools/<kind>.tscn``), the tables between
 the ``GENERATED`` markers of ``docs/animals.md`` (species), ``docs/items.md`` (foods, tools) and
-``docs/tasks.md`` (time limits), and the native library's ``native/generated/animal_interface.h``;
+``docs/tasks.md`` (time limits; each task's knobs at d = 0, 0.5 and 1), and the native library's
+``native/generated/animal_interface.h``;
 and, from the static world's shader, its two-sided variant
 ``godot/generated/static_world_two_sided.shader`` (Godot 3 shaders have no include, and the cull
 mode is fixed when a shader compiles).
@@ -15,6 +16,7 @@ Run ``python -m avalon.codegen`` (or ``make generate``) after changing any of th
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -330,6 +332,35 @@ def task_table() -> list[str]:
     return lines
 
 
+def knob_tables() -> dict[str, list[str]]:
+    """For every registered task with a table of difficulty curves (its module's ``KNOBS``), the
+    Markdown table of each knob at d = 0, 0.5 and 1, by marker name ("<task> knobs"); ramps that
+    run over another progress are evaluated over it (the module's ``KNOB_PROGRESS``)."""
+    import importlib
+
+    from avalon.tasks import TASKS
+    from avalon.tasks.kit.curves import TABLE_DIFFICULTIES, knob_rows
+
+    tables = {}
+    for name in sorted(TASKS):
+        module = importlib.import_module(f"avalon.tasks.{name}")
+        knobs = getattr(module, "KNOBS", None)
+        if knobs is None:
+            continue
+        header = "| knob | " + " | ".join(f"d = {d:g}" for d in TABLE_DIFFICULTIES) + " | meaning |"
+        lines = [header, "|---" * (len(TABLE_DIFFICULTIES) + 2) + "|"]
+        for row in knob_rows(knobs, TABLE_DIFFICULTIES, getattr(module, "KNOB_PROGRESS", None)):
+            lines.append(f"| `{row.name}` | " + " | ".join(row.values) + f" | {_markdown(row.meaning)} |")
+        tables[f"{name} knobs"] = lines
+    return tables
+
+
+def _markdown(comment: str) -> str:
+    """A source comment as table-cell Markdown: reST roles and double backticks as plain code, no pipes."""
+    text = re.sub(r":\w+:`([^`]+)`", r"`\1`", comment)
+    return text.replace("``", "`").replace("|", "/")
+
+
 def doc_with_tables(text: str, name: str, tables: dict[str, list[str]]) -> str:
     """``text`` (the doc ``name``) with each table regenerated between its module's markers."""
     for module, table in tables.items():
@@ -348,8 +379,9 @@ def items_doc(text: str) -> str:
 
 
 def tasks_doc(text: str) -> str:
-    """``docs/tasks.md`` with its table of the tasks' time limits regenerated between its markers."""
-    return doc_with_tables(text, "docs/tasks.md", {"tasks": task_table()})
+    """``docs/tasks.md`` with its table of the tasks' time limits and each task's table of knobs
+    regenerated between their markers."""
+    return doc_with_tables(text, "docs/tasks.md", {"tasks": task_table(), **knob_tables()})
 
 
 def animals_doc(text: str) -> str:

@@ -2,13 +2,16 @@
 
 The left half is the top-down map of :func:`avalon.datagen.preview.top_down_preview` (shaded
 relief, biome colours, water, scenery, food, spawn and obstacle rings); the right half is the
-first RGB frame Godot renders from the spawn point.
+first RGB frame Godot renders from the spawn point. :func:`previews` writes a task's pictures at
+several difficulties into a folder (``avalon world preview --task jump --difficulties 0,0.5,1
+--out-dir docs/images`` makes ``docs/images/jump-d0.png``, ``jump-d0.5.png`` and ``jump-d1.png``).
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +24,8 @@ from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import FlatGround, Terrain, World
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.tasks import build_world
+from avalon.tasks import build_world, check_difficulty, check_task
+from avalon.validation import check_int
 
 PANEL_PIXELS = 512
 FIRST_PERSON_RESOLUTION = 256
@@ -63,24 +67,40 @@ def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_
     return Image.fromarray(observation["rgbd"][..., :3])
 
 
-def preview(task: str, difficulty: float, seed: int, output: str | Path, renderer: str = "GLES3") -> Path:
+def preview(task: str, difficulty: float, seed: int, output: str | Path, renderer: str = "GLES3",
+            panel_pixels: int = PANEL_PIXELS) -> Path:
     """Writes the two-panel picture of (task, difficulty, seed) to ``output``; returns its path."""
+    panel_pixels = check_int(panel_pixels, "panel_pixels", low=64, high=2048, unit="pixels")
     world = build_world(task, difficulty, seed)
     work = Path(tempfile.mkdtemp(prefix="avalon-preview-"))
     try:
         world_dir = export_world(world, work / "world")
-        view = first_person(world_dir, renderer).resize((PANEL_PIXELS, PANEL_PIXELS), Image.BILINEAR)
+        view = first_person(world_dir, renderer).resize((panel_pixels, panel_pixels), Image.BILINEAR)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     caption = 24
-    picture = Image.new("RGB", (2 * PANEL_PIXELS, PANEL_PIXELS + caption), (20, 20, 20))
-    picture.paste(top_down(world), (0, caption))
-    picture.paste(view, (PANEL_PIXELS, caption))
-    ImageDraw.Draw(picture).text(
-        (8, 6), f"{task}  difficulty {difficulty:g}  seed {seed}   (left: from above, north up; right: from the spawn point)",
-        fill=(230, 230, 230),
-    )
+    picture = Image.new("RGB", (2 * panel_pixels, panel_pixels + caption), (20, 20, 20))
+    picture.paste(top_down(world, panel_pixels), (0, caption))
+    picture.paste(view, (panel_pixels, caption))
+    legend = "   (left: from above, north up; right: from the spawn point)" if panel_pixels >= 400 else ""
+    ImageDraw.Draw(picture).text((8, 6), f"{task}  difficulty {difficulty:g}  seed {seed}{legend}", fill=(230, 230, 230))
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    picture.save(output)
+    picture.save(output, optimize=True)
     return output
+
+
+def preview_name(task: str, difficulty: float) -> str:
+    """The file name of a task's picture at a difficulty in a folder of previews: ``eat-d0.5.png``."""
+    return f"{task}-d{difficulty:g}.png"
+
+
+def previews(task: str, difficulties: Sequence[float], seed: int, out_dir: str | Path, renderer: str = "GLES3",
+             panel_pixels: int = PANEL_PIXELS) -> list[Path]:
+    """Writes the picture of ``task`` at each of ``difficulties`` into ``out_dir`` (see
+    :func:`preview_name`; ``docs/images`` holds each task's at d = 0, 0.5 and 1); returns the paths."""
+    check_task(task)
+    checked = [check_difficulty(difficulty) for difficulty in difficulties]
+    if not checked:
+        raise ValueError("previews: difficulties is empty; expected at least one difficulty in [0, 1]")
+    return [preview(task, d, seed, Path(out_dir) / preview_name(task, d), renderer, panel_pixels) for d in checked]

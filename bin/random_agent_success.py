@@ -1,12 +1,16 @@
 #!/usr/bin/env python
 """Success rate of a uniformly random agent (``env.action_space.sample()``) on generated task worlds.
 
-Episode k plays the world of seed ``first_seed + k`` with actions sampled from the action space
-seeded with ``action_seed + k``, so a run is reproducible. Prints one line per episode (with
-``--verbose``) and a summary per action space: successes / episodes, a 95 % Wilson interval,
-grasps and the mean episode length. Usage:
+For each action space and difficulty, episode k plays the world of seed ``first_seed + k`` with
+actions sampled from the action space seeded with ``action_seed + k``, so a run is reproducible
+(the same worlds at every difficulty's seeds). Prints one line per episode (with ``--verbose``)
+and a summary per action space and difficulty: successes / episodes, a 95 % Wilson interval,
+episodes with a grasp and the mean episode length; then, per action space, whether the rate
+falls with difficulty (never rises from one difficulty to the next). ``--json`` writes all of it.
+Works for every registered task. Usage:
 
-    bin/random_agent_success.py [--task eat] [--difficulty 0] [--episodes 50] [--frames 200]
+    bin/random_agent_success.py [--task eat] [--difficulties 0,0.5,1] [--episodes 50]
+                                [--frames 200 | --frames training | --frames world]
                                 [--spaces vr mouse_keyboard] [--first-seed 0] [--json FILE]
 """
 
@@ -18,6 +22,11 @@ import math
 import time
 
 from avalon import AvalonEnv, EnvConfig
+from avalon.tasks import TASKS, check_difficulty, check_task
+from avalon.training.curriculum import training_time_limit_frames
+
+#: ``--frames`` words: each difficulty's training limit, or each world's own (evaluation) limit.
+FRAME_LIMITS = ("training", "world")
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -30,13 +39,23 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def run_space(space: str, args: argparse.Namespace) -> dict:
-    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space=space, task=args.task, difficulty=args.difficulty))
+def frame_limit(frames: str, task: str, difficulty: float) -> int | None:
+    """The episode's time limit for ``--frames`` (None: the world's own)."""
+    if frames == "world":
+        return None
+    if frames == "training":
+        return training_time_limit_frames(task, difficulty)
+    return int(frames)
+
+
+def run(space: str, difficulty: float, args: argparse.Namespace) -> dict:
+    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space=space, task=args.task, difficulty=difficulty))
+    limit = frame_limit(args.frames, args.task, difficulty)
     successes = grasped = frames = 0
     started = time.time()
     try:
         for k in range(args.episodes):
-            env.reset(seed=args.first_seed + k, options={"time_limit_frames": args.frames})
+            env.reset(seed=args.first_seed + k, options={"time_limit_frames": limit})
             env.action_space.seed(args.action_seed + k)
             done = success = grasp = False
             length = 0
@@ -51,45 +70,85 @@ def run_space(space: str, args: argparse.Namespace) -> dict:
             grasped += grasp
             frames += length
             if args.verbose:
-                print(f"{space} episode {k} seed {args.first_seed + k}: success={success} grasped={grasp} "
-                      f"frames={length}", flush=True)
+                print(f"{space} d={difficulty:g} episode {k} seed {args.first_seed + k}: success={success} "
+                      f"grasped={grasp} frames={length}", flush=True)
     finally:
         env.close()
     low, high = wilson_interval(successes, args.episodes)
     return {
-        "space": space, "task": args.task, "difficulty": args.difficulty, "episodes": args.episodes,
-        "frames_limit": args.frames, "successes": successes, "rate": successes / args.episodes,
-        "wilson_95": [low, high], "episodes_with_a_grasp": grasped, "mean_frames": frames / args.episodes,
-        "wall_s": time.time() - started,
+        "space": space, "task": args.task, "difficulty": difficulty, "episodes": args.episodes,
+        "frames_limit": limit if limit is not None else "world", "successes": successes,
+        "rate": successes / args.episodes, "wilson_95": [low, high], "episodes_with_a_grasp": grasped,
+        "mean_frames": frames / args.episodes, "wall_s": time.time() - started,
     }
 
 
-def main() -> None:
+def falls_with_difficulty(results: list[dict]) -> bool:
+    """Whether the success rate never rises from one difficulty to the next (``results`` of one space)."""
+    rates = [result["rate"] for result in sorted(results, key=lambda result: result["difficulty"])]
+    return all(later <= earlier for earlier, later in zip(rates, rates[1:]))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="eat")
-    parser.add_argument("--difficulty", type=float, default=0.0)
-    parser.add_argument("--episodes", type=int, default=50)
-    parser.add_argument("--frames", type=int, default=200, help="time limit per episode (10 frames per second)")
+    parser.add_argument("--task", default="eat", help=f"one of {', '.join(sorted(TASKS))}")
+    parser.add_argument("--difficulty", type=float, default=0.0, help="one difficulty (see --difficulties)")
+    parser.add_argument("--difficulties", help="comma-separated difficulties, e.g. 0,0.5,1 (overrides --difficulty)")
+    parser.add_argument("--episodes", type=int, default=50, help="worlds per action space and difficulty")
+    parser.add_argument("--frames", default="200",
+                        help="time limit per episode: frames (10 per second), 'training' (the task's training limit "
+                             "at each difficulty) or 'world' (each world's own, evaluation limit)")
     parser.add_argument("--spaces", nargs="+", default=["vr", "mouse_keyboard"])
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--action-seed", type=int, default=1000)
     parser.add_argument("--json", help="also write the summaries here")
     parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    try:
+        check_task(args.task)
+    except ValueError as error:
+        parser.error(str(error))
+    text = args.difficulties if args.difficulties else str(args.difficulty)
+    try:
+        args.difficulties = tuple(check_difficulty(float(part)) for part in text.split(",") if part.strip())
+    except ValueError as error:
+        parser.error(f"--difficulties {text!r}: {error}")
+    if not args.difficulties:
+        parser.error(f"--difficulties {text!r}: expected at least one difficulty in [0, 1]")
+    if args.frames not in FRAME_LIMITS and not (args.frames.isdigit() and int(args.frames) > 0):
+        parser.error(f"--frames {args.frames!r}: expected a positive number of frames or one of {FRAME_LIMITS}")
+    if args.episodes < 1:
+        parser.error(f"--episodes {args.episodes}: expected at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     results = []
+    trends = {}
     for space in args.spaces:
-        result = run_space(space, args)
-        results.append(result)
-        low, high = result["wilson_95"]
-        print(
-            f"{space}: {result['successes']}/{result['episodes']} successes ({100 * result['rate']:.1f} %, "
-            f"95 % interval {100 * low:.1f}-{100 * high:.1f} %), {result['episodes_with_a_grasp']} episodes "
-            f"with a grasp, mean length {result['mean_frames']:.0f} frames, {result['wall_s']:.0f} s",
-            flush=True,
-        )
+        space_results = []
+        for difficulty in args.difficulties:
+            result = run(space, difficulty, args)
+            space_results.append(result)
+            low, high = result["wilson_95"]
+            print(
+                f"{args.task} d={difficulty:g} {space}: {result['successes']}/{result['episodes']} successes "
+                f"({100 * result['rate']:.1f} %, 95 % interval {100 * low:.1f}-{100 * high:.1f} %), "
+                f"{result['episodes_with_a_grasp']} episodes with a grasp, mean length {result['mean_frames']:.0f} "
+                f"frames, {result['wall_s']:.0f} s",
+                flush=True,
+            )
+        results += space_results
+        if len(args.difficulties) > 1:
+            trends[space] = falls_with_difficulty(space_results)
+            trend = "falls (never rises)" if trends[space] else "RISES somewhere"
+            print(f"{args.task} {space}: the success rate {trend} with difficulty")
     if args.json:
         with open(args.json, "w") as file:
-            json.dump(results, file, indent=2)
+            json.dump({"task": args.task, "difficulties": list(args.difficulties), "frames": args.frames,
+                       "episodes": args.episodes, "first_seed": args.first_seed, "action_seed": args.action_seed,
+                       "results": results, "falls_with_difficulty": trends}, file, indent=2)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Generated files (GDScript constants, docs/spaces.md, the animal, food and tool scenes, the items.md
 tables, the native interface) match their Python sources: never stale."""
 
+import importlib
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from avalon import codegen
 from avalon.rules import animals, foods, mechanics, tools
 from avalon.sim import native_interface, protocol
 from avalon.tasks import TASKS
+from avalon.tasks.kit.curves import knob_rows
 
 
 def test_generated_files_are_up_to_date():
@@ -107,6 +109,22 @@ def test_the_tasks_doc_lists_every_registered_tasks_time_limits():
     for task in TASKS:
         assert f"\n| {task} | " in doc
     assert "| eat | 20 s | 30 s | 40 s | 5 min | yes |" in doc
+
+
+def test_the_tasks_doc_holds_each_tasks_knobs_at_three_difficulties():
+    doc = (codegen.repository_dir() / codegen.TASKS_DOC_RELATIVE_PATH).read_text()
+    tables = codegen.knob_tables()
+    assert {"eat knobs", "move knobs"} <= set(tables)
+    for name, table in tables.items():
+        module = importlib.import_module(f"avalon.tasks.{name.removesuffix(' knobs')}")
+        rows = knob_rows(module.KNOBS, progress=getattr(module, "KNOB_PROGRESS", None))
+        assert len(table) == 2 + len(rows) and all(f"| `{row.name}` | " in doc for row in rows)
+        assert "\n".join(table) in doc
+    assert "| `ground_distance_m` | 1.8–2.4 m | 1.8–3.45 m | 1.8–4.5 m | Food on the ground:" in doc
+    assert "| `causeway_width_m` | — | 4.13 m | 1.25 m |" in doc  # over the chasm's progress, from 0.35 on
+    edited = doc.replace(codegen.DOC_TABLE_BEGIN % "move knobs", "")
+    with pytest.raises(ValueError, match="from the move knobs table"):
+        codegen.tasks_doc(edited)
 
 
 def test_the_animals_doc_table_has_a_row_per_species_from_the_table():

@@ -136,6 +136,15 @@ def has_chasm(difficulty: float) -> bool:
     return difficulty >= CHASM_START_DIFFICULTY
 
 
+#: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
+#: there); docs/tasks.md's generated table of the knobs evaluates them so.
+KNOB_PROGRESS = {
+    "corridor_width_m": lambda d: None if has_chasm(d) else d / CHASM_START_DIFFICULTY,
+    **{name: lambda d: _chasm_progress(d) if has_chasm(d) else None
+       for name in ("causeway_width_m", "chasm_width_m", "chasm_depth_m", "causeway_turn_deg")},
+}
+
+
 def path_width_m(difficulty: float) -> float:
     """Width of the path to the food, metres: the plant-free corridor (open worlds) or the causeway."""
     if not has_chasm(difficulty):

@@ -1,7 +1,10 @@
 """Inside ``avalon/agent``: ``common`` is shared by every algorithm, so it imports none of them
-(nor the registry, which imports them); an algorithm's package imports no other algorithm."""
+(nor the registry, which imports them); an algorithm's package imports no other algorithm; the
+scripted agent imports the env and the tasks, never training, evaluation or torch."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import avalon.agent
@@ -41,3 +44,21 @@ def test_an_algorithm_imports_only_common_and_itself():
             if others:
                 wrong[str(path.relative_to(AGENT))] = sorted(others)
     assert wrong == {}
+
+
+def test_the_scripted_agent_imports_the_env_and_the_tasks_never_training_evaluation_or_learning_code():
+    allowed = {"agent", "datagen", "env", "errors", "rules", "sim", "tasks", "validation"}
+    wrong = {}
+    for path in sorted((AGENT / "scripted").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        modules = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+        modules += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+        tops = {module.split(".")[1] for module in modules if module.startswith("avalon.")}
+        bad = (tops - allowed) | (agent_parts_imported(path) - {"scripted"}) | {m for m in modules if m.split(".")[0] == "torch"}
+        if bad:
+            wrong[str(path.relative_to(AGENT))] = sorted(bad)
+    assert wrong == {}
+    code = ("import sys, avalon.agent.scripted\n"
+            "print(sorted(m for m in ('torch', 'avalon.training', 'avalon.evaluation') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

@@ -1,0 +1,48 @@
+"""Scripted agents: reference policies that solve a world from its World spec.
+
+They act in the mouse-and-keyboard space, read ``info`` (the body's world position and yaw,
+food eaten, success) and the proprioceptive observation, and are given the World spec (the
+ground, food, boxes, trees) and a :class:`~avalon.tasks.kit.route.Route` (steps of ``walk``,
+``jump``, ``climb``, ``fall``, each with a target for the feet). Each skill is a primitive
+(:mod:`~avalon.agent.scripted.primitive`: actions step by step, success or a failure that says
+why, a step budget): :class:`LookAt`, :class:`TurnToFace`, :class:`WalkTo`, :class:`JumpTo`,
+:class:`ClimbTo`, :class:`FallTo`, :class:`EatFood`. :class:`RouteFollower` runs one per route
+step, then eats, and reports the step it failed at; :class:`ScriptedPolicy` does that episode
+after episode; :func:`run_episode` drives an env with one. :func:`walk_route` and :func:`route_for`
+give the routes of today's eat and move worlds. See docs/agent.md, "Scripted agents".
+
+This package imports the env and the tasks, never training, evaluation or the learning code.
+"""
+
+from avalon.agent.scripted.climb import ClimbTo
+from avalon.agent.scripted.eat import EatFood
+from avalon.agent.scripted.episode import ScriptedEpisode, run_episode
+from avalon.agent.scripted.fall import FallTo
+from avalon.agent.scripted.follower import FollowResult, RouteFollower
+from avalon.agent.scripted.jump import JumpTo
+from avalon.agent.scripted.look import LookAt, TurnToFace
+from avalon.agent.scripted.policy import ScriptedPolicy
+from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, PrimitiveResult, Situation
+from avalon.agent.scripted.task_routes import route_for, walk_route
+from avalon.agent.scripted.walk import WalkTo
+
+__all__ = [
+    "ClimbTo",
+    "EatFood",
+    "FallTo",
+    "FollowResult",
+    "JumpTo",
+    "LookAt",
+    "Primitive",
+    "PrimitiveFailed",
+    "PrimitiveResult",
+    "RouteFollower",
+    "ScriptedEpisode",
+    "ScriptedPolicy",
+    "Situation",
+    "TurnToFace",
+    "WalkTo",
+    "route_for",
+    "run_episode",
+    "walk_route",
+]

@@ -1,0 +1,57 @@
+"""``avalon world benchmark`` and ``avalon world preview`` cover every registered task."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from avalon.bench.worlds import WorldBenchOptions, format_rows, run_world_benchmark
+from avalon.cli import main
+from avalon.tasks import TASKS
+
+
+def test_the_world_benchmark_has_a_row_for_every_registered_task_by_default():
+    assert set(WorldBenchOptions().tasks) == set(TASKS) - {"trivial"}
+
+
+@pytest.mark.godot
+def test_a_small_world_benchmark_measures_each_row_beside_the_trivial_world():
+    options = WorldBenchOptions(seeds=1, steps=30, tasks=("move",), difficulties=(0.0, 0.5), sizes=(), resolution=32)
+    lines = []
+    rows = run_world_benchmark(options, say=lines.append)
+    assert [row.label for row in rows] == ["trivial", "move 0", "move 0.5"]
+    for row in rows[1:]:
+        assert 0.0 < row.generate_s < row.generate_export_s and row.export_s > 0.0
+        assert row.generate_export_s == pytest.approx(row.generate_s + row.export_s)  # one world: the sum
+        assert row.steps_per_second > 0.0 and row.folder_mb > 0.0
+    assert rows[1].size_m == 64.0 and rows[2].size_m == 128.0  # each task at its own world size
+    assert "gen+exp s" in lines[-1] and "vs trivial" in format_rows(rows, options)
+
+
+def test_the_world_benchmark_command_refuses_unknown_tasks_sizes_and_difficulties(capsys):
+    assert main(["world", "benchmark", "--tasks", "eat,fly"]) == 2
+    assert "unknown task 'fly'" in capsys.readouterr().err
+    assert main(["world", "benchmark", "--sizes", "tiny"]) == 2
+    assert "unknown world size(s) ['tiny']" in capsys.readouterr().err
+    assert main(["world", "benchmark", "--difficulties", "0,2"]) == 2
+    assert "difficulty 2.0 must be a number in [0, 1]" in capsys.readouterr().err
+
+
+@pytest.mark.godot
+def test_previews_of_a_task_at_several_difficulties_go_into_a_folder(tmp_path, capsys):
+    assert main(["world", "preview", "--task", "eat", "--difficulties", "0,1", "--out-dir", str(tmp_path),
+                 "--renderer", "GLES2", "--panel-pixels", "128"]) == 0
+    written = capsys.readouterr().out.split()
+    assert written == [str(tmp_path / "eat-d0.png"), str(tmp_path / "eat-d1.png")]
+    for path in written:
+        assert Image.open(path).size == (256, 128 + 24)
+
+
+def test_the_preview_command_wants_one_output(tmp_path, capsys):
+    assert main(["world", "preview", "--task", "eat"]) == 2
+    assert "give either -o/--output" in capsys.readouterr().err
+    assert main(["world", "preview", "--task", "eat", "-o", str(tmp_path / "a.png"), "--out-dir", str(tmp_path)]) == 2
+    assert main(["world", "preview", "--task", "eat", "--difficulties", "0,1", "-o", str(tmp_path / "a.png")]) == 2
+    assert "give --out-dir, not -o" in capsys.readouterr().err
+    assert main(["world", "preview", "--task", "eat", "--difficulties", "x", "--out-dir", str(tmp_path)]) == 2
+    assert "expected comma-separated numbers" in capsys.readouterr().err
