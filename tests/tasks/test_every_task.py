@@ -4,7 +4,8 @@ tests by declaring its ``TaskSpec``.
 For each task, a few difficulties and seeds: the same (task, difficulty, seed) gives the same world
 and byte-identical folders; the world's time limit is the spec's evaluation limit; the spawn is
 clear (no entity and no tree trunk within the body's radius); every food is visible from the
-spawn's eyes and reachable on foot where the spec says so; the folder stays within a size bound.
+spawn's eyes and reachable on foot where the spec says so; a task with a solvability certificate
+keeps it; the folder stays within a size bound.
 Pure Python but for the folders (exported, no Godot), which are marked slow.
 """
 
@@ -168,6 +169,22 @@ def test_the_food_is_reachable_on_foot_where_the_spec_says_so(case):
     for food in world.food:
         goal = labels[triangle_index(heightmap, food.position[0], food.position[2])]
         assert goal == start, f"{food.name} is out of reach"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_a_certified_tasks_worlds_keep_their_certificate_and_its_route_ends_beside_the_food(case):
+    spec = TASKS[case[0]]
+    if spec.certificate is None:
+        pytest.skip(f"{case[0]} has no solvability certificate (its food is reached on foot)")
+    world = _world(*case)
+    certificate = spec.certificate(world)
+    assert certificate.ok, certificate.reason
+    assert certificate.required, "a certified task requires a skill"
+    route = certificate.route
+    assert route.start == world.spawn_position
+    assert route.skills() & certificate.required, "the route uses a required skill"
+    end = route.steps[-1].target
+    assert min(math.dist(end, food.position) for food in world.food) < 3.0, "the route ends beside a food"
 
 
 @pytest.mark.slow

@@ -23,7 +23,7 @@ from avalon.agent.scripted.jump import JumpTo
 from avalon.agent.scripted.look import LookAt, TurnToFace
 from avalon.agent.scripted.policy import ScriptedPolicy
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, PrimitiveResult, Situation
-from avalon.agent.scripted.task_routes import route_for, walk_route
+from avalon.agent.scripted.task_routes import route_for, task_route, walk_route
 from avalon.agent.scripted.walk import WalkTo
 
 __all__ = [
@@ -44,5 +44,6 @@ __all__ = [
     "WalkTo",
     "route_for",
     "run_episode",
+    "task_route",
     "walk_route",
 ]

@@ -122,11 +122,12 @@ def _format(value: object, at: float, name: str) -> str:
     if isinstance(value, Band):
         low, high = (_number(v) for v in value.at(at))
         return f"{low}{unit}" if low == high else f"{low}–{high}{unit}"
-    if isinstance(value, bool) or not isinstance(value, (int, float, tuple)):
-        return str(value)
     if isinstance(value, tuple):
         return ", ".join(_number(v) if isinstance(v, float) else str(v) for v in value) + unit
-    return (_number(value) if isinstance(value, float) else str(value)) + unit
+    if isinstance(value, float):
+        return _number(value) + unit
+    # Flags and names print as they are; only counts take the field's unit.
+    return str(value) + (unit if type(value) is int else "")
 
 
 def field_comments(table: type) -> dict[str, str]:

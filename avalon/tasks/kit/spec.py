@@ -22,6 +22,9 @@ from avalon.validation import is_int_in
 #: ``(rng, difficulty, config) -> World``: the world of one attempt; raises
 #: :class:`~avalon.tasks.kit.ImpossibleWorldError` when the draws cannot keep the task's guarantees.
 TaskGenerator = Callable[[np.random.Generator, float, Optional[object]], World]
+#: ``world -> Certificate``: the solvability certificate (:func:`avalon.tasks.kit.routes.certify`,
+#: with the task's required skills and fall limits) of a world the task made.
+TaskCertifier = Callable[[World], object]
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -62,6 +65,12 @@ class TaskSpec:
     #: terrain, or anywhere on flat ground). False for tasks that need a climb, a jump or a tool:
     #: they prove reachability their own way, in their own tests.
     food_reachable_on_foot: bool = attr.ib(validator=attr.validators.instance_of(bool))
+    #: The task's solvability certificate of one of its worlds (see :data:`TaskCertifier`): the
+    #: skills it requires and the falls it allows. The generator rejects worlds whose certificate
+    #: fails; the scripted agent follows the certificate's route. None for tasks whose food is
+    #: reached on foot (eat, move), whose routes are read from how the world was built.
+    certificate: Optional[TaskCertifier] = attr.ib(
+        default=None, validator=attr.validators.optional(attr.validators.is_callable()))
 
     def training_time_limit_frames(self, difficulty: float) -> int:
         """Frames after which a training episode at ``difficulty`` is truncated."""
