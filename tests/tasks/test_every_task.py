@@ -179,10 +179,10 @@ def test_a_certified_tasks_worlds_keep_their_certificate_and_its_route_ends_besi
     world = _world(*case)
     certificate = spec.certificate(world)
     assert certificate.ok, certificate.reason
-    assert certificate.required, "a certified task requires a skill"
     route = certificate.route
     assert route.start == world.spawn_position
-    assert route.skills() & certificate.required, "the route uses a required skill"
+    if certificate.required:  # explore requires none: its obstacle is what the spawn cannot see
+        assert route.skills() & certificate.required, "the route uses a required skill"
     end = route.steps[-1].target
     assert min(math.dist(end, food.position) for food in world.food) < 3.0, "the route ends beside a food"
 
