@@ -258,6 +258,7 @@ def assemble_outdoor_world(
     keep_clear: Sequence[KeepClear] = (),
     exclude_mask: Optional[np.ndarray] = None,
     ring_outlines: Sequence[RingOutline] = (),
+    food_in_sight: bool = True,
 ) -> OutdoorLayout:
     """Place the fruit tree, scenery and food on ``biome_map``'s (eroded) terrain and check the guarantees.
 
@@ -267,7 +268,10 @@ def assemble_outdoor_world(
     spawn, the food, the tree and ``keep_clear`` discs, stay off ``exclude_mask`` cells, and any
     plant still hiding a food from the spawn is removed. Raises :class:`ImpossibleWorldError`
     unless the spawn is on dry walkable land, every food is on dry land, visible from the spawn at
-    eye height and reachable on foot over triangles gentler than ``WALKABLE_SLOPE_DEG``.
+    eye height and reachable on foot over triangles gentler than ``WALKABLE_SLOPE_DEG``. With
+    ``food_in_sight`` False (explore hides its food), sight is neither checked nor cleared: no
+    plant-free corridor to the food, no plant removed for hiding it; the task checks what it
+    promises itself.
     """
     ground = biome_map.heightmap
     scenery_config = scaled_scenery(config)
@@ -305,20 +309,23 @@ def assemble_outdoor_world(
                 Entity(kind=food.kind, name=f"food_{index}", position=position, yaw_rad=food.yaw_rad, params={"radius": radius})
             )
         discs.append((food.x, food.z, FOOD_CLEAR_RADIUS_M))
-        discs.extend(corridor_discs(spawn, (food.x, food.z), 1.0))
+        if food_in_sight:
+            discs.extend(corridor_discs(spawn, (food.x, food.z), 1.0))
 
     plants = place_scenery(streams.scenery, ground, biome_map, scenery_config, discs, exclude_mask=exclude_mask)
-    occluders = scenery_occluders(plants)
     hiding = np.zeros(len(plants), dtype=bool)
-    for entity in entities:
-        hiding[occluders.owner[occluders.blocking(eye, entity.position)]] = True
-    plants = tuple(p for p, hide in zip(plants, hiding) if not hide)
+    if food_in_sight:
+        occluders = scenery_occluders(plants)
+        for entity in entities:
+            hiding[occluders.owner[occluders.blocking(eye, entity.position)]] = True
+        plants = tuple(p for p, hide in zip(plants, hiding) if not hide)
     scenery = plants + ((tree.tree,) if tree is not None else ())
 
-    everything = scenery_occluders(scenery)
-    for entity in entities:
-        if not line_of_sight(ground, eye, entity.position, everything):
-            raise ImpossibleWorldError(f"{entity.name} ({entity.kind}) cannot be seen from the spawn")
+    if food_in_sight:
+        everything = scenery_occluders(scenery)
+        for entity in entities:
+            if not line_of_sight(ground, eye, entity.position, everything):
+                raise ImpossibleWorldError(f"{entity.name} ({entity.kind}) cannot be seen from the spawn")
 
     walkable = walkable_grid(ground)
     labels = component_labels(walkable)
