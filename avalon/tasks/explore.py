@@ -148,7 +148,7 @@ def mountain_count(difficulty: float, size_m: float) -> int:
 # --- hiding ------------------------------------------------------------------------------------------
 
 
-def lowest_drawn_surface(heightmap: HeightMap) -> list[HeightMap]:
+def drawn_surfaces(heightmap: HeightMap) -> list[HeightMap]:
     """The terrain at each level of detail the exporter draws (every 1st, 2nd, 4th grid point,
     where the grid divides evenly): what the agent may see of it at any distance."""
     cells = heightmap.shape[0] - 1
@@ -190,7 +190,7 @@ def food_hidden(heightmap: HeightMap, spawn: XZ, food_centre) -> bool:
     """Whether the terrain hides the apple at ``food_centre`` from the spawn's eyes standing tall at
     ``spawn``, at every level of detail the simulator draws."""
     eye = (spawn[0], ground_height(heightmap, *spawn) + HIDDEN_EYE_HEIGHT_M, spawn[1])
-    return hidden_by_terrain(lowest_drawn_surface(heightmap), eye, food_centre)
+    return hidden_by_terrain(drawn_surfaces(heightmap), eye, food_centre)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -280,6 +280,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     def fit_spawn_site(spawn: XZ):
         """Why no food can hide ``distance`` from a spawn at ``spawn``, or the build of the world there."""
         start = labels[triangle_index(island, *spawn)]
+        if start < 0:
+            return f"the spawn at {spawn} is on ground too steep to walk"
         first = streams.sites.uniform(-math.pi, math.pi)
         reasons = []
         fallback = None

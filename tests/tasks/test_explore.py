@@ -17,6 +17,8 @@ from avalon.datagen.terrain import HeightMap
 from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks import TASKS, build_world, explore, with_retries
+from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.assembly import FoodPlacement, OutdoorTaskConfig, assemble_outdoor_world, split_streams
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import wrap_angle
 from avalon.tasks.kit.sight import EYE_HEIGHT_M, line_of_sight
@@ -115,8 +117,8 @@ def test_hiding_is_checked_on_every_level_of_detail_the_simulator_draws():
     ridge = HeightMap(heights=heights, size_m=64.0)
     eye, apple = (-10.0, 1.8, 0.5), (10.0, FOOD_RADIUS_M["apple"], 0.5)
     assert explore.hidden_by_terrain([ridge], eye, apple)
-    assert len(explore.lowest_drawn_surface(ridge)) == 3
-    assert not explore.hidden_by_terrain(explore.lowest_drawn_surface(ridge), eye, apple)
+    assert len(explore.drawn_surfaces(ridge)) == 3
+    assert not explore.hidden_by_terrain(explore.drawn_surfaces(ridge), eye, apple)
     assert not explore.food_hidden(ridge, (eye[0], eye[2]), apple)
     # A wide bank stands at every level.
     heights[:, 28:40] = 2.0
@@ -209,3 +211,27 @@ def test_the_terrain_gets_rockier_with_difficulty():
     steep, mountain = zip(*means)
     assert mountain[0] < mountain[1] < mountain[2], mountain
     assert steep[2] > 2 * max(steep[0], steep[1]), steep
+
+
+# --- the kit's option for hidden food ------------------------------------------------------------
+
+
+def test_assembly_keeps_no_sight_line_clear_for_hidden_food_and_would_refuse_it_otherwise():
+    layout = _layout(0.0, 0)
+    world = layout.world
+    assert layout.outdoor.removed_occluders == 0
+    spawn = (world.spawn_position[0], world.spawn_position[2])
+    food = world.food[0].position
+    arguments = dict(task="explore", difficulty=0.0, spawn=spawn, spawn_yaw_rad=world.spawn_yaw_rad,
+                     foods=[FoodPlacement(kind="apple", x=food[0], z=food[2])], tree_site=None)
+    config = OutdoorTaskConfig()
+    hidden = assemble_outdoor_world(split_streams(np.random.default_rng(5)), config, layout.outdoor.biome_map,
+                                    food_in_sight=False, **arguments)
+    assert hidden.world.food[0].position == food
+    with pytest.raises(ImpossibleWorldError, match="cannot be seen from the spawn"):
+        assemble_outdoor_world(split_streams(np.random.default_rng(5)), config, layout.outdoor.biome_map, **arguments)
+
+
+def test_the_time_limit_is_ten_minutes_unless_the_config_sets_another():
+    assert build_world("explore", 0.0, 1, OutdoorTaskConfig()).time_limit_frames == 6000
+    assert build_world("explore", 0.0, 1, OutdoorTaskConfig(time_limit_frames=1234)).time_limit_frames == 1234
