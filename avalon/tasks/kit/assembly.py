@@ -258,6 +258,7 @@ def assemble_outdoor_world(
     keep_clear: Sequence[KeepClear] = (),
     exclude_mask: Optional[np.ndarray] = None,
     ring_outlines: Sequence[RingOutline] = (),
+    food_reachable_on_foot: bool = True,
 ) -> OutdoorLayout:
     """Place the fruit tree, scenery and food on ``biome_map``'s (eroded) terrain and check the guarantees.
 
@@ -267,7 +268,9 @@ def assemble_outdoor_world(
     spawn, the food, the tree and ``keep_clear`` discs, stay off ``exclude_mask`` cells, and any
     plant still hiding a food from the spawn is removed. Raises :class:`ImpossibleWorldError`
     unless the spawn is on dry walkable land, every food is on dry land, visible from the spawn at
-    eye height and reachable on foot over triangles gentler than ``WALKABLE_SLOPE_DEG``.
+    eye height and (unless ``food_reachable_on_foot`` is False: a task whose food takes a jump or a
+    climb, which certifies its route itself) reachable on foot over triangles gentler than
+    ``WALKABLE_SLOPE_DEG``.
     """
     ground = biome_map.heightmap
     scenery_config = scaled_scenery(config)
@@ -325,7 +328,7 @@ def assemble_outdoor_world(
     start = labels[triangle_index(ground, *spawn)]
     if start < 0:
         raise ImpossibleWorldError(f"spawn {spawn} is on ground too steep to walk")
-    for entity in entities:
+    for entity in entities if food_reachable_on_foot else ():
         goal = labels[triangle_index(ground, entity.position[0], entity.position[2])]
         if goal != start:
             raise ImpossibleWorldError(f"{entity.name} cannot be reached on foot from the spawn")
