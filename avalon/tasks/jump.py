@@ -62,7 +62,14 @@ from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.route import SKILLS
 from avalon.tasks.kit.routes import Certificate, certify, require_certificate
 from avalon.tasks.kit.sight import eye_position, terrain_clear
-from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, fruit_tree_site_ok, site_mask
+from avalon.tasks.kit.sites import (
+    build_at_first_fitting_site,
+    candidate_points,
+    corridor_discs,
+    fruit_tree_site_ok,
+    site_mask,
+    tree_behind_food,
+)
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -86,8 +93,14 @@ class JumpKnobs:
     #: The middle of the jumpable stretch lies within this angle round the ring from the spawn's
     #: side, either side, degrees (0 at d = 0: straight ahead; 150 at 1).
     max_stretch_bearing_deg: Ramp = Ramp(0.0, 150.0)
-    #: Horizontal distance from the chasm's outer edge to the spawn, metres (1-2 m at d = 0, 2-8 m at 1).
-    spawn_beyond_chasm_m: Band = Band(Ramp(1.0, 1.0), Ramp(2.0, 6.0))
+    #: Horizontal distance from the spawn out to the trench's outer lip, along the spawn's
+    #: direction from the centre, metres (1-2 m at d = 0, 2-8 m at 1); where that direction misses
+    #: the jumpable stretch, the spawn stands at least ``SPAWN_BEYOND_CHASM_M`` beyond the chasm.
+    spawn_to_trench_m: Band = Band(Ramp(1.0, 1.0), Ramp(2.0, 6.0))
+    #: Horizontal distance from the food in to the trench's inner lip, along the food's direction
+    #: from the centre, metres (1-1.5 m at d = 0, 1.5-3 m at 1); where that direction misses the
+    #: stretch, the food lies at least ``FOOD_INSIDE_PLATEAU_M`` inside the plateau's edge.
+    food_to_trench_m: Band = Band(Ramp(1.0, 0.5), Ramp(1.5, 1.5))
     #: Training episodes are truncated after this many seconds (30 s at d = 0, 90 s at 1): a few
     #: times what walking to the stretch (up to half round the ring), jumping and a climb back out
     #: after a fall take.
@@ -111,10 +124,14 @@ CHASM_FLOOR_HEIGHT_M = 2.5
 CHASM_FLOOR_MIN_M = 0.3
 #: ...over all but this share of it.
 CHASM_MAX_WET_FRACTION = 0.1
-#: The food lies this far from the fruit tree (the plateau's centre), towards the spawn, metres.
-FOOD_FROM_TREE_M = (1.2, 2.4)
-#: ...within this angle of the spawn's direction, either side, degrees.
+#: The food's direction from the centre lies within this angle of the spawn's, either side, degrees.
 FOOD_SPREAD_DEG = 30.0
+#: A direction from the centre meets the jumpable stretch when it passes this far inside its sides, metres.
+STRETCH_SIDE_CLEARANCE_M = 1.0
+#: Where the spawn's direction misses the stretch, the spawn stands at least this far beyond the chasm, metres...
+SPAWN_BEYOND_CHASM_M = 1.0
+#: ...and where the food's does, the food lies at least this far inside the plateau's edge, metres.
+FOOD_INSIDE_PLATEAU_M = 1.0
 #: Keep-clear corridors for plants along the way: spawn to the stretch, across it, to the food (half width, metres).
 CORRIDOR_HALF_WIDTH_M = 1.5
 #: Full world builds tried on one terrain before giving up on it.
@@ -161,6 +178,33 @@ def chasm_ring(difficulty: float, centre: XZ, stretch_angle_deg: float) -> Chasm
         jumpable_length_m=KNOBS.jumpable_length_m.at(difficulty), depth_m=KNOBS.chasm_depth_m.at(difficulty),
         stretch_angle_deg=stretch_angle_deg,
     )
+
+
+def meets_stretch(chasm: ChasmRing, angle_rad: float, radius_m: float) -> bool:
+    """Whether the direction ``angle_rad`` from the chasm's centre passes through its jumpable
+    stretch ``STRETCH_SIDE_CLEARANCE_M`` inside its sides at ``radius_m`` from the centre."""
+    off = abs(math.remainder(angle_rad - math.radians(chasm.stretch_angle_deg), 2.0 * math.pi))
+    return off <= stretch_half_angle_rad(chasm) - STRETCH_SIDE_CLEARANCE_M / radius_m
+
+
+def spawn_outward_m(chasm: ChasmRing, angle_rad: float, to_trench_m: float) -> float:
+    """How far outward from the chasm's inner edge the spawn stands in direction ``angle_rad``:
+    ``to_trench_m`` beyond the trench's outer lip, and beyond the chasm where that direction
+    misses the stretch (see ``JumpKnobs.spawn_to_trench_m``), metres."""
+    outward = (chasm.width_m + chasm.jump_width_m) / 2.0 + to_trench_m
+    if meets_stretch(chasm, angle_rad, PLATEAU_RADIUS_M + outward):
+        return outward
+    return max(outward, chasm.width_m + SPAWN_BEYOND_CHASM_M)
+
+
+def food_outward_m(chasm: ChasmRing, angle_rad: float, to_trench_m: float) -> float:
+    """How far outward from the chasm's inner edge the food lies in direction ``angle_rad`` (negative:
+    inside the plateau): ``to_trench_m`` before the trench's inner lip, and inside the plateau where
+    that direction misses the stretch (see ``JumpKnobs.food_to_trench_m``), metres."""
+    outward = (chasm.width_m - chasm.jump_width_m) / 2.0 - to_trench_m
+    if meets_stretch(chasm, angle_rad, PLATEAU_RADIUS_M + max(outward, 0.0)):
+        return outward
+    return min(outward, -FOOD_INSIDE_PLATEAU_M)
 
 
 def outward_distance_m(outline: RingOutline, heightmap: HeightMap) -> np.ndarray:
@@ -295,45 +339,58 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     x, z = np.meshgrid(natural.x_coords_m, natural.z_coords_m)
 
     def fit_chasm_site(centre: XZ):
-        """Why the chasm cannot ring a plateau at ``centre``, or the build of the world there."""
-        if not fruit_tree_site_ok(natural, *centre, fruit_tree):
-            return f"no fruit tree site at {centre}"
+        """Why the chasm cannot ring a plateau at ``centre``, or the build of the world there
+        (positions are checked here against the chasm's mean inner edge, then set on its noisy one)."""
         radius = np.hypot(x - centre[0], z - centre[1])
         band = (radius >= PLATEAU_RADIUS_M) & (radius <= outer)
         wet = natural.heights[band] < natural.water_height_m + depth + CHASM_FLOOR_MIN_M
         if wet.mean() > CHASM_MAX_WET_FRACTION:
             return f"the chasm around {centre} would be a moat"
         away = float(streams.sites.uniform(-math.pi, math.pi))  # from the centre towards the spawn
-        beyond = float(streams.sites.uniform(*KNOBS.spawn_beyond_chasm_m.at(difficulty)))
-        spawn = _at(centre, away, outer + beyond)
         food_angle = away + math.radians(streams.sites.uniform(-FOOD_SPREAD_DEG, FOOD_SPREAD_DEG))
-        food = _at(centre, food_angle, float(streams.sites.uniform(*FOOD_FROM_TREE_M)))
+        to_trench = float(streams.sites.uniform(*KNOBS.spawn_to_trench_m.at(difficulty)))
+        from_trench = float(streams.sites.uniform(*KNOBS.food_to_trench_m.at(difficulty)))
+        bearing = float(streams.sites.uniform(-1.0, 1.0)) * KNOBS.max_stretch_bearing_deg.at(difficulty)
+        chasm = chasm_ring(difficulty, centre, math.degrees(away) + bearing)
+        spawn_radius = spawn_outward_m(chasm, away, to_trench)
+        food_radius = food_outward_m(chasm, food_angle, from_trench)
+        spawn = _at(centre, away, PLATEAU_RADIUS_M + spawn_radius)
+        food = _at(centre, food_angle, PLATEAU_RADIUS_M + food_radius)
         if not bool(natural.contains(*spawn)) or not is_dry_land(natural, *spawn, min_water_distance_m=1.5):
             return f"the spawn at {spawn} would not be on dry land"
         if sample_at(natural, natural.slope_deg(), *spawn) > 25.0 or slopes[triangle_index(natural, *food)] > 20.0:
             return f"the spawn at {spawn} or the food at {food} would be on ground too steep"
         if not _terrain_sight(natural, spawn, food):
             return f"the terrain hides the food at {food} from the spawn"
-        bearing = float(streams.sites.uniform(-1.0, 1.0)) * KNOBS.max_stretch_bearing_deg.at(difficulty)
-        chasm = chasm_ring(difficulty, centre, math.degrees(away) + bearing)
+        tree_site = tree_behind_food(streams.sites, food, spawn, fruit_tree)
+        if not fruit_tree_site_ok(natural, *tree_site, fruit_tree):
+            return f"no fruit tree site at {tree_site}"
 
         def build() -> JumpLayout:
             ringed = apply_ring(streams.rings, natural, chasm.obstacle())
+            outline = ringed.outlines[0]
+            # On the noisy inner edge: the same distances from the trench's lips.
+            edge = lambda angle: float(np.interp(angle, outline.angles_rad, outline.inner_radius_m, period=2 * math.pi))  # noqa: E731
+            spawn_at = _at(centre, away, edge(away) + spawn_radius)
+            food_at = _at(centre, food_angle, edge(food_angle) + food_radius)
+            stepped = stepped_walls(natural, ringed.heightmap, depth)
+            for name, point in (("spawn", spawn_at), ("food", food_at), ("fruit tree", tree_site)):
+                if ground_height(stepped, *point) < ground_height(natural, *point) - CHASM_OFFSET_M:
+                    raise ImpossibleWorldError(f"jump: the {name} at {point} would stand in the chasm")
             climbable, unclimbable = climbable_outer_half(ringed, natural, width)
-            biome_map = make_biomes(streams.biomes, stepped_walls(natural, ringed.heightmap, depth), config, climbable,
-                                    unclimbable)
+            biome_map = make_biomes(streams.biomes, stepped, config, climbable, unclimbable)
             ground = biome_map.heightmap
             stretch = math.radians(chasm.stretch_angle_deg)
             stretch_out = _at(centre, stretch, outer + 0.5)
             stretch_in = _at(centre, stretch, PLATEAU_RADIUS_M - CHASM_NOISE_M)
-            corridors = [*corridor_discs(spawn, stretch_out, CORRIDOR_HALF_WIDTH_M),
+            corridors = [*corridor_discs(spawn_at, stretch_out, CORRIDOR_HALF_WIDTH_M),
                          *corridor_discs(stretch_out, stretch_in, CORRIDOR_HALF_WIDTH_M),
-                         *corridor_discs(stretch_in, food, CORRIDOR_HALF_WIDTH_M)]
-            foods = [FoodPlacement(kind="apple", x=food[0], z=food[1],
+                         *corridor_discs(stretch_in, food_at, CORRIDOR_HALF_WIDTH_M)]
+            foods = [FoodPlacement(kind="apple", x=food_at[0], z=food_at[1],
                                    yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
             outdoor = assemble_outdoor_world(
-                streams, config, biome_map, task="jump", difficulty=difficulty, spawn=spawn,
-                spawn_yaw_rad=yaw_towards(spawn, food), foods=foods, tree_site=centre, keep_clear=corridors,
+                streams, config, biome_map, task="jump", difficulty=difficulty, spawn=spawn_at,
+                spawn_yaw_rad=yaw_towards(spawn_at, food_at), foods=foods, tree_site=tree_site, keep_clear=corridors,
                 exclude_mask=ringed.wall, ring_outlines=ringed.outlines, food_reachable_on_foot=False,
             )
             why = jumpable_outside_stretch(ground, natural, chasm)

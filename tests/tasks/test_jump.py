@@ -15,7 +15,6 @@ from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks import build_world, jump, with_retries
 from avalon.tasks.kit.capabilities import ROUTE_CAPABILITIES, jump_reach_m
-from avalon.tasks.kit.curves import Band
 from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
 from avalon.tasks.kit.routes import certify
@@ -26,7 +25,7 @@ SEEDS = range(5)
 CASES = [(d, seed) for d in DIFFICULTIES for seed in SEEDS]
 
 GOLDEN = {
-    (0.5, 0): "763a3f56bb21a4171c774142b40335303b750781b4bb6df010364866fdb263d3",
+    (0.5, 0): "4fdfe3407d912b71e39fd0c8821fc6c1f58faff24ece381cfe5c804445d6527a",
 }
 
 
@@ -68,9 +67,10 @@ def test_every_knob_moves_one_way_with_difficulty():
         assert values == sorted(values) and values[0] < values[-1], name
     lengths = [jump.KNOBS.jumpable_length_m.at(d) for d in grid]
     assert lengths == sorted(lengths, reverse=True) and lengths[0] > lengths[-1]
-    band: Band = jump.KNOBS.spawn_beyond_chasm_m
-    for low, high in zip(grid[:-1], grid[1:]):
-        assert band.at(low)[0] <= band.at(high)[0] and band.at(low)[1] <= band.at(high)[1]
+    for band in (jump.KNOBS.spawn_to_trench_m, jump.KNOBS.food_to_trench_m):
+        for low, high in zip(grid[:-1], grid[1:]):
+            assert band.at(low)[0] <= band.at(high)[0] and band.at(low)[1] <= band.at(high)[1]
+        assert band.at(0.0) != band.at(1.0)
 
 
 def test_the_trench_stays_within_a_jump_with_margin_and_the_rest_of_the_chasm_beyond_one():
@@ -119,14 +119,29 @@ def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
                             chasm.centre[1] + (mid + 0.5 * chasm.width_m / 4) * math.sin(stretch + math.pi))
         drop = ground_height(natural, floor_x, floor_z) - ground_height(ground, floor_x, floor_z)
         assert drop == pytest.approx(_knob("chasm_depth_m", difficulty), abs=1e-3)
-        # Where the stretch lies, and how far out the spawn stands.
+        # Where the stretch lies, and how far the spawn and the food stand from the trench's lips
+        # (or, off the stretch, from the chasm) along their directions from the centre.
         sx, _, sz = layout.world.spawn_position
         away = math.atan2(sz - chasm.centre[1], sx - chasm.centre[0])
         assert abs(math.degrees(math.remainder(stretch - away, 2 * math.pi))) <= \
             _knob("max_stretch_bearing_deg", difficulty) + 1e-6
-        beyond = math.hypot(sx - chasm.centre[0], sz - chasm.centre[1]) - chasm.outer_radius_m
-        low, high = jump.KNOBS.spawn_beyond_chasm_m.at(difficulty)
-        assert low - 1e-6 <= beyond <= high + 1e-6
+        outline = layout.world.ground.ring_outlines[0]
+        for point, knob in ((layout.world.spawn_position, "spawn_to_trench_m"),
+                            (layout.world.food[0].position, "food_to_trench_m")):
+            angle = math.atan2(point[2] - chasm.centre[1], point[0] - chasm.centre[0])
+            radius = math.hypot(point[0] - chasm.centre[0], point[2] - chasm.centre[1])
+            inner = float(np.interp(angle, outline.angles_rad, outline.inner_radius_m, period=2 * math.pi))
+            (start, end), = _radial_cut_m(layout, angle)
+            low, high = getattr(jump.KNOBS, knob).at(difficulty)
+            if knob.startswith("spawn"):  # the knob's distance out from the trench, or clear of the chasm
+                by_knob = end - start < chasm.width_m / 2 and low - 1.5 * cell <= radius - end <= high + 1.5 * cell
+                assert by_knob or radius - (inner + chasm.width_m) >= jump.SPAWN_BEYOND_CHASM_M - 1e-6, knob
+            else:  # the knob's distance in from the trench, or well inside the plateau
+                by_knob = end - start < chasm.width_m / 2 and low - 1.5 * cell <= start - radius <= high + 1.5 * cell
+                assert by_knob or inner - radius >= jump.FOOD_INSIDE_PLATEAU_M - 1e-6, knob
+            assert by_knob or difficulty > 0, "at d = 0 the spawn and the food face each other across the trench"
+        at_zero = _layout(0.0, seed).world
+        assert math.dist(at_zero.spawn_position, at_zero.food[0].position) < 7.5, "at d = 0 the food is close"
 
 
 def _knob(name: str, difficulty: float) -> float:
