@@ -362,9 +362,6 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             return f"the spawn at {spawn} or the food at {food} would be on ground too steep"
         if not _terrain_sight(natural, spawn, food):
             return f"the terrain hides the food at {food} from the spawn"
-        tree_site = tree_behind_food(streams.sites, food, spawn, fruit_tree)
-        if not fruit_tree_site_ok(natural, *tree_site, fruit_tree):
-            return f"no fruit tree site at {tree_site}"
 
         def build() -> JumpLayout:
             ringed = apply_ring(streams.rings, natural, chasm.obstacle())
@@ -374,9 +371,12 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             spawn_at = _at(centre, away, edge(away) + spawn_radius)
             food_at = _at(centre, food_angle, edge(food_angle) + food_radius)
             stepped = stepped_walls(natural, ringed.heightmap, depth)
+            tree_site = tree_behind_food(streams.sites, food_at, spawn_at, fruit_tree)
             for name, point in (("spawn", spawn_at), ("food", food_at), ("fruit tree", tree_site)):
                 if ground_height(stepped, *point) < ground_height(natural, *point) - CHASM_OFFSET_M:
                     raise ImpossibleWorldError(f"jump: the {name} at {point} would stand in the chasm")
+            if not fruit_tree_site_ok(stepped, *tree_site, fruit_tree):
+                raise ImpossibleWorldError(f"jump: no fruit tree site at {tree_site}")
             climbable, unclimbable = climbable_outer_half(ringed, natural, width)
             biome_map = make_biomes(streams.biomes, stepped, config, climbable, unclimbable)
             ground = biome_map.heightmap
