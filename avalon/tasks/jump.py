@@ -18,8 +18,8 @@ it):
 
 The chasm's outer half (the spawn's side of it, its floor's outer half included) is climbable, its
 inner half is not: an agent that falls in climbs back out to where it started, never up to the
-food. Walls are near vertical and at least 5 m deep on a grid of two points per metre, so no face
-can be walked or jump-slid up (``docs/mechanics.md``, "Measured capabilities").
+food. Walls are vertical steps at least 7 m deep on the one-metre grid (faces of 82 degrees and
+more), so no face can be walked or jump-slid up (``docs/mechanics.md``, "Measured capabilities").
 
 Every world is certified at generation (:func:`certificate`): a route with a jump reaches the food,
 no route without one does (any survivable fall allowed), and every pair of standing points on
@@ -87,9 +87,9 @@ class JumpKnobs:
     #: Length of the jumpable stretch along the ring (at the middle of the chasm), metres (20 m
     #: to 3 m).
     jumpable_length_m: Ramp = Ramp(20.0, -17.0)
-    #: Depth of the chasm, metres (5 m to 6.5 m: more than a jump slides up its walls; a fall in
-    #: costs at most a little energy).
-    chasm_depth_m: Ramp = Ramp(5.0, 1.5)
+    #: Depth of the chasm, metres (7 m to 8 m: more than a jump slides up its walls; a fall in
+    #: costs under a tenth of the energy).
+    chasm_depth_m: Ramp = Ramp(7.0, 1.0)
     #: The middle of the jumpable stretch lies within this angle round the ring from the spawn's
     #: side, either side, degrees (0 at d = 0: straight ahead; 150 at 1).
     max_stretch_bearing_deg: Ramp = Ramp(0.0, 150.0)
@@ -114,10 +114,11 @@ PLATEAU_RADIUS_M = 4.0
 #: How far the chasm's inner edge wanders in and out, metres.
 CHASM_NOISE_M = 0.5
 #: Slope of the chasm's walls, degrees: near vertical, so each wall drops the whole depth within one
-#: grid cell (a 5 m face over 0.5 m is 84 degrees: a jump slides 3.1 m up it, walking none).
+#: grid cell (a 7 m face over 1 m is 82 degrees: a jump slides 4.7 m up it, walking none).
 WALL_SLOPE_DEG = 89.0
-#: Height-map grid points per metre (walls that steep need a fine grid).
-POINTS_PER_M = 2.0
+#: Height-map grid points per metre (Small's own: a finer grid would cost a third of the steps
+#: per second; the walls are deep enough to stay steep on it).
+POINTS_PER_M = 1.0
 #: The island's mean land height is raised to the chasm depth plus this, metres (a dry chasm).
 CHASM_FLOOR_HEIGHT_M = 2.5
 #: The chasm floor stays at least this far above the water plane, metres...
