@@ -14,7 +14,8 @@ it):
   trench, while the stretch gets shorter (``jumpable_length_m``);
 - where the stretch lies: facing the spawn at d = 0, up to 150 degrees round the ring at 1, so
   the agent must find it;
-- the spawn stands farther from the chasm with difficulty.
+- the spawn and the food stand farther from the trench with difficulty (at d = 0 about 5 m
+  apart, facing each other across it).
 
 The chasm's outer half (the spawn's side of it, its floor's outer half included) is climbable, its
 inner half is not: an agent that falls in climbs back out to where it started, never up to the
@@ -23,8 +24,8 @@ more), so no face can be walked or jump-slid up (``docs/mechanics.md``, "Measure
 
 Every world is certified at generation (:func:`certificate`): a route with a jump reaches the food,
 no route without one does (any survivable fall allowed), and every pair of standing points on
-either side of the chasm that a jump could join (bypass limits) lies across the jumpable stretch
-(:func:`jumpable_outside_stretch`).
+either side of the chasm that a jump could join (bypass limits) has a point on the jumpable
+stretch (:func:`jumpable_outside_stretch`).
 """
 
 from __future__ import annotations
@@ -236,7 +237,7 @@ class JumpLayout:
 
     outdoor: OutdoorLayout
     chasm: ChasmRing
-    #: The terrain before the chasm was cut (eroded like the final one is not: for the chasm's depth).
+    #: The terrain before the chasm was cut (not eroded): the final terrain minus this is the chasm.
     natural: HeightMap = attr.ib(repr=False)
     certificate: Certificate
 
