@@ -316,7 +316,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             foods = [FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
             outdoor = assemble_outdoor_world(
                 streams, config, biome_map, task="explore", difficulty=difficulty, spawn=spawn,
-                spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset, foods=foods, tree_site=tree_site, food_in_sight=False,
+                spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset, foods=foods, tree_site=tree_site,
+                food_in_sight=False, clear_sight_lines=False,
             )
             if not food_hidden(ground, spawn, outdoor.world.food[0].position):
                 raise ImpossibleWorldError(f"explore: the terrain does not hide the food at {food} from the spawn at {spawn}")

@@ -1,5 +1,6 @@
 import math
 
+import attr
 import numpy as np
 import pytest
 
@@ -62,6 +63,25 @@ def test_chasm_gap_can_be_a_narrow_bridgeable_section(flat):
     assert h.height_at(20.0, 0.0) == pytest.approx(GROUND_M, abs=1e-3)
     assert h.height_at(-16.0, 0.0) == pytest.approx(GROUND_M - 3.0, abs=1e-3)
     assert h.height_at(-20.0, 0.0) == pytest.approx(GROUND_M - 3.0, abs=1e-3)
+
+
+def test_a_gap_without_edge_blend_has_sharp_sides(flat):
+    ring = ObstacleRing(
+        kind="chasm", centre_x_m=0.0, centre_z_m=0.0, inner_radius_m=15.0, width_m=6.0, height_m=3.0,
+        gap_angle_deg=0.0, gap_width_m=8.0, gap_band_width_m=2.0, wall_slope_deg=89.9,
+    )
+    r, _ = _polar(flat)
+    land = (r > 15.2) & (r < 16.8)  # beside the gap's trench, inside the full band
+    levels = {}
+    for blend in (True, False):
+        h = apply_ring(np.random.default_rng(0), flat, attr.evolve(ring, gap_edge_blend=blend)).heightmap.heights
+        levels[blend] = h[land]
+    # Blended, the gap's sides pass through heights between the ground and the chasm's floor;
+    # sharp, every point there is one or the other.
+    between = lambda heights: (heights > GROUND_M - 3.0 + 1e-6) & (heights < GROUND_M - 1e-6)  # noqa: E731
+    assert between(levels[True]).any()
+    assert not between(levels[False]).any()
+    assert (levels[False] == GROUND_M).any() and (levels[False] == GROUND_M - 3.0).any()
 
 
 def test_cliff_raises_the_inside_with_a_ramp_in_the_gap(flat):

@@ -226,7 +226,7 @@ def test_assembly_keeps_no_sight_line_clear_for_hidden_food_and_would_refuse_it_
                      foods=[FoodPlacement(kind="apple", x=food[0], z=food[2])], tree_site=None)
     config = OutdoorTaskConfig()
     hidden = assemble_outdoor_world(split_streams(np.random.default_rng(5)), config, layout.outdoor.biome_map,
-                                    food_in_sight=False, **arguments)
+                                    food_in_sight=False, clear_sight_lines=False, **arguments)
     assert hidden.world.food[0].position == food
     with pytest.raises(ImpossibleWorldError, match="cannot be seen from the spawn"):
         assemble_outdoor_world(split_streams(np.random.default_rng(5)), config, layout.outdoor.biome_map, **arguments)

@@ -3,13 +3,17 @@
 The body's horizontal speed is set by each step's action, in the air too (``godot/agent/player.gd``),
 so a jump needs no run-up: the agent walks to the edge (the first place on the straight line to the
 target where the ground falls away or rises by more than ``EDGE_STEP_M``), faces the target, jumps
-``TAKE_OFF_M`` or less before the edge, and keeps walking forward at full speed in the air. Measured
+``TAKE_OFF_M`` or less before the edge once its feet have settled (a body that ran into the lip's
+slope may bounce off it), and keeps walking forward at full speed in the air until it is over the
+landing (ground at the target's level, or an even way on to the target), then closes in on the
+target, backing up if the flight carried it past (a narrow landing may end in another drop). Measured
 (docs/mechanics.md): a jump taken 0.5 m before the edge clears gaps up to 5 m between platforms
 of the same height; a standing jump rises 1.5 m.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import attr
@@ -18,6 +22,7 @@ import numpy as np
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
+from avalon.rules import mechanics
 from avalon.validation import float_triple
 
 #: A change of ground height along the way larger than this is an edge, metres.
@@ -30,6 +35,10 @@ FALLEN_M = 0.5
 LANDED_M = 0.1
 #: Ground within this of the target's height is the landing's level, metres.
 LANDING_LEVEL_M = 0.3
+#: Before the jump the body stands still for at most this many steps...
+SETTLE_STEPS = 8
+#: ...until its feet move less than this up or down in one, metres.
+SETTLED_M = 0.02
 #: Steps in the air before giving up on landing.
 AIR_STEPS = 30
 
@@ -42,6 +51,14 @@ def find_edge(situation: Situation, target) -> float | None:
     here = heights[0]
     away = np.nonzero(np.abs(heights - here) > EDGE_STEP_M)[0]
     return float(distances[away[0]]) if away.size else None
+
+
+def way_is_floor(situation: Situation, target) -> bool:
+    """Whether the straight line from the feet to ``target`` runs over ground no steeper than the
+    floor angle (``mechanics.FLOOR_MAX_SLOPE_DEG``): no gap or ledge left between."""
+    distances, heights = situation.ground.profile(situation.body.position, target)
+    rise = np.abs(np.diff(heights))
+    return bool((rise <= np.diff(distances) * math.tan(math.radians(mechanics.FLOOR_MAX_SLOPE_DEG)) + 1e-6).all())
 
 
 @attr.s(auto_attribs=True)
@@ -61,6 +78,7 @@ class JumpTo(Primitive):
         edge = find_edge(situation, self.target)
         if edge is not None:
             yield from self._approach(situation, edge)
+            yield from self._settle(situation)
             yield from self._leap(situation)
         yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
 
@@ -85,6 +103,18 @@ class JumpTo(Primitive):
             yield action(move_forward=forward, head_yaw=turn_rate(yaw_error), head_pitch=turn_rate(-body.head_pitch_rad))
         raise PrimitiveFailed(f"never reached the edge {edge_m:.2f} m ahead ({describe(situation.body)})")
 
+    def _settle(self, situation: Situation) -> Iterator[Action]:
+        """Stand still until the feet stay at one height for two steps running (a body that ran
+        into the lip's slope may bounce off it: in the air, its jump would not leave the ground),
+        for a few steps at most."""
+        quiet = 0
+        for _ in range(SETTLE_STEPS):
+            before = situation.body.feet_y_m
+            yield action()
+            quiet = quiet + 1 if abs(situation.body.feet_y_m - before) < SETTLED_M else 0
+            if quiet == 2:
+                return
+
     def _leap(self, situation: Situation) -> Iterator[Action]:
         """Jump, fly forward at full speed until over the target's level, then slow down so as not
         to overshoot; done once the feet stand on the ground there."""
@@ -93,17 +123,29 @@ class JumpTo(Primitive):
         if situation.body.feet_y_m < take_off_y + 0.1:
             raise PrimitiveFailed(f"the jump did not leave the ground ({describe(situation.body)})")
         lowest_safe = min(take_off_y, self.target[1]) - FALLEN_M
+        previous_y = None
         for _ in range(AIR_STEPS):
             body = situation.body
+            ground_y = situation.ground.height(*body.xz)
+            # Beyond the gap or on the ledge: the way on to the target is even (the ground there
+            # may fall or rise gently away from the target's level).
+            beyond = way_is_floor(situation, self.target)
+            over_landing = beyond or abs(ground_y - self.target[1]) < LANDING_LEVEL_M
+            # Standing: the feet near the ground under the body's axis, or (the capsule's round
+            # bottom resting on a slope higher up) no longer moving up or down.
+            resting = previous_y is not None and abs(body.feet_y_m - previous_y) < SETTLED_M \
+                and body.feet_y_m - ground_y < LANDING_LEVEL_M
+            if over_landing and (body.feet_y_m - ground_y < LANDED_M or resting):
+                return
+            previous_y = body.feet_y_m
             if body.feet_y_m < lowest_safe:
                 raise PrimitiveFailed(f"fell into the gap jumping from {take_off_y:.2f} m towards {self.target} "
                                       f"({describe(body)})")
-            ground_y = situation.ground.height(*body.xz)
-            over_landing = abs(ground_y - self.target[1]) < LANDING_LEVEL_M
-            if over_landing and body.feet_y_m - ground_y < LANDED_M:
-                return
             distance = body.horizontal_distance_m(self.target)
-            forward = min(1.0, distance / WALK_PER_STEP_M) if over_landing else 1.0
+            # Over the landing, close in on the target along the way the body faces (back, if the
+            # flight carried it past: a narrow landing may end in another drop).
+            ahead = distance * math.cos(body.yaw_error_rad(self.target))
+            forward = float(np.clip(ahead / WALK_PER_STEP_M, -1.0, 1.0)) if over_landing else 1.0
             yaw_rate = turn_rate(body.yaw_error_rad(self.target)) if distance > 0.5 else 0.0
             yield action(move_forward=forward, head_yaw=yaw_rate)
         raise PrimitiveFailed(f"still in the air after {AIR_STEPS} steps ({describe(situation.body)})")

@@ -259,6 +259,8 @@ def assemble_outdoor_world(
     exclude_mask: Optional[np.ndarray] = None,
     ring_outlines: Sequence[RingOutline] = (),
     food_in_sight: bool = True,
+    clear_sight_lines: bool = True,
+    food_on_foot: bool = True,
 ) -> OutdoorLayout:
     """Place the fruit tree, scenery and food on ``biome_map``'s (eroded) terrain and check the guarantees.
 
@@ -268,10 +270,12 @@ def assemble_outdoor_world(
     spawn, the food, the tree and ``keep_clear`` discs, stay off ``exclude_mask`` cells, and any
     plant still hiding a food from the spawn is removed. Raises :class:`ImpossibleWorldError`
     unless the spawn is on dry walkable land, every food is on dry land, visible from the spawn at
-    eye height and reachable on foot over triangles gentler than ``WALKABLE_SLOPE_DEG``. With
-    ``food_in_sight`` False (explore hides its food), sight is neither checked nor cleared: no
-    plant-free corridor to the food, no plant removed for hiding it; the task checks what it
-    promises itself.
+    eye height and reachable on foot over triangles gentler than ``WALKABLE_SLOPE_DEG``. A task
+    whose obstacle hides the food (``food_in_sight=False``: a cliff's top) or whose food takes a
+    skill to reach (``food_on_foot=False``: a jump, a climb, a fall; it proves the way with a
+    solvability certificate) skips that check. With ``clear_sight_lines`` False as well (explore
+    hides its food), sight is not cleared either: no plant-free corridor to the food, no plant
+    removed for hiding it; the task checks what it promises itself.
     """
     ground = biome_map.heightmap
     scenery_config = scaled_scenery(config)
@@ -309,12 +313,12 @@ def assemble_outdoor_world(
                 Entity(kind=food.kind, name=f"food_{index}", position=position, yaw_rad=food.yaw_rad, params={"radius": radius})
             )
         discs.append((food.x, food.z, FOOD_CLEAR_RADIUS_M))
-        if food_in_sight:
+        if clear_sight_lines:
             discs.extend(corridor_discs(spawn, (food.x, food.z), 1.0))
 
     plants = place_scenery(streams.scenery, ground, biome_map, scenery_config, discs, exclude_mask=exclude_mask)
     hiding = np.zeros(len(plants), dtype=bool)
-    if food_in_sight:
+    if clear_sight_lines:
         occluders = scenery_occluders(plants)
         for entity in entities:
             hiding[occluders.owner[occluders.blocking(eye, entity.position)]] = True
@@ -332,7 +336,7 @@ def assemble_outdoor_world(
     start = labels[triangle_index(ground, *spawn)]
     if start < 0:
         raise ImpossibleWorldError(f"spawn {spawn} is on ground too steep to walk")
-    for entity in entities:
+    for entity in entities if food_on_foot else ():
         goal = labels[triangle_index(ground, entity.position[0], entity.position[2])]
         if goal != start:
             raise ImpossibleWorldError(f"{entity.name} cannot be reached on foot from the spawn")
