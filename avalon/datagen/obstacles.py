@@ -69,6 +69,9 @@ class ObstacleRing:
     gap_width_m: float = attr.ib(default=0.0, validator=check.non_negative())
     #: CHASM / RIDGE only: radial width left in the gap (0 = open; > 0 = narrower section).
     gap_band_width_m: float = attr.ib(default=0.0, validator=check.non_negative())
+    #: Whether the obstacle blends into the gap over about one grid cell of arc (False: a sharp
+    #: side, so steep walls leave no grid points at heights between the gap's and the obstacle's).
+    gap_edge_blend: bool = attr.ib(default=True, validator=attr.validators.instance_of(bool))
     #: CLIFF / DROP only: slope of the ramp in the gap.
     gap_slope_deg: float = attr.ib(default=25.0, validator=check.between(1.0, 89.0))
     #: CHASM / RIDGE only: slope of the sides.
@@ -195,7 +198,7 @@ def apply_ring(rng: np.random.Generator, heightmap: HeightMap, ring: ObstacleRin
     t = r - inner
 
     mid = ring.mid_radius_m
-    blend = max(cell, 0.5) / mid  # soften gap edges over about one cell of arc
+    blend = max(cell, 0.5) / mid if ring.gap_edge_blend else 0.0  # soften gap edges over about one cell of arc
     gap_half = ring.gap_width_m / (2 * mid)
     gap_weight = _angular_weight(theta, math.radians(ring.gap_angle_deg), gap_half, blend)
     in_gap = gap_weight >= 0.5
