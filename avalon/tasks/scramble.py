@@ -49,7 +49,7 @@ from avalon.tasks.kit.assembly import (
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import Certificate, certify, require_certificate
+from avalon.tasks.kit.routes import Certificate, certify
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, fruit_tree_site_ok, site_mask
 from avalon.tasks.kit.spec import TaskSpec
 
@@ -83,7 +83,7 @@ class ScrambleKnobs:
     #: Cliffs: height of the near-vertical face, metres (a jump slides up no more than 3 m of it).
     cliff_height_m: Band = Band(Ramp(5.5, 0.5), Ramp(6.0, 2.5))
     #: ...arc length of the one strip of bare, climbable rock, metres.
-    climb_strip_width_m: Ramp = Ramp(4.0, -2.0)
+    climb_strip_width_m: Ramp = Ramp(5.0, -2.5)
     #: Chasms: radial width at the top, metres (a running jump clears 5.25 m).
     chasm_width_m: Ramp = Ramp(6.0, 2.0)
     #: ...depth, metres (the walls are near-vertical and unclimbable).
@@ -106,8 +106,11 @@ POINTS_PER_M = 2.0
 CLIFF_FACE_RUN_M = 0.01
 #: Slope of a chasm's walls, degrees (one step on the grid).
 CHASM_WALL_SLOPE_DEG = 89.5
-#: How far each ring's inner edge wanders in and out, metres, and over how many bumps.
+#: How far each ring's inner edge wanders in and out, metres, and over how many bumps; a cliff's
+#: face wanders less, so its climbable strip is a smooth stretch of face (a climbing body drifts
+#: along a face that turns under it).
 RING_NOISE_M = 0.6
+CLIFF_NOISE_M = 0.2
 RING_NOISE_LOBES = (2.0, 4.0)
 #: The food lies this far from the fruit tree's trunk, metres.
 FOOD_FROM_TREE_M = (1.2, 2.0)
@@ -120,6 +123,10 @@ CHASM_FLOOR_HEIGHT_M = 2.0
 WALL_CLEARANCE_M = 1.0
 #: Full world builds tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 3
+#: A strip's bare rock reaches this far beyond its face onto the top and the foot, metres.
+STRIP_LIP_M = 1.5
+#: A route holds on to a climbable strip at least this far inside its ends along the ring, metres.
+STRIP_MARGIN_M = 1.0
 #: What the certificate requires: a jump or a climb (walking and falling alone must not get there).
 REQUIRED_SKILLS = frozenset({"jump", "climb"})
 
@@ -157,8 +164,41 @@ class ScrambleLayout:
 
 def certificate(world: World) -> Certificate:
     """The scramble world's solvability certificate: its food is reached with every skill, and
-    not without jumping or climbing (falls within the safe height, 5 m)."""
-    return certify(world, world.food[0], REQUIRED_SKILLS, frozenset(SKILLS))
+    not without jumping or climbing (falls within the safe height, 5 m).
+
+    The route holds on to climbable rock at least ``STRIP_MARGIN_M`` inside the ends of a strip
+    along its ring (:func:`strip_interior`): the hands of a climbing body land a little to either
+    side of where it aims. That only narrows what the route search may hold; the bypass search
+    climbs nowhere anyway.
+    """
+    return certify(_holding_strip_interiors(world), world.food[0], REQUIRED_SKILLS, frozenset(SKILLS))
+
+
+def strip_interior(climbable: np.ndarray, heightmap: HeightMap, centre: XZ, margin_m: float) -> np.ndarray:
+    """The points of ``climbable`` that have climbable points ``margin_m`` to either side along
+    the circle round ``centre`` through them (the ring's tangent)."""
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    theta = np.arctan2(z - centre[1], x - centre[0])
+    tx, tz = -np.sin(theta), np.cos(theta)
+    keep = climbable.copy()
+    n = climbable.shape[0]
+    for side in (-1.0, 1.0):
+        rows, cols = heightmap.world_to_grid(x + side * margin_m * tx, z + side * margin_m * tz)
+        rows = np.clip(np.rint(rows).astype(np.int64), 0, n - 1)
+        cols = np.clip(np.rint(cols).astype(np.int64), 0, n - 1)
+        keep &= climbable[rows, cols]
+    return keep
+
+
+def _holding_strip_interiors(world: World) -> World:
+    """``world`` with only the strip interiors climbable (a scramble world's rings share one centre)."""
+    outlines = world.ground.ring_outlines
+    if not outlines:
+        return world
+    biome_map = world.ground.biome_map
+    centre = (outlines[0].centre_x_m, outlines[0].centre_z_m)
+    interior = strip_interior(biome_map.climbable, biome_map.heightmap, centre, STRIP_MARGIN_M)
+    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=attr.evolve(biome_map, climbable=interior)))
 
 
 def _ring_kinds(rng: np.random.Generator, difficulty: float) -> list[RingKind]:
@@ -178,8 +218,9 @@ def _rings(rng: np.random.Generator, difficulty: float, centre: XZ) -> tuple[Obs
     inner = KNOBS.plateau_radius_m.at(difficulty) + RING_NOISE_M
     rings = []
     for kind in reversed(kinds):  # innermost first, so each ring knows where the one inside ends
+        noise = CLIFF_NOISE_M if kind is RingKind.CLIFF else RING_NOISE_M
         common = dict(kind=kind, centre_x_m=centre[0], centre_z_m=centre[1], inner_radius_m=inner,
-                      noise_amplitude_m=RING_NOISE_M, noise_lobes=float(rng.uniform(*RING_NOISE_LOBES)))
+                      noise_amplitude_m=noise, noise_lobes=float(rng.uniform(*RING_NOISE_LOBES)))
         if kind is RingKind.CLIFF:
             ring = ObstacleRing(
                 width_m=CLIFF_FACE_RUN_M, height_m=_draw(rng, KNOBS.cliff_height_m, difficulty),
@@ -256,7 +297,10 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
         def build() -> ScrambleLayout:
             shaped = stepped_rings(streams.rings, heightmap, rings)
-            biome_map = make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
+            # Bare rock round each strip's face too (its lip and its foot), so the last hold onto
+            # the top finds rock wherever the hand lands.
+            rock = _dilate(shaped.climbable, int(math.ceil(STRIP_LIP_M / heightmap.cell_size_m))) & ~shaped.unclimbable
+            biome_map = make_biomes(streams.biomes, shaped.heightmap, config, rock, shaped.unclimbable)
             ground = biome_map.heightmap
             slopes = triangle_slopes_deg(ground)
             gentle = [site for site in food_sites if slopes[triangle_index(ground, *site)] <= FOOD_MAX_SLOPE_DEG
@@ -272,7 +316,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 spawn_yaw_rad=yaw_towards(spawn, food), foods=foods, tree_site=centre, exclude_mask=near_wall,
                 ring_outlines=shaped.outlines, food_in_sight=cliff_count(difficulty) == 0, food_on_foot=False,
             )
-            found = require_certificate(outdoor.world, outdoor.world.food[0], REQUIRED_SKILLS, frozenset(SKILLS))
+            found = certificate(outdoor.world)
+            if not found.ok:
+                raise ImpossibleWorldError(f"scramble: {found.reason}")
             return ScrambleLayout(outdoor=outdoor, rings=rings, shaped=shaped, certificate=found)
 
         return build
