@@ -152,7 +152,9 @@ class ScrambleLayout:
     outdoor: OutdoorLayout
     #: The rings, outermost first (their kinds, radii, heights, gaps and climbable strips).
     rings: tuple[ObstacleRing, ...]
-    #: The terrain's masks after the rings (walls, climbable strips, jumpable stretches).
+    #: The island before the rings, and the terrain and its masks after them (walls, climbable
+    #: strips, jumpable stretches).
+    island: HeightMap = attr.ib(repr=False)
     shaped: RingResult
     #: The certificate the world was accepted with.
     certificate: Certificate
@@ -319,7 +321,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             found = certificate(outdoor.world)
             if not found.ok:
                 raise ImpossibleWorldError(f"scramble: {found.reason}")
-            return ScrambleLayout(outdoor=outdoor, rings=rings, shaped=shaped, certificate=found)
+            return ScrambleLayout(outdoor=outdoor, rings=rings, island=heightmap, shaped=shaped, certificate=found)
 
         return build
 
