@@ -83,7 +83,7 @@ class ScrambleKnobs:
     #: Cliffs: height of the near-vertical face, metres (a jump slides up no more than 3 m of it).
     cliff_height_m: Band = Band(Ramp(5.5, 0.5), Ramp(6.0, 2.5))
     #: ...arc length of the one strip of bare, climbable rock, metres.
-    climb_strip_width_m: Ramp = Ramp(5.0, -2.5)
+    climb_strip_width_m: Ramp = Ramp(5.0, -2.0)
     #: Chasms: radial width at the top, metres (a running jump clears 5.25 m).
     chasm_width_m: Ramp = Ramp(6.0, 2.0)
     #: ...depth, metres (the walls are near-vertical and unclimbable).
@@ -114,11 +114,15 @@ CLIFF_NOISE_M = 0.2
 RING_NOISE_LOBES = (2.0, 4.0)
 #: The food lies this far from the fruit tree's trunk, metres.
 FOOD_FROM_TREE_M = (1.2, 2.0)
+#: Directions drawn for the spawn round the rings; the first on dry, gentle ground is taken.
+SPAWN_SITE_DRAWS = 8
 #: Places beside the tree drawn for the food; the first on dry ground gentle enough is taken.
 FOOD_SITE_DRAWS = 8
 #: Chasm worlds raise the island's mean land height to the deepest chasm plus this, metres, so
 #: chasm floors stay dry.
 CHASM_FLOOR_HEIGHT_M = 2.0
+#: At most this share of the ground within the rings' reach may lie under (or just above) water.
+MAX_WET_FRACTION = 0.03
 #: Plants keep this far from a ring's wall, metres (terraces stay open enough to walk round).
 WALL_CLEARANCE_M = 1.0
 #: Full world builds tried on one terrain before giving up on it.
@@ -265,6 +269,13 @@ def _island(streams, config, difficulty: float):
     return build_island(streams.terrain, size, points, **overrides)
 
 
+def _spawn_site_ok(heightmap: HeightMap, spawn: XZ) -> bool:
+    """Dry land at least 1.5 m from water, no steeper than 25 degrees."""
+    if not bool(heightmap.contains(*spawn)) or not is_dry_land(heightmap, *spawn, min_water_distance_m=1.5):
+        return False
+    return sample_at(heightmap, heightmap.slope_deg(), *spawn) <= 25.0
+
+
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> ScrambleLayout:
     """The scramble world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if
     the terrain offers no place that keeps the guarantees (the certificate's included)."""
@@ -283,16 +294,17 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             return f"no fruit tree site at {centre}"
         rings = _rings(streams.rings, difficulty, centre)
         reach = outer_radius_m(rings)
-        away = float(streams.sites.uniform(-math.pi, math.pi))  # from the centre towards the spawn
+        # From the centre towards the spawn: the first of a few directions with dry, gentle ground.
+        aways = streams.sites.uniform(-math.pi, math.pi, SPAWN_SITE_DRAWS)
         spawn_radius = reach + _draw(streams.sites, KNOBS.spawn_margin_m, difficulty)
-        spawn = (centre[0] + spawn_radius * math.cos(away), centre[1] + spawn_radius * math.sin(away))
-        if not bool(heightmap.contains(*spawn)) or not is_dry_land(heightmap, *spawn, min_water_distance_m=1.5):
-            return f"the spawn at {spawn} would not be on dry land"
-        if sample_at(heightmap, heightmap.slope_deg(), *spawn) > 25.0:
-            return f"the spawn at {spawn} would be on ground too steep"
+        spawns = [(centre[0] + spawn_radius * math.cos(a), centre[1] + spawn_radius * math.sin(a)) for a in aways]
+        fitting = [i for i, spawn in enumerate(spawns) if _spawn_site_ok(heightmap, spawn)]
+        if not fitting:
+            return f"no spawn {spawn_radius:.1f} m from {centre} would be on dry, gentle ground"
+        away, spawn = float(aways[fitting[0]]), spawns[fitting[0]]
         radius = np.hypot(x - centre[0], z - centre[1])
-        if (heightmap.heights[radius <= reach] <= heightmap.water_height_m + 0.3).any():
-            return f"the rings round {centre} would reach the water"
+        if (heightmap.heights[radius <= reach] <= heightmap.water_height_m + 0.3).mean() > MAX_WET_FRACTION:
+            return f"the rings round {centre} would reach into the water"
         food_angles = away + streams.sites.uniform(-1.0, 1.0, FOOD_SITE_DRAWS)
         food_radii = streams.sites.uniform(*FOOD_FROM_TREE_M, FOOD_SITE_DRAWS)
         food_sites = [(centre[0] + r * math.cos(a), centre[1] + r * math.sin(a)) for a, r in zip(food_angles, food_radii)]
