@@ -129,6 +129,10 @@ WALL_CLEARANCE_M = 1.0
 ASSEMBLY_ATTEMPTS = 3
 #: A strip's bare rock reaches this far beyond its face onto the top and the foot, metres.
 STRIP_LIP_M = 1.5
+#: A strip faces one of the grid's four directions, give or take this many degrees: there its face
+#: runs along the grid, a flat wall (elsewhere a circle's face on the grid is a staircase in plan,
+#: whose corners catch a climbing body's capsule and hands).
+STRIP_ANGLE_JITTER_DEG = 5.0
 #: A route holds on to a climbable strip at least this far inside its ends along the ring, metres.
 STRIP_MARGIN_M = 1.0
 #: What the certificate requires: a jump or a climb (walking and falling alone must not get there).
@@ -230,7 +234,7 @@ def _rings(rng: np.random.Generator, difficulty: float, centre: XZ) -> tuple[Obs
         if kind is RingKind.CLIFF:
             ring = ObstacleRing(
                 width_m=CLIFF_FACE_RUN_M, height_m=_draw(rng, KNOBS.cliff_height_m, difficulty),
-                climb_path_angle_deg=float(rng.uniform(-180.0, 180.0)),
+                climb_path_angle_deg=float(90.0 * rng.integers(4) + rng.uniform(-STRIP_ANGLE_JITTER_DEG, STRIP_ANGLE_JITTER_DEG)),
                 climb_path_width_m=KNOBS.climb_strip_width_m.at(difficulty), **common)
         else:
             ring = ObstacleRing(
