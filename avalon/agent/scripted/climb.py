@@ -88,6 +88,10 @@ class ClimbTo(Primitive):
 
     def actions(self, situation: Situation) -> Iterator[Action]:
         face = find_face(situation, self.target)
+        if face is None and situation.body.feet_y_m > self.target[1] - FELL_BACK_M:
+            # Already up at the target's level (the route's previous climb step got there): walk on.
+            yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
+            return
         if face is None:
             raise PrimitiveFailed(f"no wall rises on the way to {self.target} ({describe(situation.body)})")
         start = np.array(situation.body.xz)
