@@ -104,8 +104,8 @@ TAKE_OFF_REACH_M = 4.0
 MAX_RELIEF_M = 3.0
 #: The climbable strip of a segment reaches this far onto the top beyond its wall (the last pull
 #: takes hold there) and this far out from its foot, metres.
-HOLDS_ONTO_TOP_M = 0.75
-HOLDS_BEYOND_FOOT_M = 0.5
+HOLDS_ONTO_TOP_M = 1.0
+HOLDS_BEYOND_FOOT_M = 1.0
 #: Plants keep this far outside the cliff's outermost wall (a tree beside it could be climbed), metres.
 PLANT_CLEARANCE_M = 3.0
 #: Full world builds tried on one terrain before giving up on it.

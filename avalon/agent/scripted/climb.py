@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Optional
 
 import attr
 import numpy as np
@@ -29,6 +30,7 @@ from avalon.agent.scripted.body import HANDS, wrap_angle, yaw_towards
 from avalon.agent.scripted.look import look_rates
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
+from avalon.datagen.world import Terrain
 from avalon.rules import mechanics
 from avalon.validation import float_triple
 
@@ -56,6 +58,18 @@ FREE_STEPS = 12
 REACH_STEPS = 12
 #: A pull is over when the holding hand moved less than this in a step, metres.
 STOPPED_M = 0.02
+#: The climb goes straight up the face (along the ground's uphill direction across it, measured
+#: this far either side of where the way meets the face) when that is within MAX_SQUARING_RAD of
+#: the way to the target; the line it climbs along reaches LINE_BEYOND_FACE_M past the face. Metres, radians.
+NORMAL_PROBE_M = 0.5
+MAX_SQUARING_RAD = math.radians(60.0)
+LINE_BEYOND_FACE_M = 3.0
+#: On a terrain wall the climb keeps this far inside the climbable strip's edges (the hands hold
+#: about 0.3 m either side of its line), stepping sideways first if it must; it looks for the strip
+#: this far either side, and does not bother with steps shorter than SHIFT_TOLERANCE_M. Metres.
+HOLDS_MARGIN_M = 0.6
+HOLDS_SEARCH_M = 2.0
+SHIFT_TOLERANCE_M = 0.1
 #: The climb is done when the feet are this close to the top's height over ground this close to it, metres.
 ON_TOP_M = 0.05
 OVER_TOP_M = 0.15
@@ -71,6 +85,14 @@ def find_face(situation: Situation, target) -> float | None:
     return float(distances[above[0]]) if above.size else None
 
 
+def _face_along(situation: Situation, start, direction, length_m: float) -> float | None:
+    """Distance from ``start`` along ``direction`` ((x, z), unit) to where the ground first rises
+    FACE_STEP_M above the feet, looking ``length_m`` ahead; None if it never does."""
+    distances, heights = situation.ground.profile(start, start + direction * length_m)
+    above = np.nonzero(heights > situation.body.feet_y_m + FACE_STEP_M)[0]
+    return float(distances[above[0]]) if above.size else None
+
+
 @attr.s(auto_attribs=True)
 class ClimbTo(Primitive):
     """Climb the wall between the feet and ``target`` (x, y, z: a point on its top), then walk to
@@ -79,6 +101,8 @@ class ClimbTo(Primitive):
 
     target: tuple[float, float, float] = attr.ib(converter=float_triple)
     tolerance_m: float = 0.4
+    #: (x, z) of the far end of the straight line the climb goes up along (set when it starts).
+    _line_end: Optional[tuple[float, float]] = attr.ib(init=False, default=None, repr=False)
     name = "climb"
 
     def budget_steps(self, situation: Situation) -> int:
@@ -88,11 +112,28 @@ class ClimbTo(Primitive):
 
     def actions(self, situation: Situation) -> Iterator[Action]:
         face = find_face(situation, self.target)
+        if face is None and situation.body.feet_y_m >= self.target[1] - FELL_BACK_M:
+            # Already up: a route's climb ends with the hold at the top's edge and then the point
+            # stood on beyond it, which the climb over the edge has brought the feet to.
+            yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
+            return
         if face is None:
             raise PrimitiveFailed(f"no wall rises on the way to {self.target} ({describe(situation.body)})")
         start = np.array(situation.body.xz)
         direction = np.array([self.target[0], self.target[2]]) - start
         direction /= np.linalg.norm(direction)
+        direction, face = self._square_on(situation, start, direction, face)
+        shift = self._shift_onto_holds(situation, start, direction, face)
+        if shift:
+            side = np.array([-direction[1], direction[0]])
+            aside = start + side * shift
+            yield from WalkTo((float(aside[0]), situation.body.feet_y_m, float(aside[1])), tolerance_m=SHIFT_TOLERANCE_M,
+                              must_reach=False).actions(situation)
+            start = np.array(situation.body.xz)
+            face = _face_along(situation, start, direction, face + LINE_BEYOND_FACE_M)
+            if face is None:
+                raise PrimitiveFailed(f"no wall rises beside the holds ({describe(situation.body)})")
+        self._line_end = tuple(float(v) for v in start + direction * (face + LINE_BEYOND_FACE_M))
         yield from self._approach(situation, start, direction, face)
         yield from self._climb(situation, start, direction)
         for _ in range(3):  # let go (both hands open) and stand
@@ -101,13 +142,58 @@ class ClimbTo(Primitive):
             raise PrimitiveFailed(f"fell back down after letting go at the top ({describe(situation.body)})")
         yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
 
+    def _shift_onto_holds(self, situation: Situation, start, direction, face_m: float) -> float:
+        """How far to step sideways (metres, to the left of ``direction``) so the climb keeps
+        ``HOLDS_MARGIN_M`` inside the climbable strip of a terrain wall (the hands hold beside the
+        line, and pulls drift): 0 if it already does, if the wall is not terrain, or if no
+        climbable strip lies within ``HOLDS_SEARCH_M``."""
+        ground = situation.world.ground
+        if not isinstance(ground, Terrain):
+            return 0.0
+        heightmap, climbable = ground.heightmap, ground.biome_map.climbable
+        side = np.array([-direction[1], direction[0]])
+        offsets = np.arange(-HOLDS_SEARCH_M, HOLDS_SEARCH_M + 1e-9, 0.05)
+        holds = np.ones(offsets.size, dtype=bool)
+        for across in (-0.5, 0.5):  # the grid points at the face's foot and up it decide what the hands hold
+            points = (start + direction * (face_m + across * heightmap.cell_size_m))[None, :] + offsets[:, None] * side[None, :]
+            inside = heightmap.contains(points[:, 0], points[:, 1])
+            rows, cols = heightmap.nearest_index(points[inside, 0], points[inside, 1])
+            holds[~inside] = False
+            holds[inside] &= climbable[rows, cols]
+        if not holds.any():
+            return 0.0
+        nearest = int(np.flatnonzero(holds)[np.argmin(np.abs(offsets[holds]))])
+        low = high = nearest
+        while low > 0 and holds[low - 1]:
+            low -= 1
+        while high < offsets.size - 1 and holds[high + 1]:
+            high += 1
+        lo, hi = offsets[low] + HOLDS_MARGIN_M, offsets[high] - HOLDS_MARGIN_M
+        shift = float(np.clip(0.0, lo, hi)) if lo <= hi else float((offsets[low] + offsets[high]) / 2)
+        return shift if abs(shift) > SHIFT_TOLERANCE_M else 0.0
+
+    def _square_on(self, situation: Situation, start, direction, face_m: float) -> tuple[np.ndarray, float]:
+        """The way up the wall and the face's distance along it: straight up the face (its uphill
+        normal, from the ground's rise across it), so the pulls do not carry the body sideways,
+        unless the target lies more than ``MAX_SQUARING_RAD`` off it; else towards the target."""
+        x, z = start + direction * face_m
+        height = situation.ground.height
+        rise = np.array([height(x + NORMAL_PROBE_M, z) - height(x - NORMAL_PROBE_M, z),
+                         height(x, z + NORMAL_PROBE_M) - height(x, z - NORMAL_PROBE_M)], dtype=np.float64)
+        norm = float(np.linalg.norm(rise))
+        if norm < FACE_STEP_M or float(np.dot(rise / norm, direction)) < math.cos(MAX_SQUARING_RAD):
+            return direction, face_m
+        normal = rise / norm
+        face = _face_along(situation, start, normal, face_m + LINE_BEYOND_FACE_M)
+        return (normal, face) if face is not None else (direction, face_m)
+
     def _approach(self, situation: Situation, start, direction, face_m: float) -> Iterator[Action]:
         previous = None
         for _ in range(int(face_m / (0.2 * WALK_PER_STEP_M)) + 20):
             body = situation.body
             travelled = float(np.dot(np.array(body.xz) - start, direction))
             left = face_m - FACE_DISTANCE_M - travelled
-            yaw_error = body.yaw_error_rad(self.target)
+            yaw_error = body.yaw_error_rad((self._line_end[0], self.target[1], self._line_end[1]))
             blocked = previous is not None and abs(travelled - previous) < 0.01
             if abs(yaw_error) < 0.05 and (left <= 0.02 or blocked):
                 return
@@ -156,6 +242,8 @@ class ClimbTo(Primitive):
             yield action(move_forward=1.0, head_pitch=self._look(situation, start, direction), **{f"{HANDS[hand]}_grasp": 1})
             if not situation.body.grasping[hand]:
                 raise PrimitiveFailed(f"the {HANDS[hand]} hand's hold slipped ({describe(situation.body)})")
+            if self._on_top(situation):  # over the edge: the hand may keep sliding on the top
+                return
             if np.linalg.norm(np.array(situation.body.hand_positions[hand]) - before) < STOPPED_M:
                 return
 
@@ -189,7 +277,7 @@ class ClimbTo(Primitive):
         eye = situation.body.eye[1]
         onto_top = eye >= top + EYE_OVER_TOP_M
         height = top if onto_top else min(eye + REACH_ABOVE_EYE_M, top - FACE_BELOW_TOP_M)
-        distances, heights = situation.ground.profile(start, self.target)
+        distances, heights = situation.ground.profile(start, self._line_end)
         above = np.nonzero(heights >= height - 0.05)[0]
         along = float(distances[above[0]]) if above.size else float(distances[-1])
         x, z = start + direction * (along + (ONTO_TOP_M if onto_top else 0.0))
