@@ -99,8 +99,10 @@ WALL_RUN_M = 0.02
 #: the cliff's foot, metres: beyond the reach the bypass search grants a jump that rises more than
 #: the feet's path does (it slides up the face: 2.75 m at full speed, + 0.5 m slack).
 TAKE_OFF_REACH_M = 4.0
-#: At most this much natural relief under the cliff and within TAKE_OFF_REACH_M of it, metres
-#: (more would make the wall much taller than the tier on its low side).
+#: The wall's foot is the natural ground within this of the cliff's outline, metres.
+FOOT_BAND_M = 1.0
+#: The highest take-off ground stands at most this much above the lowest of the foot (see
+#: ``cliff_base_m``), metres: the wall is up to this much taller than its tier on its low side.
 MAX_RELIEF_M = 3.0
 #: The climbable strip of a segment reaches this far onto the top beyond its wall (the last pull
 #: takes hold there) and this far out from its foot, metres.
@@ -192,23 +194,26 @@ class TieredCliff:
 
 
 def path_angles_deg(spec: CliffSpec, approach_deg: float, side: float) -> tuple[float, ...]:
-    """Each segment's ring angle: the first faces ``approach_deg``; the others zigzag, set
-    ``segment_offset_m`` along their wall to ``side`` (+1 or -1) and back."""
-    angles = []
-    for tier in range(spec.segments):
-        turn = math.degrees(spec.segment_offset_m / spec.inner_radius_m(tier)) if tier % 2 else 0.0
-        angles.append(approach_deg + side * turn)
+    """Each segment's ring angle: the first faces ``approach_deg``; each next one is set
+    ``segment_offset_m`` along the ledge at its foot from the one below, first to ``side`` (+1 or
+    -1), then back: the path zigzags."""
+    angles = [approach_deg]
+    for tier in range(1, spec.segments):
+        turn = math.degrees(spec.segment_offset_m / spec.inner_radius_m(tier))  # along the ledge at its foot
+        angles.append(angles[-1] + side * turn * (-1.0) ** (tier - 1))
     return tuple(angles)
 
 
 def cliff_base_m(heightmap: HeightMap, centre: XZ, spec: CliffSpec) -> tuple[float, float]:
-    """(highest, lowest) natural ground (metres) within ``TAKE_OFF_REACH_M`` of the cliff's foot
-    and under the cliff: the tiers' tops stand on the highest, so no take-off within a jump of
-    the wall is higher than its foot."""
+    """(highest, lowest) natural ground (metres): the highest under the cliff and within
+    ``TAKE_OFF_REACH_M`` of its foot (the tiers stand on it, so no take-off within a jump of a wall
+    is higher than its foot), the lowest under the cliff and ``FOOT_BAND_M`` round it (no lower
+    than the water plane)."""
     x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
     r = np.hypot(x - centre[0], z - centre[1])
     heights = heightmap.heights
-    return float(heights[r <= spec.outer_radius_m + TAKE_OFF_REACH_M].max()), float(heights[r <= spec.outer_radius_m].min())
+    lowest = heights[r <= spec.outer_radius_m + FOOT_BAND_M].min()
+    return float(heights[r <= spec.outer_radius_m + TAKE_OFF_REACH_M].max()), float(max(lowest, heightmap.water_height_m))
 
 
 def cut_tiered_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ, spec: CliffSpec,
