@@ -7,7 +7,7 @@ multiple, angled segments at higher difficulties, requiring more than just climb
 straight line." Difficulty sets every factor through :data:`KNOBS` (:class:`ClimbKnobs`, the table
 below; ``docs/tasks.md`` quotes it):
 
-- the cliff's height: 4 m at d = 0 (more than a jump slides up its face), 14 m at d = 1;
+- the cliff's height: 4.5 m at d = 0 (more than a jump slides up its face), 15 m at d = 1;
 - the climbable path's width along the wall: 4 m at d = 0, 1 m at d = 1; the rest of every wall
   is unclimbable (the biome map's cliff);
 - the path's segments: one straight segment up a single wall below ``segment_added_at[0]``; from
@@ -16,12 +16,13 @@ below; ``docs/tasks.md`` quotes it):
 - how far from the cliff's foot the agent starts and where the cliff lies relative to the way it
   faces.
 
-The cliff is a stack of concentric ``CLIFF`` obstacle rings (``avalon/datagen/obstacles.py``)
-sharing one noisy outline, each rising over a few centimetres: on the 0.25 m grid of these worlds
-every face is steeper than 80 degrees, which the body can neither run nor jump up by more than
-about 2.9 m (``mechanics.TERRAIN_JUMP_RISE_M``). The solvability certificate (``climb`` required,
-every skill allowed) proves each world at generation: a route up the path exists with margins, and
-nothing but climbing gets onto the plateau even with generous limits.
+The cliff is a stack of flat tiers whose walls follow concentric ``CLIFF`` obstacle rings
+(``avalon/datagen/obstacles.py``) sharing one noisy outline: each wall rises between two
+neighbouring points of the 0.5 m grid, a face steeper than 83 degrees (for a 4.5 m tier), which
+the body cannot run up and a jump slides up by at most 3.4 m (``mechanics.TERRAIN_JUMP_RISE_M``).
+The solvability certificate (``climb`` required, every skill allowed) proves each world at
+generation: a route up the path exists with margins, and nothing but climbing gets onto the
+plateau even with generous limits.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class ClimbKnobs:
     Bands are drawn from uniformly; ``segment_offset_m`` applies from the second segment on.
     """
 
-    #: Height of the whole cliff from its foot to the plateau, metres (4 m at d = 0, 14 m at 1);
+    #: Height of the whole cliff from its foot to the plateau, metres (4.5 m at d = 0, 15 m at 1);
     #: split evenly between its tiers.
     cliff_height_m: Ramp = Ramp(4.5, 10.5)
     #: Width of the climbable path along the wall, metres (4 m at d = 0, 1 m at 1).
@@ -69,8 +70,8 @@ class ClimbKnobs:
     #: The path is one straight segment up one wall, and one more tier and segment from each of
     #: these difficulties.
     segment_added_at: tuple[float, ...] = (0.6, 0.85)
-    #: How far along the wall each segment's path is set from the one below, metres (so the way
-    #: turns along the ledge between them).
+    #: How far each segment's path is set from the one below, along the ledge at its foot, metres
+    #: (the way turns along each ledge).
     segment_offset_m: Ramp = Ramp(2.0, 3.0)
     #: Width of the ledge between two tiers, metres.
     ledge_width_m: float = 2.0
@@ -80,14 +81,15 @@ class ClimbKnobs:
     max_facing_offset_deg: Ramp = Ramp(0.0, 180.0)
     #: The food lies this far inside the plateau's edge above the last segment, metres.
     food_inset_m: Band = Band(Ramp(1.5), Ramp(2.5))
-    #: Training episodes are truncated after this many seconds (30 s at d = 0, 120 s at 1): a few
-    #: times what climbing 3-12 m at 2.5-3 s per metre and the walks between take.
+    #: Training episodes are truncated after this many seconds (30 s at d = 0, 120 s at 1): about
+    #: twice what the scripted agent takes to climb 4.5-15 m at 3 s per metre and walk between.
     training_time_limit_s: Ramp = Ramp(30.0, 90.0)
 
 
 #: The climb task's difficulty curves.
 KNOBS = ClimbKnobs()
-#: Height-map grid points per metre: a 0.25 m cell makes every cliff face steeper than 80 degrees.
+#: Height-map grid points per metre: on a 0.5 m cell a tier of 4.5 m or more is a face steeper than
+#: 83 degrees (a 0.25 m cell would quadruple the triangles and cost half the steps per second).
 POINTS_PER_M = 2.0
 #: Mean radius of the plateau inside the innermost tier's wall, metres.
 PLATEAU_RADIUS_M = 4.0
@@ -239,7 +241,7 @@ def cut_tiered_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ,
             noise_amplitude_m=spec.noise_amplitude_m,
         )
         # The ring gives the wall's outline and cells; the tier's top is flat (a grid point is on
-        # it or not: a wall rises between two neighbouring points, steeper than 80 degrees).
+        # it or not: a wall rises between two neighbouring points, steeper than 83 degrees).
         result = apply_ring(np.random.default_rng(noise_seed), heightmap, ring)
         outline = result.outlines[0]
         outlines.append(outline)
