@@ -95,7 +95,7 @@ POINTS_PER_M = 2.0
 PLATEAU_RADIUS_M = 4.0
 #: How far the walls' outline wanders in and out with direction, metres (the same for every tier).
 CLIFF_NOISE_M = 0.6
-#: Horizontal run of each ring's wall (its outline and cells; the tiers' tops are flat), metres.
+#: Horizontal run of the outermost ring's wall (its outline; the tiers' tops are flat), metres.
 WALL_RUN_M = 0.02
 #: The lowest tier's top stands a tier's height above the highest natural ground within this of
 #: the cliff's foot, metres: beyond the reach the bypass search grants a jump that rises more than
@@ -222,10 +222,16 @@ def cut_tiered_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ,
                      angles_deg: tuple[float, ...]) -> TieredCliff:
     """A plateau around ``centre`` in ``spec.segments`` flat tiers, each ``spec.tier_height_m``
     above the one below, the lowest that high above the highest natural ground within
-    ``TAKE_OFF_REACH_M`` of the cliff (each tier's wall follows a ``CLIFF`` ring's outline, the
-    same noisy outline for every tier, so the ledges keep their width), and each tier's climbable
-    strip at ``angles_deg`` (ring angles, outermost tier first)."""
-    noise_seed = int(rng.integers(0, 2**63 - 1))
+    ``TAKE_OFF_REACH_M`` of the cliff (see :func:`cliff_base_m`), and each tier's climbable strip
+    at ``angles_deg`` (ring angles, outermost tier first). The outermost wall follows a ``CLIFF``
+    ring's noisy outline (its noise drawn from ``rng``); each tier inside it the same outline
+    ``ledge_width_m`` further in, so the ledges keep their width."""
+    outermost = ObstacleRing(
+        kind=RingKind.CLIFF, centre_x_m=float(centre[0]), centre_z_m=float(centre[1]),
+        inner_radius_m=spec.inner_radius_m(0), width_m=WALL_RUN_M, height_m=spec.tier_height_m,
+        noise_amplitude_m=spec.noise_amplitude_m,
+    )
+    first = apply_ring(rng, heightmap, outermost).outlines[0]
     x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
     dx, dz = x - centre[0], z - centre[1]
     r, theta = np.hypot(dx, dz), np.arctan2(dz, dx)
@@ -233,21 +239,17 @@ def cut_tiered_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ,
     heights = heightmap.heights.astype(np.float64)
     wall = np.zeros(heightmap.shape, dtype=bool)
     climbable = np.zeros(heightmap.shape, dtype=bool)
+    pad = heightmap.cell_size_m  # the points whose triangles touch the wall, as obstacles.py pads it
     outlines = []
     for tier, angle in enumerate(angles_deg):
-        ring = ObstacleRing(
-            kind=RingKind.CLIFF, centre_x_m=float(centre[0]), centre_z_m=float(centre[1]),
-            inner_radius_m=spec.inner_radius_m(tier), width_m=WALL_RUN_M, height_m=spec.tier_height_m,
-            noise_amplitude_m=spec.noise_amplitude_m,
-        )
-        # The ring gives the wall's outline and cells; the tier's top is flat (a grid point is on
-        # it or not: a wall rises between two neighbouring points, steeper than 83 degrees).
-        result = apply_ring(np.random.default_rng(noise_seed), heightmap, ring)
-        outline = result.outlines[0]
+        inward = spec.inner_radius_m(0) - spec.inner_radius_m(tier)
+        outline = attr.evolve(first, inner_radius_m=first.inner_radius_m - inward, outer_radius_m=first.outer_radius_m - inward)
         outlines.append(outline)
-        wall |= result.wall
         t = r - sample_periodic(outline.inner_radius_m, theta)
+        # The tier's top is flat (a grid point is on it or not), so its wall rises between two
+        # neighbouring points, steeper than 83 degrees.
         heights = np.where(t < 0.0, base + (tier + 1) * spec.tier_height_m, heights)
+        wall |= (t >= -pad) & (t <= WALL_RUN_M + pad)
         along = np.abs((theta - math.radians(angle) + math.pi) % (2 * math.pi) - math.pi) * np.maximum(r, 1e-6)
         climbable |= (along <= spec.path_width_m / 2) & (t >= -HOLDS_ONTO_TOP_M) & (t <= HOLDS_BEYOND_FOOT_M)
     inside = r < sample_periodic(outlines[0].inner_radius_m, theta)
@@ -289,15 +291,21 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     food_inset = float(streams.food.uniform(*KNOBS.food_inset_m.at(difficulty)))
     yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
     heightmap = build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M)
-    reach = spec.outer_radius_m + spawn_distance + 2.0
+    # Beyond the beaches, whose erosion (make_biomes) would cut ramps into the cliff.
+    clear_of_beaches = spec.outer_radius_m + config.biomes.beach_width_m + 1.0
     mask = site_mask(heightmap, min_water_distance_m=spec.outer_radius_m + 1.0, max_slope_deg=15.0,
-                     min_ocean_distance_m=reach, edge_margin_m=reach)
+                     min_ocean_distance_m=clear_of_beaches, edge_margin_m=spec.outer_radius_m + 2.0)
 
     def fit_cliff_site(centre: XZ):
         """The build of the world with its cliff around ``centre`` (the cheap checks need the cliff)."""
         approach = float(streams.sites.uniform(-180.0, 180.0))
         side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
         angles = path_angles_deg(spec, approach, side)
+        spawn_radius = spec.inner_radius_m(0) + spawn_distance
+        rough_spawn = (centre[0] + spawn_radius * math.cos(math.radians(approach)),
+                       centre[1] + spawn_radius * math.sin(math.radians(approach)))
+        if not is_dry_land(heightmap, *rough_spawn, min_water_distance_m=1.5 + spec.noise_amplitude_m):
+            return f"the spawn near {rough_spawn} would not be on dry land"
         highest, lowest = cliff_base_m(heightmap, centre, spec)
         if highest - lowest > MAX_RELIEF_M:
             return f"the ground around {centre} rises {highest - lowest:.2f} m: more than {MAX_RELIEF_M} m"

@@ -59,17 +59,20 @@ REACH_STEPS = 12
 #: A pull is over when the holding hand moved less than this in a step, metres.
 STOPPED_M = 0.02
 #: The climb goes straight up the face (along the ground's uphill direction across it, measured
-#: this far either side of where the way meets the face) when that is within MAX_SQUARING_RAD of
+#: this far either side of the face around where the way meets it) when that is within MAX_SQUARING_RAD of
 #: the way to the target; the line it climbs along reaches LINE_BEYOND_FACE_M past the face. Metres, radians.
 NORMAL_PROBE_M = 0.5
+#: ...summed over these offsets along the face, metres.
+NORMAL_SPREAD_M = (-1.0, -0.5, 0.0, 0.5, 1.0)
 MAX_SQUARING_RAD = math.radians(60.0)
 LINE_BEYOND_FACE_M = 3.0
-#: On a terrain wall the climb keeps this far inside the climbable strip's edges (the hands hold
-#: about 0.3 m either side of its line), stepping sideways first if it must; it looks for the strip
-#: this far either side, and does not bother with steps shorter than SHIFT_TOLERANCE_M. Metres.
-HOLDS_MARGIN_M = 0.6
+#: On a terrain wall the climb goes up the middle of the climbable strip (the hands hold about
+#: 0.3 m either side of its line, and the pulls drift), stepping sideways first; it looks for the
+#: strip this far either side, and does not bother with steps shorter than SHIFT_TOLERANCE_M. Metres.
 HOLDS_SEARCH_M = 2.0
 SHIFT_TOLERANCE_M = 0.1
+#: ...or when the feet rose less than STOPPED_M over this many steps.
+STALLED_STEPS = 5
 #: The climb is done when the feet are this close to the top's height over ground this close to it, metres.
 ON_TOP_M = 0.05
 OVER_TOP_M = 0.15
@@ -143,10 +146,9 @@ class ClimbTo(Primitive):
         yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
 
     def _shift_onto_holds(self, situation: Situation, start, direction, face_m: float) -> float:
-        """How far to step sideways (metres, to the left of ``direction``) so the climb keeps
-        ``HOLDS_MARGIN_M`` inside the climbable strip of a terrain wall (the hands hold beside the
-        line, and pulls drift): 0 if it already does, if the wall is not terrain, or if no
-        climbable strip lies within ``HOLDS_SEARCH_M``."""
+        """How far to step sideways (metres, to the left of ``direction``) to climb up the middle of
+        the climbable strip of a terrain wall (as far as it lies within ``HOLDS_SEARCH_M``): 0 if
+        the climb is there already, if the wall is not terrain, or if no strip lies that near."""
         ground = situation.world.ground
         if not isinstance(ground, Terrain):
             return 0.0
@@ -168,18 +170,20 @@ class ClimbTo(Primitive):
             low -= 1
         while high < offsets.size - 1 and holds[high + 1]:
             high += 1
-        lo, hi = offsets[low] + HOLDS_MARGIN_M, offsets[high] - HOLDS_MARGIN_M
-        shift = float(np.clip(0.0, lo, hi)) if lo <= hi else float((offsets[low] + offsets[high]) / 2)
+        shift = float((offsets[low] + offsets[high]) / 2)
         return shift if abs(shift) > SHIFT_TOLERANCE_M else 0.0
 
     def _square_on(self, situation: Situation, start, direction, face_m: float) -> tuple[np.ndarray, float]:
         """The way up the wall and the face's distance along it: straight up the face (its uphill
         normal, from the ground's rise across it), so the pulls do not carry the body sideways,
         unless the target lies more than ``MAX_SQUARING_RAD`` off it; else towards the target."""
-        x, z = start + direction * face_m
         height = situation.ground.height
-        rise = np.array([height(x + NORMAL_PROBE_M, z) - height(x - NORMAL_PROBE_M, z),
-                         height(x, z + NORMAL_PROBE_M) - height(x, z - NORMAL_PROBE_M)], dtype=np.float64)
+        side = np.array([-direction[1], direction[0]])
+        rise = np.zeros(2)
+        for across in NORMAL_SPREAD_M:  # summed along the face, so a notch in it does not tilt the way up
+            x, z = start + direction * face_m + side * across
+            rise += [height(x + NORMAL_PROBE_M, z) - height(x - NORMAL_PROBE_M, z),
+                     height(x, z + NORMAL_PROBE_M) - height(x, z - NORMAL_PROBE_M)]
         norm = float(np.linalg.norm(rise))
         if norm < FACE_STEP_M or float(np.dot(rise / norm, direction)) < math.cos(MAX_SQUARING_RAD):
             return direction, face_m
@@ -235,7 +239,9 @@ class ClimbTo(Primitive):
         raise PrimitiveFailed(f"the {HANDS[hand]} hand found nothing to hold on the wall ({describe(situation.body)})")
 
     def _pull(self, situation: Situation, hand: int, start, direction) -> Iterator[Action]:
-        """Let the other hand go and pull on ``hand`` until it stops (the body rises)."""
+        """Let the other hand go and pull on ``hand`` until it stops (the body rises), or until the
+        body has stopped rising (the hand sliding to and fro in a corner of the wall)."""
+        heights = [situation.body.feet_y_m]
         while True:
             body = situation.body
             before = np.array(body.hand_positions[hand])
@@ -245,6 +251,9 @@ class ClimbTo(Primitive):
             if self._on_top(situation):  # over the edge: the hand may keep sliding on the top
                 return
             if np.linalg.norm(np.array(situation.body.hand_positions[hand]) - before) < STOPPED_M:
+                return
+            heights.append(situation.body.feet_y_m)
+            if len(heights) > STALLED_STEPS and heights[-1] - heights[-1 - STALLED_STEPS] < STOPPED_M:
                 return
 
     def _free(self, situation: Situation, holding: int, wall_yaw: float, start, direction) -> Iterator[Action]:
