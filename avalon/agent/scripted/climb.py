@@ -228,11 +228,14 @@ class ClimbTo(Primitive):
         return look_rates(situation.body, self._hold_point(situation, start, direction))[1]
 
     def _reach(self, situation: Situation, hand: int, start, direction) -> Iterator[Action]:
-        """Close ``hand`` (it goes where the camera looks) until it holds; the other hand keeps its hold."""
+        """Close ``hand`` (it goes where the camera looks, turned to the next hold on the climb's line,
+        however far the pulls have carried the body sideways) until it holds; the other hand keeps
+        its hold."""
         other = 1 - hand
         for _ in range(REACH_STEPS):
             body = situation.body
-            yield action(head_pitch=self._look(situation, start, direction),
+            yaw_rate, pitch_rate, _, _ = look_rates(body, self._hold_point(situation, start, direction))
+            yield action(head_yaw=yaw_rate, head_pitch=pitch_rate,
                          **{f"{HANDS[hand]}_grasp": 1, f"{HANDS[other]}_grasp": int(body.grasping[other])})
             if situation.body.grasping[hand]:
                 return
