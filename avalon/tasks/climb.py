@@ -8,7 +8,7 @@ straight line." Difficulty sets every factor through :data:`KNOBS` (:class:`Clim
 below; ``docs/tasks.md`` quotes it):
 
 - the cliff's height: 4.5 m at d = 0 (more than a jump slides up its face), 15 m at d = 1;
-- the climbable path's width along the wall: 4 m at d = 0, 1 m at d = 1; the rest of every wall
+- the climbable path's width along the wall: 4 m at d = 0, 1.5 m at d = 1; the rest of every wall
   is unclimbable (the biome map's cliff);
 - the path's segments: one straight segment up a single wall below ``segment_added_at[0]``; from
   there the cliff rises in tiers (two, then three) with a ledge between them, each tier's
@@ -65,8 +65,9 @@ class ClimbKnobs:
     #: Height of the whole cliff from its foot to the plateau, metres (4.5 m at d = 0, 15 m at 1);
     #: split evenly between its tiers.
     cliff_height_m: Ramp = Ramp(4.5, 10.5)
-    #: Width of the climbable path along the wall, metres (4 m at d = 0, 1 m at 1).
-    path_width_m: Ramp = Ramp(4.0, -3.0)
+    #: Width of the climbable path along the wall, metres (4 m at d = 0, 1.5 m at 1: on the 0.5 m
+    #: grid, where the nearest grid point decides what a hand holds, both hands need that much).
+    path_width_m: Ramp = Ramp(4.0, -2.5)
     #: The path is one straight segment up one wall, and one more tier and segment from each of
     #: these difficulties.
     segment_added_at: tuple[float, ...] = (0.6, 0.85)
@@ -93,8 +94,9 @@ KNOBS = ClimbKnobs()
 POINTS_PER_M = 2.0
 #: Mean radius of the plateau inside the innermost tier's wall, metres.
 PLATEAU_RADIUS_M = 4.0
-#: How far the walls' outline wanders in and out with direction, metres (the same for every tier).
-CLIFF_NOISE_M = 0.6
+#: How far the walls' outline wanders in and out with direction, metres (the same for every tier;
+#: little, so a wall stays nearly straight across the path).
+CLIFF_NOISE_M = 0.3
 #: Horizontal run of the outermost ring's wall (its outline; the tiers' tops are flat), metres.
 WALL_RUN_M = 0.02
 #: The lowest tier's top stands a tier's height above the highest natural ground within this of
@@ -298,7 +300,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
 
     def fit_cliff_site(centre: XZ):
         """The build of the world with its cliff around ``centre`` (the cheap checks need the cliff)."""
-        approach = float(streams.sites.uniform(-180.0, 180.0))
+        # The first segment faces along a grid axis, so its wall rises between rows (or columns)
+        # of grid points rather than in a staircase: hands hold and pull evenly up a flat face.
+        approach = float(90.0 * streams.sites.integers(0, 4))
         side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
         angles = path_angles_deg(spec, approach, side)
         spawn_radius = spec.inner_radius_m(0) + spawn_distance

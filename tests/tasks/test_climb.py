@@ -25,8 +25,8 @@ PROPERTY_CASES = [(d, seed) for d in (0.0, 0.3, 0.5, 0.7, 1.0) for seed in range
 SEEDS = range(4)
 
 GOLDEN = {
-    (0.5, 3): "9fb3864d7b6d567eab8d150fd1b4887202efcba7462cc39a9d2c1178301352b7",
-    (1.0, 7): "eb305708aba912336ccf72f1de40bbd73f97117f5942ec66e381ca60ab3d7080",  # three tiers
+    (0.5, 3): "a53c55309d1afd68a1a723ad4dff1a2368b60674ef524738844f4becc7983bef",
+    (1.0, 7): "067319d93f9e2f9347048bd1ae6670d60bddc68e0a0632012e70248c0b389928",  # three tiers
 }
 
 
@@ -156,7 +156,7 @@ def test_the_climbable_path_narrows_with_difficulty_as_measured_on_the_terrain()
             for tier in range(lay.cliff.spec.segments):
                 assert _path_width_m(lay, tier) == pytest.approx(lay.cliff.spec.path_width_m, abs=2 * cell)
     widths = [np.mean([_path_width_m(_layout(d, s), 0) for s in SEEDS]) for d in (0.0, 0.5, 1.0)]
-    assert widths == sorted(widths, reverse=True) and widths[0] > 3.5 and widths[-1] < 1.5
+    assert widths == sorted(widths, reverse=True) and widths[0] > 3.5 and widths[-1] < 2.0
 
 
 def test_at_high_difficulty_the_path_zigzags_up_tiers_and_the_route_turns_along_each_ledge():
