@@ -93,7 +93,7 @@ KNOBS = ClimbKnobs()
 #: 83 degrees (a 0.25 m cell would quadruple the triangles and cost half the steps per second).
 POINTS_PER_M = 2.0
 #: Mean radius of the plateau inside the innermost tier's wall, metres.
-PLATEAU_RADIUS_M = 4.0
+PLATEAU_RADIUS_M = 3.5
 #: How far the walls' outline wanders in and out with direction, metres (the same for every tier;
 #: little, so a wall stays nearly straight across the path).
 CLIFF_NOISE_M = 0.3
@@ -292,7 +292,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     spawn_distance = float(streams.food.uniform(*KNOBS.spawn_distance_m.at(difficulty)))
     food_inset = float(streams.food.uniform(*KNOBS.food_inset_m.at(difficulty)))
     yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
-    heightmap = build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M)
+    # No carved pool: on a Small island it leaves little room for the cliff and its beach clearance.
+    heightmap = build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
+                             pool_count=0)
     # Beyond the beaches, whose erosion (make_biomes) would cut ramps into the cliff.
     clear_of_beaches = spec.outer_radius_m + config.biomes.beach_width_m + 1.0
     mask = site_mask(heightmap, min_water_distance_m=spec.outer_radius_m + 1.0, max_slope_deg=15.0,
