@@ -14,6 +14,11 @@ would hold on below the feet. So between pulls the agent, hanging on one hand, t
 the free hand's resting place is clear of the wall, lets it come back to rest, and turns back to
 the wall; the hand then meets the wall at rest height, 1.2 m above the feet. Measured: cliffs of
 bare-mountain terrain 2.5 to 10 m high at 60 to 90 degrees, 24-31 steps per metre of height.
+
+A pull presses the body into the wall along the way it faces, so a climb at a slant to the face
+slides sideways: the climb goes straight up the face (its normal), and on a terrain wall whose
+climbable part is a strip (the biome map's grid: the grid point nearest a hand decides) it first
+steps sideways to the strip's middle, and each reach turns the camera to the next hold on its line.
 """
 
 from __future__ import annotations
@@ -56,11 +61,14 @@ AT_REST_M = 0.1
 FREE_STEPS = 12
 #: Steps a hand may take to take hold before the climb fails.
 REACH_STEPS = 12
-#: A pull is over when the holding hand moved less than this in a step, metres.
+#: A pull is over when the holding hand moved less than this in a step, metres...
 STOPPED_M = 0.02
+#: ...or when the feet rose less than STOPPED_M over this many steps.
+STALLED_STEPS = 5
 #: The climb goes straight up the face (along the ground's uphill direction across it, measured
-#: this far either side of the face around where the way meets it) when that is within MAX_SQUARING_RAD of
-#: the way to the target; the line it climbs along reaches LINE_BEYOND_FACE_M past the face. Metres, radians.
+#: this far either side of the face around where the way meets it) when that is within
+#: MAX_SQUARING_RAD of the way to the target; the line it climbs along reaches LINE_BEYOND_FACE_M
+#: past the face. Metres, radians.
 NORMAL_PROBE_M = 0.5
 #: ...summed over these offsets along the face, metres.
 NORMAL_SPREAD_M = (-1.0, -0.5, 0.0, 0.5, 1.0)
@@ -71,8 +79,6 @@ LINE_BEYOND_FACE_M = 3.0
 #: strip this far either side, and does not bother with steps shorter than SHIFT_TOLERANCE_M. Metres.
 HOLDS_SEARCH_M = 2.0
 SHIFT_TOLERANCE_M = 0.1
-#: ...or when the feet rose less than STOPPED_M over this many steps.
-STALLED_STEPS = 5
 #: The climb is done when the feet are this close to the top's height over ground this close to it, metres.
 ON_TOP_M = 0.05
 OVER_TOP_M = 0.15
