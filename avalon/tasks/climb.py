@@ -90,7 +90,8 @@ class ClimbKnobs:
 #: The climb task's difficulty curves.
 KNOBS = ClimbKnobs()
 #: Height-map grid points per metre: on a 0.5 m cell a tier of 4.5 m or more is a face steeper than
-#: 83 degrees (a 0.25 m cell would quadruple the triangles and cost half the steps per second).
+#: 83 degrees (a 0.25 m cell would allow lower tiers, but its four times as many triangles drew
+#: about half the steps per second: docs/tasks.md).
 POINTS_PER_M = 2.0
 #: Mean radius of the plateau inside the innermost tier's wall, metres.
 PLATEAU_RADIUS_M = 3.5
