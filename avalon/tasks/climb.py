@@ -33,6 +33,7 @@ from typing import Optional
 import attr
 import numpy as np
 
+from avalon import validation as check
 from avalon.datagen.noise import sample_periodic
 from avalon.datagen.obstacles import ObstacleRing, RingKind, RingOutline, apply_ring
 from avalon.datagen.terrain import HeightMap
@@ -135,14 +136,17 @@ KNOB_PROGRESS = {"segment_offset_m": lambda d: d if segment_count(d) > 1 else No
 class CliffSpec:
     """A tiered cliff around a plateau with a climbable path up it. Lengths in metres."""
 
-    height_m: float
-    path_width_m: float
-    segments: int
-    #: Sideways offset of each segment's path from the one below, along the wall (0 with one segment).
-    segment_offset_m: float
-    ledge_width_m: float
-    plateau_radius_m: float = PLATEAU_RADIUS_M
-    noise_amplitude_m: float = CLIFF_NOISE_M
+    #: From the foot to the plateau, split evenly between the tiers.
+    height_m: float = attr.ib(validator=check.positive())
+    path_width_m: float = attr.ib(validator=check.positive())
+    #: Tiers, one straight segment of the path each.
+    segments: int = attr.ib(validator=check.int_between(1, 8))
+    #: Sideways offset of each segment's path from the one below, along the ledge at its foot (0
+    #: with one segment).
+    segment_offset_m: float = attr.ib(validator=check.non_negative())
+    ledge_width_m: float = attr.ib(validator=check.positive())
+    plateau_radius_m: float = attr.ib(default=PLATEAU_RADIUS_M, validator=check.positive())
+    noise_amplitude_m: float = attr.ib(default=CLIFF_NOISE_M, validator=check.non_negative())
 
     @property
     def tier_height_m(self) -> float:

@@ -242,3 +242,10 @@ def test_the_walls_are_steeper_than_a_jump_climbs_and_only_the_path_is_climbable
         on_a_path |= near & (along <= cliff.spec.path_width_m / 2 + 1e-6)
     assert biome_map.climbable[near_any_wall & ~on_a_path].sum() == 0
     assert biome_map.climbable[on_a_path].all()
+
+
+def test_a_cliff_spec_refuses_bad_sizes_naming_them():
+    with pytest.raises(ValueError, match="height_m=-1"):
+        climb.CliffSpec(height_m=-1.0, path_width_m=1.0, segments=1, segment_offset_m=0.0, ledge_width_m=2.0)
+    with pytest.raises(ValueError, match="segments=0"):
+        climb.CliffSpec(height_m=5.0, path_width_m=1.0, segments=0, segment_offset_m=0.0, ledge_width_m=2.0)
