@@ -31,8 +31,12 @@ from avalon.tasks.kit.route import Route, RouteStep
 SKILL_PRIMITIVES = {"walk": WalkTo, "jump": JumpTo, "climb": ClimbTo, "fall": FallTo}
 
 
-def step_primitive(step: RouteStep) -> Primitive:
-    """The primitive that moves the feet to ``step.target`` with ``step.skill``."""
+def step_primitive(step: RouteStep, next_step: Optional[RouteStep] = None) -> Primitive:
+    """The primitive that moves the feet to ``step.target`` with ``step.skill``. A walk to the foot
+    of a climb gets as near as it can: its target stands by the wall, closer than a walk keeps
+    to a wall's foot, and the climb walks up to the face itself."""
+    if step.skill == "walk" and next_step is not None and next_step.skill == "climb":
+        return WalkTo(step.target, must_reach=False)
     return SKILL_PRIMITIVES[step.skill](step.target)
 
 
@@ -70,7 +74,9 @@ class RouteFollower:
         self.route = route
         self.foods = tuple(world.food if foods is None else foods)
         self.ground = Ground(world)
-        self._primitives: list[Primitive] = [step_primitive(step) for step in route.steps] + [EatFood(self.foods)]
+        steps = route.steps
+        self._primitives: list[Primitive] = [step_primitive(step, next_step)
+                                             for step, next_step in zip(steps, steps[1:] + (None,))] + [EatFood(self.foods)]
         self._situation: Optional[Situation] = None
         self._index = 0
         self._run: Optional[PrimitiveRun] = None
