@@ -2,10 +2,11 @@
 (``task_route("scramble", d, seed)``) in evaluation mode within each world's own time limit.
 
 - d = 0 (one chasm, jumped where it narrows): it jumps, eats the apple and gets ``success``.
-- d = 0.5 (a chasm and a cliff climbed on its strip of bare rock, in a drawn order): on seeds 0
-  and 7 it jumps, climbs, eats and gets ``success``; on others the climb is not reliable yet
-  (docs/tasks.md, scramble), so there this proves the mechanics on scramble's geometry: what comes
-  before the climb succeeds, a hand grasps the strip and the body rises up the face.
+- d = 0.5 (a chasm and a cliff climbed on its strip of bare rock, in a drawn order): it jumps,
+  climbs, eats and gets ``success``.
+- d = 1 (three cliffs): the climbs are not reliable yet (docs/tasks.md, scramble), so there this
+  proves the mechanics on scramble's geometry: what comes before the first climb succeeds, a hand
+  grasps the strip and the body rises up the face.
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ from avalon.datagen.export import export_world
 pytestmark = pytest.mark.godot
 
 SEEDS = (0, 1, 2)
-#: d = 0.5: the seeds solved to the end, and seeds whose climb is checked for its mechanics.
-SOLVED_SEEDS = (0, 7)
-CLIMB_SEEDS = (9, 10, 11)
+#: d = 1: seeds whose first climb is checked for its mechanics.
+CLIMB_SEEDS = (0, 4, 5)
 #: Climb steps given to the mechanics check before it looks at how high the body got.
 CLIMB_STEPS = 150
 
@@ -48,7 +48,7 @@ def _solve(env, tmp_path, difficulty: float, seed: int):
     return route, episode, where
 
 
-@pytest.mark.parametrize("seed", SOLVED_SEEDS)
+@pytest.mark.parametrize("seed", SEEDS)
 def test_the_scripted_agent_jumps_climbs_and_eats_at_difficulty_one_half(env, tmp_path, seed):
     route, episode, where = _solve(env, tmp_path, 0.5, seed)
     assert {"jump", "climb"} <= route.skills()
@@ -66,12 +66,12 @@ def test_the_scripted_agent_jumps_the_chasm_and_eats_at_difficulty_zero(env, tmp
 
 
 @pytest.mark.parametrize("seed", CLIMB_SEEDS)
-def test_at_difficulty_one_half_a_hand_holds_the_strip_as_the_body_rises(env, tmp_path, seed):
-    world, route = task_route("scramble", 0.5, seed)
+def test_at_difficulty_one_a_hand_holds_the_strip_as_the_body_rises(env, tmp_path, seed):
+    world, route = task_route("scramble", 1.0, seed)
     skills = [step.skill for step in route.steps]
-    assert "jump" in skills and "climb" in skills
+    assert "climb" in skills
     climb_index = skills.index("climb")
-    world_dir = export_world(world, tmp_path / f"scramble-0.5-{seed}")
+    world_dir = export_world(world, tmp_path / f"scramble-1-{seed}")
     follower = RouteFollower(world, route)
     observation, info = env.reset(seed=seed, options={"world_dir": str(world_dir)})
     follower.reset(observation, info)
