@@ -258,6 +258,8 @@ def assemble_outdoor_world(
     keep_clear: Sequence[KeepClear] = (),
     exclude_mask: Optional[np.ndarray] = None,
     ring_outlines: Sequence[RingOutline] = (),
+    food_in_sight: bool = True,
+    food_on_foot: bool = True,
 ) -> OutdoorLayout:
     """Place the fruit tree, scenery and food on ``biome_map``'s (eroded) terrain and check the guarantees.
 
@@ -267,7 +269,9 @@ def assemble_outdoor_world(
     spawn, the food, the tree and ``keep_clear`` discs, stay off ``exclude_mask`` cells, and any
     plant still hiding a food from the spawn is removed. Raises :class:`ImpossibleWorldError`
     unless the spawn is on dry walkable land, every food is on dry land, visible from the spawn at
-    eye height and reachable on foot over triangles gentler than ``WALKABLE_SLOPE_DEG``.
+    eye height and reachable on foot over triangles gentler than ``WALKABLE_SLOPE_DEG``. A task
+    whose obstacle hides the food (``food_in_sight=False``) or whose food needs a skill to reach
+    (``food_on_foot=False``: it proves the way with a solvability certificate) skips that check.
     """
     ground = biome_map.heightmap
     scenery_config = scaled_scenery(config)
@@ -316,7 +320,7 @@ def assemble_outdoor_world(
     scenery = plants + ((tree.tree,) if tree is not None else ())
 
     everything = scenery_occluders(scenery)
-    for entity in entities:
+    for entity in entities if food_in_sight else ():
         if not line_of_sight(ground, eye, entity.position, everything):
             raise ImpossibleWorldError(f"{entity.name} ({entity.kind}) cannot be seen from the spawn")
 
@@ -325,7 +329,7 @@ def assemble_outdoor_world(
     start = labels[triangle_index(ground, *spawn)]
     if start < 0:
         raise ImpossibleWorldError(f"spawn {spawn} is on ground too steep to walk")
-    for entity in entities:
+    for entity in entities if food_on_foot else ():
         goal = labels[triangle_index(ground, entity.position[0], entity.position[2])]
         if goal != start:
             raise ImpossibleWorldError(f"{entity.name} cannot be reached on foot from the spawn")
