@@ -9,7 +9,7 @@ path that can be grabbed also gets narrower". Difficulty sets every factor throu
 
 - the spawn stands on a plateau (a ``cliff`` :class:`~avalon.datagen.obstacles.ObstacleRing`
   around it, walls of ``WALL_SLOPE_DEG``, unclimbable but for one strip);
-- below ``platform_end_difficulty`` the cliff is low (7 to 8.5 m, more than a safe fall) and a
+- below ``platform_end_difficulty`` the cliff is low (7.5 to 8.5 m, more than a safe fall) and a
   shelf part way down (the *platform*) breaks it into two safe falls; from there on there is no
   platform and the cliff grows from 12 m to 44 m (lethal from about d = 0.92);
 - the climbable strip of the wall (the grabbable path) narrows, and it and the platform lie
@@ -71,9 +71,9 @@ class DescendKnobs:
 
     #: Below this difficulty a platform part way down breaks the cliff into two safe falls.
     platform_end_difficulty: float = 0.6
-    #: With a platform, over p: height of the cliff, metres (7 m to 8.5 m: a straight fall costs
+    #: With a platform, over p: height of the cliff, metres (7.5 m to 8.5 m: a straight fall costs
     #: energy, each of the two falls by the platform is safe).
-    low_cliff_height_m: Ramp = Ramp(7.0, 1.5)
+    low_cliff_height_m: Ramp = Ramp(7.5, 1.0)
     #: Without, over q: height of the cliff, metres (12 m to 44 m; a fall of 37.05 m is lethal).
     tall_cliff_height_m: Ramp = Ramp(12.0, 32.0)
     #: With a platform, over p: its width along the cliff, metres (6 m to 4 m).
@@ -308,8 +308,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     heightmap = build_island(streams.terrain, size, config.points_per_m or POINTS_PER_M)
     fruit_tree = scaled_scenery(config).fruit_tree
     core = PLATEAU_RADIUS_M + PLATEAU_NOISE_M + wall_run_m(height)
-    mask = site_mask(heightmap, min_water_distance_m=2.0, max_slope_deg=15.0, min_ocean_distance_m=core,
-                     edge_margin_m=core + 2.0)
+    # The beach's erosion must not reach the plateau (it would lower the top into a ramp).
+    mask = site_mask(heightmap, min_water_distance_m=2.0, max_slope_deg=15.0,
+                     min_ocean_distance_m=core + config.biomes.beach_width_m + 1.0, edge_margin_m=core + 2.0)
     slopes = heightmap.slope_deg()
 
     def fit_site(centre: XZ):
