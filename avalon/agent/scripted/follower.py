@@ -18,6 +18,7 @@ import attr
 from avalon.agent.scripted.actions import Action, action
 from avalon.agent.scripted.body import Body
 from avalon.agent.scripted.climb import ClimbTo
+from avalon.agent.scripted.climb_down import climb_primitives
 from avalon.agent.scripted.eat import EatFood
 from avalon.agent.scripted.fall import FallTo
 from avalon.agent.scripted.ground import Ground
@@ -34,6 +35,22 @@ SKILL_PRIMITIVES = {"walk": WalkTo, "jump": JumpTo, "climb": ClimbTo, "fall": Fa
 def step_primitive(step: RouteStep) -> Primitive:
     """The primitive that moves the feet to ``step.target`` with ``step.skill``."""
     return SKILL_PRIMITIVES[step.skill](step.target)
+
+
+def route_primitives(route: Route) -> list[Primitive]:
+    """One primitive per step of ``route``: ``step_primitive``'s, but a run of climb steps going
+    down is climbed down (:func:`~avalon.agent.scripted.climb_down.climb_primitives`)."""
+    out: list[Primitive] = []
+    before = route.start
+    for index, step in enumerate(route.steps):
+        if step.skill == "climb" and (index == 0 or route.steps[index - 1].skill != "climb"):
+            run = [s.target for s in route.steps[index:]]
+            run = run[:next((k for k, s in enumerate(route.steps[index:]) if s.skill != "climb"), len(run))]
+            out.extend(climb_primitives([before, *run[:-1]], run))
+        elif step.skill != "climb":
+            out.append(step_primitive(step))
+        before = step.target
+    return out
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -70,7 +87,7 @@ class RouteFollower:
         self.route = route
         self.foods = tuple(world.food if foods is None else foods)
         self.ground = Ground(world)
-        self._primitives: list[Primitive] = [step_primitive(step) for step in route.steps] + [EatFood(self.foods)]
+        self._primitives: list[Primitive] = route_primitives(route) + [EatFood(self.foods)]
         self._situation: Optional[Situation] = None
         self._index = 0
         self._run: Optional[PrimitiveRun] = None

@@ -1,7 +1,9 @@
 """The scripted agent solves descend worlds in the real simulator: at d = 0 and d = 0.5 (a platform
 part way down) it follows the certificate's route (onto the platform, off it, to the food), eats
-the apple and gets ``success`` in evaluation mode, having lost no energy to falls; walking straight
-off the edge instead costs the energy equation 2 gives for the drop, and kills at d = 1."""
+the apple and gets ``success`` in evaluation mode, having lost no energy to falls; at d = 0.7 and 1
+(no platform, 20 m and 45 m cliffs) it climbs down the strip, falling a little between grabs of
+the wall, and eats the apple, again without losing energy to a fall; walking straight off the edge
+instead costs the energy equation 2 gives for the drop, and kills at d = 1."""
 
 from __future__ import annotations
 
@@ -47,6 +49,20 @@ def test_the_scripted_agent_descends_by_the_platform_and_eats_the_food(env, tmp_
         assert episode.info["food_eaten"] == 1 and "eat" in episode.info["achievements"], where
         assert all(result.succeeded for result in episode.follow.primitives), where
         # No fall cost energy (evaluation mode charges no movement): the start's and the apple's.
+        assert episode.info["energy"] == pytest.approx(mechanics.INITIAL_ENERGY + FOODS["apple"].energy), where
+
+
+@pytest.mark.parametrize("difficulty", [0.7, 1.0])
+def test_the_scripted_agent_climbs_down_the_tall_cliff_grabbing_the_strip_and_eats_the_food(env, tmp_path, difficulty):
+    for seed in SEEDS:
+        world, route = task_route("descend", difficulty, seed)
+        assert "climb" in route.skills(), "no platform: the way down is the strip"
+        world_dir = export_world(world, tmp_path / f"descend-{difficulty}-{seed}")
+        episode = run_episode(env, RouteFollower(world, route), seed=seed, options={"world_dir": str(world_dir)})
+        where = f"descend d={difficulty} seed={seed}: {episode.follow.describe()}"
+        assert episode.success and episode.follow.succeeded, where
+        assert "grasp" in episode.info["achievements"], where  # a hand held the wall on the way down
+        # Down 20 m (d = 0.7) or 45 m (d = 1; a straight fall kills) without losing energy to a fall.
         assert episode.info["energy"] == pytest.approx(mechanics.INITIAL_ENERGY + FOODS["apple"].energy), where
 
 
