@@ -39,7 +39,8 @@ def step_primitive(step: RouteStep) -> Primitive:
 
 def route_primitives(route: Route) -> list[Primitive]:
     """One primitive per step of ``route``: ``step_primitive``'s, but a run of climb steps going
-    down is climbed down (:func:`~avalon.agent.scripted.climb_down.climb_primitives`)."""
+    down is climbed down (:func:`~avalon.agent.scripted.climb_down.climb_primitives`), and a walk to
+    where a fall or a jump starts may stop short of it (it lies at an edge)."""
     out: list[Primitive] = []
     before = route.start
     for index, step in enumerate(route.steps):
@@ -47,6 +48,10 @@ def route_primitives(route: Route) -> list[Primitive]:
             run = [s.target for s in route.steps[index:]]
             run = run[:next((k for k, s in enumerate(route.steps[index:]) if s.skill != "climb"), len(run))]
             out.extend(climb_primitives([before, *run[:-1]], run))
+        elif step.skill == "walk" and index + 1 < len(route.steps) and route.steps[index + 1].skill in ("fall", "jump"):
+            # A take-off point lies at an edge the walk planner keeps away from: the fall or the
+            # jump walks the rest of the way.
+            out.append(WalkTo(step.target, must_reach=False))
         elif step.skill != "climb":
             out.append(step_primitive(step))
         before = step.target
