@@ -37,6 +37,7 @@ from avalon.datagen.world import Terrain, World
 from avalon.rules import mechanics
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
+    FOOD_MAX_SLOPE_DEG,
     TIME_LIMIT_FRAMES,
     FoodPlacement,
     OutdoorLayout,
@@ -48,7 +49,15 @@ from avalon.tasks.kit.assembly import (
     split_streams,
 )
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, yaw_towards
+from avalon.tasks.kit.geometry import (
+    XZ,
+    ground_height,
+    is_dry_land,
+    sample_at,
+    triangle_index,
+    triangle_slopes_deg,
+    yaw_towards,
+)
 from avalon.tasks.kit.routes import Certificate, certify
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,
@@ -325,16 +334,23 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         else:
             return f"no dry, gentle ground {distance:.1f} m beyond a plateau at {centre}"
         side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
+        # The cliff is cheap to cut: cut it here, so the food's and the tree's sites are checked
+        # on it before the costly build (biomes, scenery, certificates).
+        cliff = cut_cliff(streams.rings, heightmap, centre, difficulty, angle, side)
+        edge = cliff.edge_radius_m(angle)
+        direction = (math.cos(angle), math.sin(angle))
+        spawn = (centre[0] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[0],
+                 centre[1] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[1])
+        placed = (centre[0] + (edge + distance) * direction[0], centre[1] + (edge + distance) * direction[1])
+        shaped = cliff.result
+        if not bool(heightmap.contains(*placed)) or not is_dry_land(shaped.heightmap, *placed, min_water_distance_m=1.0) \
+                or triangle_slopes_deg(shaped.heightmap)[triangle_index(shaped.heightmap, *placed)] > FOOD_MAX_SLOPE_DEG:
+            return f"the food at {placed} would not lie on dry, gentle ground"
+        tree_site = tree_behind_food(streams.sites, placed, spawn, fruit_tree)
+        if not fruit_tree_site_ok(shaped.heightmap, *tree_site, fruit_tree):
+            return f"no fruit tree site behind the food at {tree_site}"
 
         def build() -> DescendLayout:
-            cliff = cut_cliff(streams.rings, heightmap, centre, difficulty, angle, side)
-            edge = cliff.edge_radius_m(angle)
-            direction = (math.cos(angle), math.sin(angle))
-            spawn = (centre[0] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[0],
-                     centre[1] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[1])
-            placed = (centre[0] + (edge + distance) * direction[0], centre[1] + (edge + distance) * direction[1])
-            tree_site = tree_behind_food(streams.sites, placed, spawn, fruit_tree)
-            shaped = cliff.result
             biome_map = make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
             if not fruit_tree_site_ok(biome_map.heightmap, *tree_site, fruit_tree):
                 raise ImpossibleWorldError(f"descend: no fruit tree site behind the food at {tree_site}")
@@ -346,14 +362,14 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 exclude_mask=shaped.wall | shaped.inside | cliff.platform, ring_outlines=shaped.outlines,
                 food_on_foot=False,
             )
-            world = attr.evolve(outdoor.world, difficulty=difficulty)
-            proof = certificate(world)
-            if not proof.ok:
-                raise ImpossibleWorldError(f"descend: {proof.reason}")
-            if has_platform(difficulty):
+            world = outdoor.world
+            if has_platform(difficulty):  # (first: it fails more often)
                 plain = needs_the_platform(_world_without_platform(world, cliff, config))
                 if not plain.ok:
                     raise ImpossibleWorldError(f"descend, without the platform: {plain.reason}")
+            proof = certificate(world)
+            if not proof.ok:
+                raise ImpossibleWorldError(f"descend: {proof.reason}")
             return DescendLayout(outdoor=outdoor, cliff=cliff, cliff_height_m=height, food_distance_m=distance,
                                  certificate=proof)
 
