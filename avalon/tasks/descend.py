@@ -41,6 +41,7 @@ from avalon.tasks.kit.assembly import (
     TIME_LIMIT_FRAMES,
     FoodPlacement,
     OutdoorLayout,
+    OutdoorTaskConfig,
     assemble_outdoor_world,
     build_island,
     make_biomes,
@@ -297,8 +298,9 @@ class DescendLayout:
         return self.outdoor.world
 
 
-def _world_without_platform(world: World, cliff: Cliff, config) -> World:
-    """``world`` with its platform cut away (the ring's terrain there, eroded as the world's was)."""
+def world_without_platform(world: World, cliff: Cliff, config: OutdoorTaskConfig) -> World:
+    """``world`` (with a platform) as it would be without it: the ring's terrain where the platform
+    stands, eroded as the world's was; ``config`` is the one it was made with."""
     biome_map = world.ground.biome_map
     plain = erode_beaches(cliff.without_platform, config.biomes).heights
     heights = np.where(cliff.platform, plain, biome_map.heightmap.heights)
@@ -364,7 +366,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             )
             world = outdoor.world
             if has_platform(difficulty):  # (first: it fails more often)
-                plain = needs_the_platform(_world_without_platform(world, cliff, config))
+                plain = needs_the_platform(world_without_platform(world, cliff, config))
                 if not plain.ok:
                     raise ImpossibleWorldError(f"descend, without the platform: {plain.reason}")
             proof = certificate(world)

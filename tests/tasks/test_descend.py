@@ -223,7 +223,7 @@ def test_every_world_is_certified_with_the_skill_its_difficulty_needs(difficulty
 def test_without_the_platform_only_climbing_leads_down_safely(difficulty):
     for seed in SEEDS:
         layout = _layout(difficulty, seed)
-        plain = descend._world_without_platform(layout.world, layout.cliff, descend.resolve_config(None))
+        plain = descend.world_without_platform(layout.world, layout.cliff, descend.resolve_config(None))
         without = descend.needs_the_platform(plain)
         assert without.solvable and not without.bypassed, f"seed {seed}: {without.reason}"
         # ...while with it walking and safe falls get down (the certificate's route).
