@@ -118,8 +118,9 @@ WALL_SLOPE_DEG = 82.0
 PLATFORM_DEPTH_M = 3.0
 #: The spawn stands this far inside the plateau's edge towards the food, metres.
 SPAWN_EDGE_DISTANCE_M = 1.0
-#: Grid points per metre (the walls and the strip want a fine grid).
-POINTS_PER_M = 2.0
+#: Grid points per metre of Small worlds (low cliffs: a 1 m cell already makes an 82-degree wall)
+#: and of Medium ones (tall cliffs, whose narrow strip wants a finer grid).
+POINTS_PER_M = {"small": 1.0, "medium": 2.0}
 #: Room kept beyond the food for its tree and from the world's edge, metres.
 FOOD_MARGIN_M = 8.0
 #: Directions from the plateau towards the food tried on one site.
@@ -316,7 +317,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     height = cliff_height_m(difficulty)
     distance = float(streams.food.uniform(*food_distance_band_m(difficulty)))
     size = config.world_size or world_size_name(difficulty)
-    heightmap = build_island(streams.terrain, size, config.points_per_m or POINTS_PER_M)
+    heightmap = build_island(streams.terrain, size, config.points_per_m or POINTS_PER_M.get(size, 2.0))
     fruit_tree = scaled_scenery(config).fruit_tree
     core = PLATEAU_RADIUS_M + PLATEAU_NOISE_M + wall_run_m(height)
     # The beach's erosion must not reach the plateau (it would lower the top into a ramp).

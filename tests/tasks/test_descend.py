@@ -21,7 +21,7 @@ DIFFICULTIES = (0.0, 0.3, 0.55, 0.7, 1.0)
 GRID = np.linspace(0.0, 1.0, 101)
 
 GOLDEN = {
-    (0.5, 3): "678578b6cf7c80225d33646392fc541c786cab7b1c6574c300d1711907a3a4be",
+    (0.5, 3): "5ec6e87d20371df0687f62d911d28665c1bd2187ae9cb4a31fe8b60b5674b498",
 }
 
 
@@ -133,7 +133,8 @@ def test_the_cliff_has_the_tables_height_on_the_terrain_and_a_straight_fall_off_
         assert np.median(drops) == pytest.approx(height, abs=1.5), f"seed {seed}"
         # Off the edge anywhere but onto the platform: a fall that costs energy, lethal at d = 1.
         direct = float(np.min(drops))
-        assert fall_energy(direct) > 0.0 and direct > mechanics.SAFE_FALL_M + 1.0, f"seed {seed}: {direct:.2f} m"
+        # (more than the bypass search's longest safe fall, 0.5 m beyond the safe height)
+        assert fall_energy(direct) > 0.0 and direct > mechanics.SAFE_FALL_M + 0.5, f"seed {seed}: {direct:.2f} m"
         if difficulty == 1.0:  # lethal off most of the edge, nearly so anywhere (the island's ground varies)
             assert fall_energy(float(np.median(drops))) >= mechanics.INITIAL_ENERGY, f"seed {seed}"
             assert fall_energy(direct) > 0.9 * mechanics.INITIAL_ENERGY, f"seed {seed}: {direct:.2f} m"
