@@ -5,6 +5,7 @@ from PIL import Image
 
 from avalon.cli import main
 from avalon.data.recording import Recording
+from avalon.tasks import TASKS
 
 
 @pytest.mark.godot
@@ -24,6 +25,6 @@ def test_world_export_writes_a_world_folder_and_bad_input_is_a_clear_error(tmp_p
     assert main(["world", "export", "--task", "trivial", "-o", str(tmp_path / "w")]) == 0
     assert (tmp_path / "w" / "world.tscn").is_file()
     assert main(["world", "export", "--task", "fly", "-o", str(tmp_path / "x")]) == 2
-    assert "unknown task 'fly'; the tasks are: eat, move, trivial" in capsys.readouterr().err
+    assert f"unknown task 'fly'; the tasks are: {', '.join(sorted(TASKS))}" in capsys.readouterr().err
     assert main(["world", "export", "--difficulty", "1.5", "-o", str(tmp_path / "y")]) == 2
     assert "difficulty 1.5 must be a number in [0, 1]" in capsys.readouterr().err
