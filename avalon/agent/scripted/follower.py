@@ -40,7 +40,7 @@ def step_primitive(step: RouteStep) -> Primitive:
 def route_primitives(route: Route) -> list[Primitive]:
     """One primitive per step of ``route``: ``step_primitive``'s, but a run of climb steps going
     down is climbed down (:func:`~avalon.agent.scripted.climb_down.climb_primitives`), and a walk to
-    where a fall or a jump starts may stop short of it (it lies at an edge)."""
+    where a fall, a jump or a climb starts may stop short of it (an edge, a wall's foot)."""
     out: list[Primitive] = []
     before = route.start
     for index, step in enumerate(route.steps):
@@ -48,9 +48,9 @@ def route_primitives(route: Route) -> list[Primitive]:
             run = [s.target for s in route.steps[index:]]
             run = run[:next((k for k, s in enumerate(route.steps[index:]) if s.skill != "climb"), len(run))]
             out.extend(climb_primitives([before, *run[:-1]], run))
-        elif step.skill == "walk" and index + 1 < len(route.steps) and route.steps[index + 1].skill in ("fall", "jump"):
-            # A take-off point lies at an edge the walk planner keeps away from: the fall or the
-            # jump walks the rest of the way.
+        elif step.skill == "walk" and index + 1 < len(route.steps) and route.steps[index + 1].skill != "walk":
+            # Where a fall, a jump or a climb starts lies at an edge or by a wall, closer than the
+            # walk planner goes: the next primitive walks the rest of the way.
             out.append(WalkTo(step.target, must_reach=False))
         elif step.skill != "climb":
             out.append(step_primitive(step))

@@ -1,6 +1,6 @@
 """Which primitive a route's steps run: a run of climb steps that ends lower than it starts is
 climbed down (the first from the top, the last onto the ground), any other climbed up; a walk to
-where a fall or a jump starts may stop short of the edge; one primitive per route step."""
+where a fall, a jump or a climb starts may stop short of it; one primitive per route step."""
 
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ def test_route_primitives_gives_one_primitive_per_step():
     primitives = route_primitives(route)
     assert [type(p) for p in primitives] == [WalkTo, ClimbDownTo, ClimbDownTo, WalkTo, ClimbTo]
     assert [p.target for p in primitives] == [step.target for step in route.steps]
-    assert primitives[0].must_reach and primitives[3].must_reach
+    assert not primitives[0].must_reach and not primitives[3].must_reach  # (each before a climb)
 
 
-def test_a_walk_to_where_a_fall_or_a_jump_starts_may_stop_short_of_the_edge():
+def test_a_walk_to_where_a_fall_a_jump_or_a_climb_starts_may_stop_short_of_it():
     route = Route(start=(0.0, 9.0, 0.0), steps=(
         RouteStep("walk", (0.0, 9.0, -3.0)), RouteStep("fall", (0.0, 5.0, -5.0)), RouteStep("walk", (0.0, 5.0, -6.0)),
         RouteStep("jump", (0.0, 5.0, -10.0)), RouteStep("walk", (0.0, 5.0, -12.0)),
