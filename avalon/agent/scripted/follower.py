@@ -18,6 +18,7 @@ import attr
 from avalon.agent.scripted.actions import Action, action
 from avalon.agent.scripted.body import Body
 from avalon.agent.scripted.climb import ClimbTo
+from avalon.agent.scripted.climb_down import climb_primitives
 from avalon.agent.scripted.eat import EatFood
 from avalon.agent.scripted.fall import FallTo
 from avalon.agent.scripted.ground import Ground
@@ -38,6 +39,27 @@ def step_primitive(step: RouteStep, next_step: Optional[RouteStep] = None) -> Pr
     if step.skill == "walk" and next_step is not None and next_step.skill == "climb":
         return WalkTo(step.target, must_reach=False)
     return SKILL_PRIMITIVES[step.skill](step.target)
+
+
+def route_primitives(route: Route) -> list[Primitive]:
+    """One primitive per step of ``route``: ``step_primitive``'s, but a run of climb steps going
+    down is climbed down (:func:`~avalon.agent.scripted.climb_down.climb_primitives`), and a walk to
+    where a fall, a jump or a climb starts may stop short of it (an edge, a wall's foot)."""
+    out: list[Primitive] = []
+    before = route.start
+    for index, step in enumerate(route.steps):
+        if step.skill == "climb" and (index == 0 or route.steps[index - 1].skill != "climb"):
+            run = [s.target for s in route.steps[index:]]
+            run = run[:next((k for k, s in enumerate(route.steps[index:]) if s.skill != "climb"), len(run))]
+            out.extend(climb_primitives([before, *run[:-1]], run))
+        elif step.skill == "walk" and index + 1 < len(route.steps) and route.steps[index + 1].skill != "walk":
+            # Where a fall, a jump or a climb starts lies at an edge or by a wall, closer than the
+            # walk planner goes: the next primitive walks the rest of the way.
+            out.append(WalkTo(step.target, must_reach=False))
+        elif step.skill != "climb":
+            out.append(step_primitive(step))
+        before = step.target
+    return out
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -74,9 +96,7 @@ class RouteFollower:
         self.route = route
         self.foods = tuple(world.food if foods is None else foods)
         self.ground = Ground(world)
-        steps = route.steps
-        self._primitives: list[Primitive] = [step_primitive(step, next_step)
-                                             for step, next_step in zip(steps, steps[1:] + (None,))] + [EatFood(self.foods)]
+        self._primitives: list[Primitive] = route_primitives(route) + [EatFood(self.foods)]
         self._situation: Optional[Situation] = None
         self._index = 0
         self._run: Optional[PrimitiveRun] = None

@@ -1,0 +1,400 @@
+"""The ``descend`` task: the agent starts on top of a cliff and the food lies below.
+
+Paper, Appendix F.1: "the agent must descend down a cliff. This can be accomplished by climbing
+down, or falling while grabbing the cliff wall periodically. On easier difficulties, there is also
+a platform partway down that can be used to safely descend [...] As difficulty increases, the
+cliff gets taller so the agent will take more damage (and, at the highest difficulties, die). The
+path that can be grabbed also gets narrower". Difficulty sets every factor through :data:`KNOBS`
+(:class:`DescendKnobs`; ``docs/tasks.md`` quotes it):
+
+- the spawn stands on a plateau (a ``cliff`` :class:`~avalon.datagen.obstacles.ObstacleRing`
+  around it, walls of ``WALL_SLOPE_DEG``, unclimbable but for one strip);
+- below ``platform_end_difficulty`` the cliff is low (7.5 to 8.5 m, more than a safe fall) and a
+  shelf part way down (the *platform*) breaks it into two safe falls; from there on there is no
+  platform and the cliff grows from 12 m to 44 m (lethal from about d = 0.92);
+- the climbable strip of the wall (the grabbable path) narrows, and it and the platform lie
+  farther round the plateau from where the agent looks down at the food.
+
+The solvability certificate (:func:`certificate`): with a platform, the food is reached by
+walking and falling no more than a safe height (5.1 m; the route: onto the platform, then down),
+and cannot be reached by walking alone; without one, it is reached by walking, climbing and safe
+falls, and cannot be reached without climbing by any fall short of damage. Worlds with a platform
+are also checked to need it: with the platform cut away, only the climbable strip leads down safely.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import attr
+import numpy as np
+
+from avalon.datagen.biomes import erode_beaches
+from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, apply_ring
+from avalon.datagen.terrain import HeightMap
+from avalon.datagen.world import Terrain, World
+from avalon.rules import mechanics
+from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.assembly import (
+    FOOD_MAX_SLOPE_DEG,
+    TIME_LIMIT_FRAMES,
+    FoodPlacement,
+    OutdoorLayout,
+    OutdoorTaskConfig,
+    assemble_outdoor_world,
+    build_island,
+    make_biomes,
+    resolve_config,
+    scaled_scenery,
+    split_streams,
+)
+from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.geometry import (
+    XZ,
+    ground_height,
+    is_dry_land,
+    sample_at,
+    triangle_index,
+    triangle_slopes_deg,
+    yaw_towards,
+)
+from avalon.tasks.kit.routes import Certificate, certify
+from avalon.tasks.kit.sites import (
+    build_at_first_fitting_site,
+    candidate_points,
+    fruit_tree_site_ok,
+    site_mask,
+    tree_behind_food,
+)
+from avalon.tasks.kit.spec import TaskSpec
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class DescendKnobs:
+    """Every factor of a descend world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+
+    Bands are drawn from uniformly. Below ``platform_end_difficulty`` the ``low_`` and ``platform_``
+    ramps run over ``p = d / platform_end_difficulty``; from there on the ``tall_`` ramps run over
+    ``q = (d - platform_end_difficulty) / (1 - platform_end_difficulty)``.
+    """
+
+    #: Below this difficulty a platform part way down breaks the cliff into two safe falls.
+    platform_end_difficulty: float = 0.6
+    #: With a platform, over p: height of the cliff, metres (7.5 m to 8.5 m: a straight fall costs
+    #: energy, each of the two falls by the platform is safe).
+    low_cliff_height_m: Ramp = Ramp(7.5, 1.0)
+    #: Without, over q: height of the cliff, metres (12 m to 44 m; a fall of 37.05 m is lethal).
+    tall_cliff_height_m: Ramp = Ramp(12.0, 32.0)
+    #: With a platform, over p: its width along the cliff, metres (6 m to 4 m).
+    platform_width_m: Ramp = Ramp(6.0, -2.0)
+    #: ...how far round the plateau from the food's direction its middle lies, degrees (0 to 50).
+    platform_offset_deg: Ramp = Ramp(0.0, 50.0)
+    #: Width of the climbable strip of the wall (the grabbable path), metres (8 m to 2 m).
+    climb_path_width_m: Ramp = Ramp(8.0, -6.0)
+    #: How far round the plateau from the food's direction the strip's middle lies (on the other
+    #: side from the platform), degrees (60 to 150).
+    climb_path_offset_deg: Ramp = Ramp(60.0, 90.0)
+    #: With a platform, over p: horizontal distance from the cliff's top edge to the food, metres
+    #: (7-9 m to 9-11 m: far enough out to be seen from the spawn by the edge).
+    low_food_distance_m: Band = Band(Ramp(7.0, 2.0), Ramp(9.0, 2.0))
+    #: Without, over q: the same, metres (12-14 m to 30-34 m).
+    tall_food_distance_m: Band = Band(Ramp(12.0, 18.0), Ramp(14.0, 20.0))
+    #: Training episodes are truncated after this many seconds (20 s at d = 0, 80 s at 1).
+    training_time_limit_s: Ramp = Ramp(20.0, 60.0)
+
+
+#: The descend task's difficulty curves.
+KNOBS = DescendKnobs()
+#: Below this difficulty there is a platform (the table's number).
+PLATFORM_END_DIFFICULTY = KNOBS.platform_end_difficulty
+#: Mean radius of the plateau the agent starts on, metres.
+PLATEAU_RADIUS_M = 6.0
+#: How far the plateau's edge wanders in and out, metres.
+PLATEAU_NOISE_M = 1.0
+#: Slope of the cliff's walls, degrees: not floor (45), not walked up (80 blocks), not walked down.
+WALL_SLOPE_DEG = 82.0
+#: Radial depth of the platform's flat top beyond the upper wall, metres.
+PLATFORM_DEPTH_M = 3.0
+#: The spawn stands this far inside the plateau's edge towards the food, metres.
+SPAWN_EDGE_DISTANCE_M = 1.0
+#: Grid points per metre of Small worlds (low cliffs: a 1 m cell already makes an 82-degree wall)
+#: and of Medium ones (tall cliffs, whose narrow strip wants a finer grid).
+POINTS_PER_M = {"small": 1.0, "medium": 2.0}
+#: Room kept beyond the food for its tree and from the world's edge, metres.
+FOOD_MARGIN_M = 8.0
+#: Directions from the plateau towards the food tried on one site.
+FOOD_DIRECTION_ATTEMPTS = 6
+#: Full world builds tried on one terrain before giving up on it.
+ASSEMBLY_ATTEMPTS = 3
+#: The skills a descend route may use (jumping off is never needed).
+ALLOWED_SKILLS = frozenset({"walk", "fall", "climb"})
+
+
+def has_platform(difficulty: float) -> bool:
+    """Whether the world of ``difficulty`` has a platform part way down."""
+    return difficulty < PLATFORM_END_DIFFICULTY
+
+
+def _platform_progress(difficulty: float) -> float:
+    return min(1.0, difficulty / PLATFORM_END_DIFFICULTY)
+
+
+def _tall_progress(difficulty: float) -> float:
+    return min(1.0, max(0.0, (difficulty - PLATFORM_END_DIFFICULTY) / (1.0 - PLATFORM_END_DIFFICULTY)))
+
+
+#: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
+#: there); docs/tasks.md's generated table of the knobs evaluates them so.
+KNOB_PROGRESS = {
+    **{name: lambda d: _platform_progress(d) if has_platform(d) else None
+       for name in ("low_cliff_height_m", "platform_width_m", "platform_offset_deg", "low_food_distance_m")},
+    **{name: lambda d: None if has_platform(d) else _tall_progress(d)
+       for name in ("tall_cliff_height_m", "tall_food_distance_m")},
+}
+
+
+def cliff_height_m(difficulty: float) -> float:
+    """Height of the cliff (its ring's raise), metres."""
+    if has_platform(difficulty):
+        return KNOBS.low_cliff_height_m.at(_platform_progress(difficulty))
+    return KNOBS.tall_cliff_height_m.at(_tall_progress(difficulty))
+
+
+def food_distance_band_m(difficulty: float) -> tuple[float, float]:
+    """Range of the horizontal distance from the cliff's top edge to the food, metres."""
+    if has_platform(difficulty):
+        return KNOBS.low_food_distance_m.at(_platform_progress(difficulty))
+    return KNOBS.tall_food_distance_m.at(_tall_progress(difficulty))
+
+
+def wall_run_m(height_m: float) -> float:
+    """Horizontal run of a wall of ``height_m`` at ``WALL_SLOPE_DEG``, metres."""
+    return height_m / math.tan(math.radians(WALL_SLOPE_DEG))
+
+
+def world_size_name(difficulty: float) -> str:
+    """Small when the plateau, the wall, the platform and the farthest food fit in it, else Medium."""
+    reach = (PLATEAU_RADIUS_M + PLATEAU_NOISE_M + wall_run_m(cliff_height_m(difficulty)) + PLATFORM_DEPTH_M
+             + food_distance_band_m(difficulty)[1] + FOOD_MARGIN_M)
+    return "small" if reach <= 32.0 else "medium"
+
+
+# --- certificate ---------------------------------------------------------------------------------
+
+
+def certificate(world: World) -> Certificate:
+    """The solvability certificate of a descend world (its difficulty says which):
+
+    - with a platform: required ``fall``, allowed walk and fall, falls up to the safe height
+      (``mechanics.SAFE_FALL_M``): the route falls onto the platform and from it; walking alone
+      (the bypass search) never gets down;
+    - without: required ``climb``, allowed walk, climb and fall, falls up to the safe height: the
+      route climbs down the strip (letting go above the foot); without climbing, no way down
+      (walking and falls up to the safe height, bypass limits) exists.
+    """
+    required = frozenset({"fall"}) if has_platform(world.difficulty) else frozenset({"climb"})
+    allowed = frozenset({"walk", "fall"}) if has_platform(world.difficulty) else ALLOWED_SKILLS
+    return certify(world, world.food[0], required, allowed, max_fall_m=mechanics.SAFE_FALL_M)
+
+
+def needs_the_platform(world: World) -> Certificate:
+    """The certificate of ``world`` as if it had no platform (required ``climb``): with the platform
+    cut away, only climbing leads down without a damaging fall. The generator checks it for worlds
+    that have one (``world`` is then that world without its platform)."""
+    return certify(world, world.food[0], frozenset({"climb"}), ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
+
+
+# --- the cliff -----------------------------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class Cliff:
+    """The plateau's ring, with its platform, before biomes."""
+
+    ring: ObstacleRing
+    #: Terrain and masks after the ring and the platform (the strip in ``climbable``; the
+    #: platform's faces in ``unclimbable``).
+    result: RingResult
+    #: The terrain with the ring alone (no platform).
+    without_platform: HeightMap
+    #: Grid points the platform raised (empty without one).
+    platform: np.ndarray = attr.ib(repr=False)
+
+    def edge_radius_m(self, angle_rad: float) -> float:
+        """Distance from the ring's centre to the plateau's (noisy) edge in direction ``angle_rad``."""
+        outline = self.result.outlines[0]
+        angles = np.append(outline.angles_rad, 2.0 * math.pi)
+        radii = np.append(outline.inner_radius_m, outline.inner_radius_m[0])
+        return float(np.interp(angle_rad % (2.0 * math.pi), angles, radii))
+
+
+def _angular_distance(theta: np.ndarray, centre_rad: float) -> np.ndarray:
+    return np.abs((theta - centre_rad + math.pi) % (2.0 * math.pi) - math.pi)
+
+
+def cut_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ, difficulty: float, food_angle_rad: float,
+              side: float) -> Cliff:
+    """A plateau around ``centre`` raised by the cliff height of ``difficulty``; its climbable strip
+    ``climb_path_offset_deg`` round from ``food_angle_rad`` on the ``side`` (+1 or -1) opposite the
+    platform, which (with one) lies ``platform_offset_deg`` round on ``side``."""
+    height = cliff_height_m(difficulty)
+    run = wall_run_m(height)
+    strip_angle = food_angle_rad - side * math.radians(KNOBS.climb_path_offset_deg.at(difficulty))
+    ring = ObstacleRing(
+        kind=RingKind.CLIFF, centre_x_m=float(centre[0]), centre_z_m=float(centre[1]),
+        inner_radius_m=PLATEAU_RADIUS_M, width_m=run, height_m=height,
+        climb_path_angle_deg=math.degrees(strip_angle), climb_path_width_m=KNOBS.climb_path_width_m.at(difficulty),
+        noise_amplitude_m=PLATEAU_NOISE_M,
+    )
+    ringed = apply_ring(rng, heightmap, ring)
+    platform = np.zeros(heightmap.shape, dtype=bool)
+    cliff = Cliff(ring=ring, result=ringed, without_platform=ringed.heightmap, platform=platform)
+    if not has_platform(difficulty):
+        return cliff
+    p = _platform_progress(difficulty)
+    angle = food_angle_rad + side * math.radians(KNOBS.platform_offset_deg.at(p))
+    edge = cliff.edge_radius_m(angle)
+    outer = edge + run + PLATFORM_DEPTH_M
+    direction = (math.cos(angle), math.sin(angle))
+    top = ground_height(ringed.heightmap, centre[0] + (edge - 0.5) * direction[0], centre[1] + (edge - 0.5) * direction[1])
+    foot = ground_height(ringed.heightmap, centre[0] + (outer + 0.5) * direction[0],
+                         centre[1] + (outer + 0.5) * direction[1])
+    level = (top + foot) / 2.0  # two falls of half the cliff each
+    x, z = np.meshgrid(heightmap.x_coords_m - centre[0], heightmap.z_coords_m - centre[1])
+    r = np.hypot(x, z)
+    half_arc = KNOBS.platform_width_m.at(p) / 2.0 / outer
+    sector = _angular_distance(np.arctan2(z, x), angle) <= half_arc
+    heights = ringed.heightmap.heights.astype(np.float64)
+    platform = sector & (r <= outer) & (heights < level)
+    raised = np.where(platform, level, heights)
+    # The platform's faces (padded by a cell) are cliff: nothing but the strip is climbable.
+    pad = heightmap.cell_size_m * 1.5
+    faces = (_angular_distance(np.arctan2(z, x), angle) <= half_arc + pad / np.maximum(r, pad)) & (r <= outer + pad) \
+        & (r >= edge - pad) & ~ringed.climbable
+    result = RingResult(
+        heightmap=ringed.heightmap.with_heights(raised), wall=ringed.wall | faces, climbable=ringed.climbable,
+        unclimbable=ringed.unclimbable | faces, gap=ringed.gap, inside=ringed.inside, outlines=ringed.outlines,
+    )
+    return Cliff(ring=ring, result=result, without_platform=ringed.heightmap, platform=platform)
+
+
+# --- the task ------------------------------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class DescendLayout:
+    """A descend world and the factors difficulty chose for it."""
+
+    outdoor: OutdoorLayout
+    cliff: Cliff
+    #: Height of the cliff's raise, metres.
+    cliff_height_m: float
+    #: Horizontal distance from the plateau's edge to the food, metres.
+    food_distance_m: float
+    certificate: Certificate
+
+    @property
+    def world(self) -> World:
+        return self.outdoor.world
+
+
+def world_without_platform(world: World, cliff: Cliff, config: OutdoorTaskConfig) -> World:
+    """``world`` (with a platform) as it would be without it: the ring's terrain where the platform
+    stands, eroded as the world's was; ``config`` is the one it was made with."""
+    biome_map = world.ground.biome_map
+    plain = erode_beaches(cliff.without_platform, config.biomes).heights
+    heights = np.where(cliff.platform, plain, biome_map.heightmap.heights)
+    ground = Terrain(biome_map=attr.evolve(biome_map, heightmap=biome_map.heightmap.with_heights(heights)))
+    return attr.evolve(world, ground=ground)
+
+
+def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> DescendLayout:
+    """The descend world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if
+    the terrain offers no place that keeps the guarantees."""
+    config = resolve_config(config)
+    streams = split_streams(rng)
+    height = cliff_height_m(difficulty)
+    distance = float(streams.food.uniform(*food_distance_band_m(difficulty)))
+    size = config.world_size or world_size_name(difficulty)
+    heightmap = build_island(streams.terrain, size, config.points_per_m or POINTS_PER_M.get(size, 2.0))
+    fruit_tree = scaled_scenery(config).fruit_tree
+    core = PLATEAU_RADIUS_M + PLATEAU_NOISE_M + wall_run_m(height)
+    # The beach's erosion must not reach the plateau (it would lower the top into a ramp).
+    mask = site_mask(heightmap, min_water_distance_m=2.0, max_slope_deg=15.0,
+                     min_ocean_distance_m=core + config.biomes.beach_width_m + 1.0, edge_margin_m=core + 2.0)
+    slopes = heightmap.slope_deg()
+
+    def fit_site(centre: XZ):
+        """Why the plateau cannot stand at ``centre`` with the food below, or the build of the world there."""
+        for _ in range(FOOD_DIRECTION_ATTEMPTS):
+            angle = float(streams.sites.uniform(-math.pi, math.pi))
+            reach = PLATEAU_RADIUS_M + PLATEAU_NOISE_M + distance
+            food = (centre[0] + reach * math.cos(angle), centre[1] + reach * math.sin(angle))
+            if bool(heightmap.contains(*food)) and is_dry_land(heightmap, *food, min_water_distance_m=1.5) \
+                    and sample_at(heightmap, slopes, *food) <= 15.0:
+                break
+        else:
+            return f"no dry, gentle ground {distance:.1f} m beyond a plateau at {centre}"
+        side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
+        # The cliff is cheap to cut: cut it here, so the food's and the tree's sites are checked
+        # on it before the costly build (biomes, scenery, certificates).
+        cliff = cut_cliff(streams.rings, heightmap, centre, difficulty, angle, side)
+        edge = cliff.edge_radius_m(angle)
+        direction = (math.cos(angle), math.sin(angle))
+        spawn = (centre[0] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[0],
+                 centre[1] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[1])
+        placed = (centre[0] + (edge + distance) * direction[0], centre[1] + (edge + distance) * direction[1])
+        shaped = cliff.result
+        if not bool(heightmap.contains(*placed)) or not is_dry_land(shaped.heightmap, *placed, min_water_distance_m=1.0) \
+                or triangle_slopes_deg(shaped.heightmap)[triangle_index(shaped.heightmap, *placed)] > FOOD_MAX_SLOPE_DEG:
+            return f"the food at {placed} would not lie on dry, gentle ground"
+        tree_site = tree_behind_food(streams.sites, placed, spawn, fruit_tree)
+        if not fruit_tree_site_ok(shaped.heightmap, *tree_site, fruit_tree):
+            return f"no fruit tree site behind the food at {tree_site}"
+
+        def build() -> DescendLayout:
+            biome_map = make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
+            if not fruit_tree_site_ok(biome_map.heightmap, *tree_site, fruit_tree):
+                raise ImpossibleWorldError(f"descend: no fruit tree site behind the food at {tree_site}")
+            foods = [FoodPlacement(kind="apple", x=placed[0], z=placed[1],
+                                   yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            outdoor = assemble_outdoor_world(
+                streams, config, biome_map, task="descend", difficulty=difficulty, spawn=spawn,
+                spawn_yaw_rad=yaw_towards(spawn, placed), foods=foods, tree_site=tree_site,
+                exclude_mask=shaped.wall | shaped.inside | cliff.platform, ring_outlines=shaped.outlines,
+                food_on_foot=False,
+            )
+            world = outdoor.world
+            if has_platform(difficulty):  # (first: it fails more often)
+                plain = needs_the_platform(world_without_platform(world, cliff, config))
+                if not plain.ok:
+                    raise ImpossibleWorldError(f"descend, without the platform: {plain.reason}")
+            proof = certificate(world)
+            if not proof.ok:
+                raise ImpossibleWorldError(f"descend: {proof.reason}")
+            return DescendLayout(outdoor=outdoor, cliff=cliff, cliff_height_m=height, food_distance_m=distance,
+                                 certificate=proof)
+
+        return build
+
+    return build_at_first_fitting_site(
+        candidate_points(streams.sites, heightmap, mask, config.site_attempts), fit_site,
+        max_builds=ASSEMBLY_ATTEMPTS, failure="descend: no site for the plateau keeps the guarantees on this island",
+    )
+
+
+def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
+    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
+    return build_layout(rng, difficulty, config).world
+
+
+TASK = TaskSpec(
+    name="descend",
+    generate=generate,
+    training_time_limit_s=KNOBS.training_time_limit_s,
+    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
+    food_visible_from_spawn=True,
+    food_reachable_on_foot=False,
+    certificate=certificate,
+)
