@@ -55,3 +55,34 @@ def test_the_preview_command_wants_one_output(tmp_path, capsys):
     assert "give --out-dir, not -o" in capsys.readouterr().err
     assert main(["world", "preview", "--task", "eat", "--difficulties", "x", "--out-dir", str(tmp_path)]) == 2
     assert "expected comma-separated numbers" in capsys.readouterr().err
+
+
+@pytest.mark.godot
+def test_stepping_through_more_actions_than_an_episode_lasts_restarts_it_and_times_every_step(tmp_path):
+    # A world whose episodes end (here after 5 frames; in descend at d = 1 by a lethal fall) must not
+    # give steps per second from the few steps before the end over all the actions.
+    from avalon import AvalonEnv, EnvConfig
+    from avalon.bench.worlds import _step_through
+    from avalon.datagen.export import export_world
+    from avalon.tasks.trivial import trivial_world
+
+    folder = export_world(trivial_world(seed=0, time_limit_frames=5), tmp_path / "short")
+    env = AvalonEnv(EnvConfig(renderer="GLES2", resolution=32))
+    try:
+        env.action_space.seed(0)
+        options = {"world_dir": str(folder)}
+        env.reset(seed=0, options=options)
+        frames = []
+        original_step = env.step
+
+        def counting_step(action):
+            result = original_step(action)
+            frames.append(result[4]["frame"])
+            return result
+
+        env.step = counting_step
+        seconds = _step_through(env, [env.action_space.sample() for _ in range(12)], 0, options)
+        assert len(frames) == 12 and seconds > 0.0  # every action stepped, in episodes of 5 frames
+        assert max(frames) <= 5 and frames.count(1) >= 2, frames
+    finally:
+        env.close()
