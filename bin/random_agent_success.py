@@ -6,12 +6,13 @@ actions sampled from the action space seeded with ``action_seed + k``, so a run 
 (the same worlds at every difficulty's seeds). Prints one line per episode (with ``--verbose``)
 and a summary per action space and difficulty: successes / episodes, a 95 % Wilson interval,
 episodes with a grasp and the mean episode length; then, per action space, whether the rate
-falls with difficulty (never rises from one difficulty to the next). ``--json`` writes all of it.
+falls with difficulty (never rises from one difficulty to the next). ``--repeat K`` holds each
+sampled action for K steps (sticky actions). ``--json`` writes all of it.
 Works for every registered task. Usage:
 
     bin/random_agent_success.py [--task eat] [--difficulties 0,0.5,1] [--episodes 50]
                                 [--frames 200 | --frames training | --frames world]
-                                [--spaces vr mouse_keyboard] [--first-seed 0] [--json FILE]
+                                [--spaces vr mouse_keyboard] [--repeat 1] [--first-seed 0] [--json FILE]
 """
 
 from __future__ import annotations
@@ -60,7 +61,9 @@ def run(space: str, difficulty: float, args: argparse.Namespace) -> dict:
             done = success = grasp = False
             length = 0
             while not done:
-                observation, _, terminated, truncated, info = env.step(env.action_space.sample())
+                if length % args.repeat == 0:  # sticky actions: each sample is held for --repeat steps
+                    action = env.action_space.sample()
+                observation, _, terminated, truncated, info = env.step(action)
                 length += 1
                 done = terminated or truncated
                 success = success or bool(info["success"])
@@ -99,6 +102,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="time limit per episode: frames (10 per second), 'training' (the task's training limit "
                              "at each difficulty) or 'world' (each world's own, evaluation limit)")
     parser.add_argument("--spaces", nargs="+", default=["vr", "mouse_keyboard"])
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="steps each sampled action is held for (1: a new sample every step; 3: sticky actions)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--action-seed", type=int, default=1000)
     parser.add_argument("--json", help="also write the summaries here")
@@ -119,6 +124,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--frames {args.frames!r}: expected a positive number of frames or one of {FRAME_LIMITS}")
     if args.episodes < 1:
         parser.error(f"--episodes {args.episodes}: expected at least 1")
+    if args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: expected at least 1 (steps each sampled action is held for)")
     return args
 
 
@@ -148,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.json, "w") as file:
             json.dump({"task": args.task, "difficulties": list(args.difficulties), "frames": args.frames,
                        "episodes": args.episodes, "first_seed": args.first_seed, "action_seed": args.action_seed,
+                       "repeat": args.repeat,
                        "results": results, "falls_with_difficulty": trends}, file, indent=2)
 
 

@@ -27,7 +27,8 @@ def test_the_rate_must_never_rise_with_difficulty(script):
 
 def test_bad_arguments_are_refused_by_name(script, capsys):
     for argv, message in ((["--task", "fly"], "unknown task 'fly'"), (["--difficulties", "0,2"], "difficulty 2.0 must be"),
-                          (["--frames", "soon"], "--frames 'soon'"), (["--episodes", "0"], "--episodes 0")):
+                          (["--frames", "soon"], "--frames 'soon'"), (["--episodes", "0"], "--episodes 0"),
+                          (["--repeat", "0"], "--repeat 0")):
         with pytest.raises(SystemExit):
             script.parse_args(argv)
         assert message in capsys.readouterr().err
@@ -40,9 +41,9 @@ def test_bad_arguments_are_refused_by_name(script, capsys):
 def test_a_short_run_over_two_difficulties_writes_its_figures(script, tmp_path, capsys):
     out = tmp_path / "random.json"
     script.main(["--task", "eat", "--difficulties", "0,1", "--episodes", "2", "--frames", "20",
-                 "--spaces", "mouse_keyboard", "--json", str(out)])
+                 "--spaces", "mouse_keyboard", "--repeat", "3", "--json", str(out)])
     figures = json.loads(out.read_text())
-    assert figures["task"] == "eat" and figures["difficulties"] == [0.0, 1.0]
+    assert figures["task"] == "eat" and figures["difficulties"] == [0.0, 1.0] and figures["repeat"] == 3
     assert [(r["difficulty"], r["episodes"], r["mean_frames"] <= 20) for r in figures["results"]] == [(0.0, 2, True), (1.0, 2, True)]
     assert set(figures["falls_with_difficulty"]) == {"mouse_keyboard"}
     assert "eat d=1 mouse_keyboard:" in capsys.readouterr().out
