@@ -6,7 +6,8 @@ actions sampled from the action space seeded with ``action_seed + k``, so a run 
 (the same worlds at every difficulty's seeds). Prints one line per episode (with ``--verbose``)
 and a summary per action space and difficulty: successes / episodes, a 95 % Wilson interval,
 episodes with a grasp and the mean episode length; then, per action space, whether the rate
-falls with difficulty (never rises from one difficulty to the next). ``--repeat K`` holds each
+falls with difficulty (never rises from one difficulty to the next, and ends lower than it
+starts), stays the same (0 / 50 everywhere is no evidence) or rises. ``--repeat K`` holds each
 sampled action for K steps (sticky actions). ``--json`` writes all of it.
 Works for every registered task. Usage:
 
@@ -87,9 +88,19 @@ def run(space: str, difficulty: float, args: argparse.Namespace) -> dict:
 
 
 def falls_with_difficulty(results: list[dict]) -> bool:
-    """Whether the success rate never rises from one difficulty to the next (``results`` of one space)."""
+    """Whether the success rate falls with difficulty (``results`` of one space): it never rises
+    from one difficulty to the next and is lower at the hardest than at the easiest. A rate that
+    stays the same everywhere (0 / 50 at every difficulty) does not fall: it is no evidence."""
     rates = [result["rate"] for result in sorted(results, key=lambda result: result["difficulty"])]
-    return all(later <= earlier for earlier, later in zip(rates, rates[1:]))
+    return all(later <= earlier for earlier, later in zip(rates, rates[1:])) and rates[-1] < rates[0]
+
+
+def trend_text(results: list[dict]) -> str:
+    """How the success rate moves with difficulty, in words."""
+    rates = sorted({result["rate"] for result in results})
+    if len(rates) == 1:
+        return f"stays at {100 * rates[0]:.1f} % at every difficulty (it does not fall)"
+    return "falls with difficulty" if falls_with_difficulty(results) else "RISES somewhere with difficulty"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -149,8 +160,7 @@ def main(argv: list[str] | None = None) -> None:
         results += space_results
         if len(args.difficulties) > 1:
             trends[space] = falls_with_difficulty(space_results)
-            trend = "falls (never rises)" if trends[space] else "RISES somewhere"
-            print(f"{args.task} {space}: the success rate {trend} with difficulty")
+            print(f"{args.task} {space}: the success rate {trend_text(space_results)}")
     if args.json:
         with open(args.json, "w") as file:
             json.dump({"task": args.task, "difficulties": list(args.difficulties), "frames": args.frames,

@@ -23,6 +23,16 @@ def test_the_rate_must_never_rise_with_difficulty(script):
     assert script.falls_with_difficulty(results)
     results[0]["rate"] = 0.2
     assert not script.falls_with_difficulty(results)
+    assert script.trend_text(results) == "RISES somewhere with difficulty"
+
+
+def test_a_rate_that_stays_the_same_does_not_fall(script):
+    # 0 / 50 at every difficulty never rises, but says nothing about difficulty.
+    results = [{"difficulty": d, "rate": 0.0} for d in (0.0, 0.5, 1.0)]
+    assert not script.falls_with_difficulty(results)
+    assert script.trend_text(results) == "stays at 0.0 % at every difficulty (it does not fall)"
+    results[0]["rate"] = 0.04
+    assert script.falls_with_difficulty(results) and script.trend_text(results) == "falls with difficulty"
 
 
 def test_bad_arguments_are_refused_by_name(script, capsys):
