@@ -265,11 +265,15 @@ def apply_ring(rng: np.random.Generator, heightmap: HeightMap, ring: ObstacleRin
     )
 
 
-def apply_rings(rng: np.random.Generator, heightmap: HeightMap, rings: Sequence[ObstacleRing]) -> RingResult:
+def apply_rings(
+    rng: np.random.Generator, heightmap: HeightMap, rings: Sequence[ObstacleRing], *, stepped: bool = False
+) -> RingResult:
     """Apply rings in order (outermost first for concentric obstacles) and merge their masks.
 
     A later ring's wall decides the climbability of the cells it covers; ``inside`` is the area
-    inside every ring.
+    inside every ring. ``stepped`` makes each face one clean step: a grid point the face's short
+    run leaves part of the way up (within a few millimetres of the ring's edge) goes to the nearer
+    of the two levels, so no wall has a ledge halfway up that the body could run up in two strides.
     """
     shape = heightmap.shape
     wall = np.zeros(shape, dtype=bool)
@@ -281,7 +285,12 @@ def apply_rings(rng: np.random.Generator, heightmap: HeightMap, rings: Sequence[
     current = heightmap
     for ring in rings:
         result = apply_ring(rng, current, ring)
-        current = result.heightmap
+        if stepped:
+            before = current.heights.astype(np.float64)
+            offset = result.heightmap.heights.astype(np.float64) - before
+            current = current.with_heights(before + np.round(offset / ring.height_m) * ring.height_m)
+        else:
+            current = result.heightmap
         climbable = (climbable & ~result.wall) | result.climbable
         unclimbable = (unclimbable & ~result.wall) | result.unclimbable
         wall |= result.wall

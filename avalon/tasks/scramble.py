@@ -29,7 +29,7 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, apply_ring
+from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, apply_rings
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import World
 from avalon.tasks.kit import ImpossibleWorldError
@@ -314,7 +314,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         food_sites = [(centre[0] + r * math.cos(a), centre[1] + r * math.sin(a)) for a, r in zip(food_angles, food_radii)]
 
         def build() -> ScrambleLayout:
-            shaped = stepped_rings(streams.rings, heightmap, rings)
+            shaped = apply_rings(streams.rings, heightmap, rings, stepped=True)
             # Bare rock round each strip's face too (its lip and its foot), so the last hold onto
             # the top finds rock wherever the hand lands.
             rock = _dilate(shaped.climbable, int(math.ceil(STRIP_LIP_M / heightmap.cell_size_m))) & ~shaped.unclimbable
@@ -346,30 +346,6 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         max_builds=ASSEMBLY_ATTEMPTS, failure="scramble: no site for the rings keeps the guarantees on this island",
     )
 
-
-def stepped_rings(rng: np.random.Generator, heightmap: HeightMap, rings) -> RingResult:
-    """Cut ``rings`` (outermost first) into the terrain as ``apply_rings`` does, each face one clean
-    step: a grid point the face's short run leaves part of the way up (a point within a few
-    millimetres of the ring's edge) goes to the nearer of the two levels, so no wall has a ledge
-    halfway up that the body could run up in two strides."""
-    shape = heightmap.shape
-    wall, climbable, unclimbable, gap = (np.zeros(shape, dtype=bool) for _ in range(4))
-    inside = np.ones(shape, dtype=bool)
-    outlines = []
-    current = heightmap
-    for ring in rings:
-        result = apply_ring(rng, current, ring)
-        before = current.heights.astype(np.float64)
-        offset = result.heightmap.heights.astype(np.float64) - before
-        current = current.with_heights(before + np.round(offset / ring.height_m) * ring.height_m)
-        climbable = (climbable & ~result.wall) | result.climbable
-        unclimbable = (unclimbable & ~result.wall) | result.unclimbable
-        wall |= result.wall
-        gap = (gap & ~result.wall) | result.gap
-        inside &= result.inside
-        outlines.extend(result.outlines)
-    return RingResult(heightmap=current, wall=wall, climbable=climbable, unclimbable=unclimbable, gap=gap,
-                      inside=inside, outlines=tuple(outlines))
 
 
 def _dilate(mask: np.ndarray, cells: int) -> np.ndarray:
