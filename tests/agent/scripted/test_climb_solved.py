@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from avalon import AvalonEnv, EnvConfig
 from avalon.agent.scripted.episode import run_episode
 from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.task_routes import task_route
@@ -22,12 +21,6 @@ pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 SEEDS = (0, 1, 2)
 
-
-@pytest.fixture(scope="module")
-def env():
-    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="mouse_keyboard", resolution=32, is_training=False))
-    yield env
-    env.close()
 
 
 @pytest.mark.parametrize("difficulty", [0.0, 0.5])

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from avalon import AvalonEnv, EnvConfig
 from avalon.agent.scripted.body import Body
 from avalon.agent.scripted.episode import run_episode
 from avalon.agent.scripted.follower import RouteFollower
@@ -29,12 +28,6 @@ CLIMB_SEEDS = (0, 4, 5)
 #: Climb steps given to the mechanics check before it looks at how high the body got.
 CLIMB_STEPS = 150
 
-
-@pytest.fixture(scope="module")
-def env():
-    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="mouse_keyboard", resolution=32, is_training=False))
-    yield env
-    env.close()
 
 
 def _solve(env, tmp_path, difficulty: float, seed: int):

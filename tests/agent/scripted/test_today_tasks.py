@@ -20,12 +20,6 @@ pytestmark = pytest.mark.godot
 SEEDS = (0, 1, 2)
 
 
-@pytest.fixture(scope="module")
-def env():
-    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="mouse_keyboard", resolution=32, is_training=False))
-    yield env
-    env.close()
-
 
 @pytest.mark.parametrize("task, difficulty", [("eat", 0.0), ("eat", 0.5), ("move", 0.0), ("move", 0.5)])
 def test_the_scripted_agent_eats_the_food(env, tmp_path, task, difficulty):
