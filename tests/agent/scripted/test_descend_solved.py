@@ -28,7 +28,6 @@ pytestmark = [pytest.mark.godot, pytest.mark.slow]
 SEEDS = (0, 1, 2)
 
 
-
 @pytest.mark.parametrize("difficulty", [0.0, 0.5])
 def test_the_scripted_agent_descends_by_the_platform_and_eats_the_food(env, tmp_path, difficulty):
     for seed in SEEDS:

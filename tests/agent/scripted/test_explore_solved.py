@@ -18,7 +18,6 @@ pytestmark = pytest.mark.godot
 SEEDS = (0, 1, 2)
 
 
-
 @pytest.mark.parametrize("difficulty", [0.0, 0.5, 1.0])
 def test_the_scripted_agent_finds_and_eats_the_hidden_food(env, tmp_path, difficulty):
     for seed in SEEDS:

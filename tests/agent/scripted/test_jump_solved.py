@@ -16,7 +16,6 @@ pytestmark = [pytest.mark.godot, pytest.mark.slow]
 SEEDS = (0, 1, 2)
 
 
-
 @pytest.mark.parametrize("difficulty", [0.0, 0.5])
 def test_the_scripted_agent_jumps_the_chasm_and_eats_the_food(env, tmp_path, difficulty):
     for seed in SEEDS:

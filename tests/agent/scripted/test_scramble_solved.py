@@ -29,7 +29,6 @@ CLIMB_SEEDS = (0, 4, 5)
 CLIMB_STEPS = 150
 
 
-
 def _solve(env, tmp_path, difficulty: float, seed: int):
     world, route = task_route("scramble", difficulty, seed)
     world_dir = export_world(world, tmp_path / f"scramble-{difficulty}-{seed}")

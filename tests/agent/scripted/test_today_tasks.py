@@ -20,7 +20,6 @@ pytestmark = pytest.mark.godot
 SEEDS = (0, 1, 2)
 
 
-
 @pytest.mark.parametrize("task, difficulty", [("eat", 0.0), ("eat", 0.5), ("move", 0.0), ("move", 0.5)])
 def test_the_scripted_agent_eats_the_food(env, tmp_path, task, difficulty):
     for seed in SEEDS:
