@@ -1,4 +1,4 @@
-"""The ``avalon`` command: ``train``, ``eval``, ``run``, ``replay``, ``benchmark``, ``world``."""
+"""The ``avalon`` command: ``train``, ``eval``, ``run``, ``replay``, ``human``, ``benchmark``, ``world``."""
 
 from __future__ import annotations
 
@@ -67,6 +67,28 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 0 if result.identical else 1
     print(f"avalon replay: error: {what}", file=sys.stderr)
     return code
+
+
+def _cmd_human_import(args: argparse.Namespace) -> int:
+    from avalon.data.pose_import import import_pose_track
+    from avalon.data.pose_tracks import PoseTrackError
+
+    try:
+        imported = import_pose_track(
+            args.track, args.player, args.root, world_dir=args.world, task=args.task, difficulty=args.difficulty,
+            seed=args.seed, renderer=args.renderer, resolution=args.resolution,
+        )
+    except PoseTrackError as error:
+        print(f"avalon human import: error: {error}", file=sys.stderr)
+        return 3
+    except (ValueError, PermissionError) as error:
+        print(f"avalon human import: error: {error}", file=sys.stderr)
+        return 2
+    outcome = "success" if imported.success else imported.ending
+    print(f"avalon human import: {imported.frames} steps, {outcome}, score {imported.score:.3f}")
+    print(f"  episode: {imported.episode}   (replay: avalon replay {imported.episode})")
+    print(f"  metadata: {imported.meta}")
+    return 0
 
 
 def _cmd_benchmark(args: argparse.Namespace) -> int:
@@ -335,6 +357,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--renderer", choices=RENDERERS, default=None, help="replay with this renderer (default: the recorded one)"
     )
     replay.set_defaults(handler=_cmd_replay)
+
+    human = commands.add_parser("human", help="human episodes: import head-and-hands pose tracks")
+    human_commands = human.add_subparsers(dest="human_command", required=True)
+    importer = human_commands.add_parser(
+        "import", help="play a pose track (JSON Lines, vr_data/README.md) on a world and record it as an episode",
+        epilog="exit codes: 0 recorded; 2 usage error or bad option; 3 the pose track is refused (line and reason printed)",
+    )
+    importer.add_argument("track", help="the pose track file")
+    importer.add_argument("--player", required=True, help="player id (letters, digits, - and _)")
+    where = importer.add_mutually_exclusive_group(required=True)
+    where.add_argument("--world", help="a world folder")
+    where.add_argument("--task", help="generate the world of this task (with --difficulty and --seed)")
+    importer.add_argument("--difficulty", type=float, default=0.0)
+    importer.add_argument("--seed", type=int, default=0)
+    importer.add_argument("--root", default="vr_data", help="where episodes go (default vr_data)")
+    importer.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    importer.add_argument("--resolution", type=int, default=96)
+    importer.set_defaults(handler=_cmd_human_import)
 
     bench = commands.add_parser("benchmark", help="steps per second and memory, with the ceiling and a peer")
     bench.add_argument("--renderers", default="GLES2,GLES3")
