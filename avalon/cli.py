@@ -40,8 +40,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 #: ``avalon replay``'s exit codes (2 is argparse's own, for a usage error).
 REPLAY_EXIT_CODES = {
-    0: "identical: every observation, reward and the episode's end as recorded",
-    1: "replayed, but different (what differed is printed)",
+    0: "identical: every observation, reward and the episode's end as recorded (a folder: every file)",
+    1: "replayed, but different (what differed is printed); a folder: some file differed or failed (its row says)",
     2: "usage error",
     3: "the file is missing, unreadable, truncated or not an episode file",
     4: "the world inside the file is refused as unsafe or corrupt",
@@ -53,6 +53,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from avalon.data.recording import EpisodeFileError, replay
     from avalon.errors import SimulatorError, SimulatorNotInstalledError, WorldLoadError
 
+    if Path(args.file).is_dir():
+        return _replay_folder(args)
     overrides = {} if args.renderer is None else {"renderer": args.renderer}
     try:
         result = replay(args.file, **overrides)
@@ -67,6 +69,44 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 0 if result.identical else 1
     print(f"avalon replay: error: {what}", file=sys.stderr)
     return code
+
+
+def _replay_folder(args: argparse.Namespace) -> int:
+    from avalon.data.replay_folder import episode_files, replay_files, replay_table
+
+    if args.renderer is not None:
+        raise ValueError("--renderer applies to one file; a folder replays each file as it was recorded")
+    files = episode_files(args.file)
+    print(f"avalon replay: {len(files)} episode files under {args.file}, {args.jobs} processes")
+    results = replay_files(files, args.jobs)
+    table = replay_table(results, args.file)
+    print(table)
+    if args.report:
+        Path(args.report).write_text(table + "\n")
+        print(f"table written to {args.report}")
+    return 0 if all(result.identical for result in results) else 1
+
+
+def _cmd_human_score(args: argparse.Namespace) -> int:
+    import json
+
+    from avalon.data.human_scores import human_episodes, human_reference, load_scores, reference_report
+    from avalon.data.replay_folder import episode_files, replay_files
+
+    random_scores = load_scores(args.random) if args.random else None
+    files = episode_files(args.folder)
+    started = time.monotonic()
+    print(f"avalon human score: replaying {len(files)} episode files under {args.folder} with {args.jobs} processes")
+    results = replay_files(files, args.jobs)
+    episodes, left_out = human_episodes(results)
+    reference = human_reference(episodes, random_scores, left_out)
+    out = Path(args.out or Path(args.folder) / "human_reference.json")
+    out.write_text(json.dumps(reference.to_json(), indent=2) + "\n")
+    print(reference_report(reference))
+    print(f"{len(episodes)} episodes scored in {time.monotonic() - started:.0f} s; "
+          f"the reference of {len(reference.worlds)} worlds written to {out}"
+          + ("" if random_scores else " (no --random baseline: no world was checked against random)"))
+    return 0 if not left_out else 1
 
 
 def _cmd_human_import(args: argparse.Namespace) -> int:
@@ -352,13 +392,15 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in REPLAY_EXIT_CODES.items()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    replay.add_argument("file")
+    replay.add_argument("file", help="an episode file, or a folder: every episode file below it (e.g. vr_data/)")
     replay.add_argument(
         "--renderer", choices=RENDERERS, default=None, help="replay with this renderer (default: the recorded one)"
     )
+    replay.add_argument("--jobs", type=int, default=2, help="folder: replays run in parallel (default 2)")
+    replay.add_argument("--report", help="folder: also write the table (Markdown) to this file")
     replay.set_defaults(handler=_cmd_replay)
 
-    human = commands.add_parser("human", help="human episodes: import head-and-hands pose tracks")
+    human = commands.add_parser("human", help="human episodes: import pose tracks, score them")
     human_commands = human.add_subparsers(dest="human_command", required=True)
     importer = human_commands.add_parser(
         "import", help="play a pose track (JSON Lines, vr_data/README.md) on a world and record it as an episode",
@@ -375,6 +417,15 @@ def build_parser() -> argparse.ArgumentParser:
     importer.add_argument("--renderer", choices=RENDERERS, default="GLES2")
     importer.add_argument("--resolution", type=int, default=96)
     importer.set_defaults(handler=_cmd_human_import)
+    scorer = human_commands.add_parser(
+        "score", help="replay every human episode under a folder, score it and write the per-world human reference",
+        epilog="exit codes: 0 every episode replayed identically and was scored; 1 some were left out (listed); 2 usage error",
+    )
+    scorer.add_argument("folder", help="a folder of human episodes (vr_data/)")
+    scorer.add_argument("--jobs", type=int, default=2, help="replays run in parallel (default 2)")
+    scorer.add_argument("--random", help="per-world random baseline scores (JSON); worlds where humans do no better are left out")
+    scorer.add_argument("--out", help="the reference file (default FOLDER/human_reference.json)")
+    scorer.set_defaults(handler=_cmd_human_score)
 
     bench = commands.add_parser("benchmark", help="steps per second and memory, with the ceiling and a peer")
     bench.add_argument("--renderers", default="GLES2,GLES3")

@@ -44,6 +44,7 @@ __all__ = [
     "RecordEpisodes",
     "Recording",
     "ReplayResult",
+    "Replayer",
     "observation_digest",
     "replay",
     "rgbd_digest",
@@ -171,6 +172,9 @@ class ReplayResult:
     reward_difference: str | None = None
     ending_difference: str | None = None
     notes: tuple[str, ...] = ()
+    #: The replayed episode's score (Appendix M) and success at its last replayed step.
+    score: float | None = None
+    success: bool | None = None
 
     @property
     def rewards_match(self) -> bool:
@@ -259,28 +263,58 @@ def replay(path: str | os.PathLike, **config_overrides: Any) -> ReplayResult:
     :class:`WorldLoadError` for a world inside it that is refused, and ``SimulatorError`` when
     the simulator fails.
     """
-    recording = Recording.load(path)
-    meta = recording.meta
-    if config_overrides.get("action_space", meta["action_space"]) != meta["action_space"]:
-        raise ValueError(f"action_space={config_overrides['action_space']!r}: the recorded actions are {meta['action_space']!r} actions")
-    config = recording.env_config(**config_overrides)
-    notes = _setting_notes(recording, config)
-    codec = ActionCodec(meta["action_space"])
-    work = make_temp_folder("replay")
-    env = AvalonEnv(config)
-    try:
-        world_dir = recording.extract_world(work / "world")
-        return _replay_in(env, recording, codec, world_dir, notes)
-    finally:
-        env.close()
-        shutil.rmtree(work, ignore_errors=True)
+    with Replayer() as replayer:
+        return replayer.replay(path, **config_overrides)
+
+
+class Replayer:
+    """Replays episode files one after another, keeping one simulator per recorded configuration
+    (renderer, resolution, action space, mode) for the next file that needs it. Close it (or use it
+    as a context manager) to stop the simulators."""
+
+    def __init__(self) -> None:
+        self._envs: dict[EnvConfig, AvalonEnv] = {}
+
+    def replay(self, path: str | os.PathLike, **config_overrides: Any) -> ReplayResult:
+        """As :func:`replay`, in this replayer's simulators."""
+        recording = Recording.load(path)
+        meta = recording.meta
+        if config_overrides.get("action_space", meta["action_space"]) != meta["action_space"]:
+            asked = config_overrides["action_space"]
+            raise ValueError(f"action_space={asked!r}: the recorded actions are {meta['action_space']!r} actions")
+        config = recording.env_config(**config_overrides)
+        notes = _setting_notes(recording, config)
+        codec = ActionCodec(meta["action_space"])
+        work = make_temp_folder("replay")
+        try:
+            world_dir = recording.extract_world(work / "world")
+            env = self._envs.get(config)
+            if env is None:
+                env = self._envs[config] = AvalonEnv(config)
+            try:
+                return _replay_in(env, recording, codec, world_dir, notes)
+            except Exception:
+                self._envs.pop(config).close()  # a failed simulator is not reused
+                raise
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def close(self) -> None:
+        while self._envs:
+            self._envs.popitem()[1].close()
+
+    def __enter__(self) -> "Replayer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _replay_in(
     env: AvalonEnv, recording: Recording, codec: ActionCodec, world_dir: Path, notes: tuple[str, ...]
 ) -> ReplayResult:
     """Steps ``env`` through the recorded episode until the first differing observation."""
-    observation, _ = env.reset(options=recording.reset_options(world_dir))
+    observation, info = env.reset(options=recording.reset_options(world_dir))
     differences = _compare(recording, 0, observation)
     first_mismatch = 0 if differences else None
     first_reward_mismatch = reward_difference = ending_difference = None
@@ -291,7 +325,7 @@ def _replay_in(
         if ending is not None:
             ending_difference = f"the replayed episode {ending} after {frames} steps; the recording has {recording.frames}"
             break
-        observation, reward, terminated, truncated, _ = env.step(codec.decode(vector))
+        observation, reward, terminated, truncated, info = env.step(codec.decode(vector))
         frames, ending = index, _ending(terminated, truncated)
         differences = _compare(recording, index, observation)
         if differences:
@@ -317,4 +351,6 @@ def _replay_in(
         reward_difference=reward_difference,
         ending_difference=ending_difference,
         notes=notes,
+        score=float(info["score"]),
+        success=bool(info["success"]),
     )

@@ -22,7 +22,7 @@ from avalon.rules.mechanics import FRAME_PENALTY, INITIAL_ENERGY
 from avalon.sim import protocol
 from avalon.sim.simulator import Simulator
 from avalon.sim.temp_folders import make_temp_folder
-from avalon.tasks import generate_world
+from avalon.tasks import generate_world, world_key
 
 _OFFSETS = protocol.feature_offsets()
 _OBSERVED = [(feature.name, _OFFSETS[feature.name], feature.size) for feature in protocol.OBSERVED_FEATURES]
@@ -292,7 +292,7 @@ class AvalonEnv(gym.Env):
             self._work_dir = make_temp_folder("worlds")
         previous = self._generated_world
         # Named by what determines it, so the same episode seed gives the same folder and info.
-        name = f"{self.config.task}-{self.config.difficulty:.6f}-{episode_seed}"
+        name = world_key(self.config.task, self.config.difficulty, episode_seed)
         path = generate_world(self.config.task, self.config.difficulty, episode_seed, self._work_dir / name)
         if previous is not None and previous != path:
             shutil.rmtree(previous, ignore_errors=True)

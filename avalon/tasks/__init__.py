@@ -86,6 +86,12 @@ def check_seed(seed: int) -> int:
     return int(seed)
 
 
+def world_key(task: str, difficulty: float, seed: int) -> str:
+    """``task-difficulty-seed`` (difficulty to six decimals): the name of one task world wherever
+    worlds are keyed (generated folders, per-world score files, human references)."""
+    return f"{task}-{float(difficulty):.6f}-{int(seed)}"
+
+
 def attempt_rng(seed: int, attempt: int) -> np.random.Generator:
     """The generator of attempt ``attempt`` for ``seed``: ``default_rng(seed)`` first, then
     ``default_rng(SeedSequence((seed, attempt)))``."""

@@ -35,7 +35,7 @@ import attr
 
 from avalon.errors import AvalonError
 from avalon.sim.temp_folders import make_temp_folder
-from avalon.tasks import check_difficulty, check_seed, check_task
+from avalon.tasks import check_difficulty, check_seed, check_task, world_key
 from avalon.validation import check_number
 
 #: Niceness of the generator process: generation runs ahead, so the simulators come first.
@@ -63,7 +63,7 @@ class WorldRequest:
 
     @property
     def folder_name(self) -> str:
-        return f"{self.task}-{self.difficulty:.6f}-{self.seed}"
+        return world_key(self.task, self.difficulty, self.seed)
 
 
 @attr.s(frozen=True, auto_attribs=True)
