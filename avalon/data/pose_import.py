@@ -55,7 +55,10 @@ class ImportedEpisode:
     score: float
 
 
-def _new_run_folder(parent: Path) -> Path:
+def new_run_folder(root: str | os.PathLike, task: str, seed: int, difficulty: float, player: str) -> Path:
+    """A new, empty ``root/<task>__<seed>__<difficulty>/<player>/<run>/`` folder: runs are numbered
+    001, 002, ... and only ever created, so nothing recorded before is overwritten."""
+    parent = Path(root) / world_folder_name(task, seed, difficulty) / check_player(player)
     parent.mkdir(parents=True, exist_ok=True)
     if not os.access(parent, os.W_OK):
         raise PermissionError(f"{parent} is not writable")
@@ -63,7 +66,7 @@ def _new_run_folder(parent: Path) -> Path:
     while True:
         run = parent / f"{number:03d}"
         try:
-            run.mkdir()  # fails if another import took the number meanwhile
+            run.mkdir()  # fails if another recording took the number meanwhile
             return run
         except FileExistsError:
             number += 1
@@ -115,7 +118,7 @@ def import_pose_track(
     finally:
         env.close()  # writes the episode file (cut short if the track ended first)
     recorded = env.last_path
-    run = _new_run_folder(Path(root) / world_folder_name(world.task, world.seed, world.difficulty) / player)
+    run = new_run_folder(root, world.task, world.seed, world.difficulty, player)
     episode = run / "episode.npz"
     shutil.move(str(recorded), episode)
     shutil.rmtree(staging, ignore_errors=True)
