@@ -77,17 +77,29 @@ class PlayResult:
 
 
 @contextlib.contextmanager
-def _window_display() -> Iterator[None]:
-    """The X display for the window: ``$DISPLAY``, else the package's own Xvfb (as Godot's)."""
+def _window_display(pygame) -> Iterator[None]:
+    """pygame's display, on ``$DISPLAY`` or else on the package's own Xvfb (as Godot's). SDL reads
+    ``$DISPLAY`` only while it starts, so it is set for that moment only: the simulator, started
+    meanwhile in its own thread, must not take it for a display of the user's."""
     if os.environ.get("DISPLAY"):
-        yield
+        pygame.display.init()
+        try:
+            yield
+        finally:
+            pygame.display.quit()
         return
     display = acquire_display()
-    os.environ["DISPLAY"] = display
     try:
-        yield
+        os.environ["DISPLAY"] = display
+        try:
+            pygame.display.init()
+        finally:
+            del os.environ["DISPLAY"]
+        try:
+            yield
+        finally:
+            pygame.display.quit()
     finally:
-        del os.environ["DISPLAY"]
         release_display()
 
 
@@ -125,13 +137,13 @@ class PlaySession:
         )
         reset_options = {} if options.world_dir is None else {"world_dir": str(options.world_dir), "episode_seed": options.seed}
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        stepper = Stepper(config, staging, options.seed if options.task else None, reset_options)
         step_seconds: list[float] = []
         drawn, play_started = 0, time.monotonic()
         ended = "quit"
-        with _window_display():
-            pygame.display.init()
+        with _window_display(pygame):
             pygame.font.init()
+            # Started once the window has its display: the simulator takes its own (see _window_display).
+            stepper = Stepper(config, staging, options.seed if options.task else None, reset_options)
             try:
                 pixels = options.window_pixels
                 screen = pygame.display.set_mode((pixels, pixels + _HUD_PIXELS))
@@ -183,7 +195,6 @@ class PlaySession:
                     drawn += 1
                     clock.tick(options.display_fps)
             finally:
-                pygame.display.quit()
                 if stepper.busy:
                     stepper.result(wait=True)
                 stepper.close()

@@ -4,6 +4,7 @@ mouse events are injected into the window's event queue as a person's would arri
 from __future__ import annotations
 
 import json
+import os
 
 import pygame
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from avalon.cli import main
 from avalon.data.recording import replay
 from avalon.play.session import PlayOptions, PlaySession
+from tests.processes import descendants, our_godot_pids
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -81,6 +83,8 @@ def test_a_restart_is_counted_and_esc_keeps_what_was_played_unfinished(tmp_path)
     assert [f.name for f in files] == ["episode-00000.npz", "episode-00001.npz"]  # the first attempt, then the restart
     assert all(replay(f).identical for f in files)
     assert 5 <= result.meta["frames"] <= 7  # the second attempt's steps (events land within a step)
+    # The window's display and the simulator are gone with the session.
+    assert our_godot_pids() == [] and "Xvfb" not in descendants(os.getpid()).values()
 
 
 def test_paused_mode_steps_once_per_key_press(tmp_path):
