@@ -113,6 +113,19 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_human_compare(args: argparse.Namespace) -> int:
+    from avalon.data.pose_import import check_player
+    from avalon.play.compare import CompareSession, collect_runs, ranking_table
+
+    runs = collect_runs(args.runs)
+    out = Path(args.out)
+    print(f"avalon human compare: {len(runs)} runs ({', '.join(run.name for run in runs)}); judgements go to {out / 'comparisons.jsonl'}")
+    rows = CompareSession(runs, out, judge=check_player(args.judge), pixels=args.pixels, max_comparisons=args.max).run()
+    print(ranking_table(rows))
+    print(f"ranking written to {out / 'ranking.json'} and {out / 'ranking.md'}")
+    return 0
+
+
 def _cmd_human_score(args: argparse.Namespace) -> int:
     import json
 
@@ -443,7 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--paused", action="store_true", help="step once per key press (debugging)")
     play.set_defaults(handler=_cmd_play)
 
-    human = commands.add_parser("human", help="human episodes: import pose tracks, score them")
+    human = commands.add_parser("human", help="human episodes: import pose tracks, score them, judge policies side by side")
     human_commands = human.add_subparsers(dest="human_command", required=True)
     importer = human_commands.add_parser(
         "import", help="play a pose track (JSON Lines, vr_data/README.md) on a world and record it as an episode",
@@ -460,6 +473,17 @@ def build_parser() -> argparse.ArgumentParser:
     importer.add_argument("--renderer", choices=RENDERERS, default="GLES2")
     importer.add_argument("--resolution", type=int, default=96)
     importer.set_defaults(handler=_cmd_human_import)
+    compare = human_commands.add_parser(
+        "compare", help="judge two policies' episodes on the same world side by side; rank the policies with TrueSkill",
+        description="Each run is a folder of episode files; episodes are paired by world. Keys: Left/1 left better, "
+        "Right/2 right better, Down/0/Space equally, S skip, Esc stop. Judgements are kept and resumed.",
+    )
+    compare.add_argument("runs", nargs="+", help="two or more folders of episode files, one per policy")
+    compare.add_argument("--judge", default="anonymous", help="who judges (letters, digits, - and _)")
+    compare.add_argument("--out", default="comparisons", help="folder of comparisons.jsonl and the ranking (default comparisons)")
+    compare.add_argument("--pixels", type=int, default=384, help="side of each video (default 384)")
+    compare.add_argument("--max", type=int, default=None, help="stop after this many judgements")
+    compare.set_defaults(handler=_cmd_human_compare)
     scorer = human_commands.add_parser(
         "score", help="replay every human episode under a folder, score it and write the per-world human reference",
         epilog="exit codes: 0 every episode replayed identically and was scored; 1 some were left out (listed); 2 usage error",

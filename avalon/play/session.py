@@ -77,7 +77,7 @@ class PlayResult:
 
 
 @contextlib.contextmanager
-def _window_display(pygame) -> Iterator[None]:
+def window_display(pygame) -> Iterator[None]:
     """pygame's display, on ``$DISPLAY`` or else on the package's own Xvfb (as Godot's). SDL reads
     ``$DISPLAY`` only while it starts, so it is set for that moment only: the simulator, started
     meanwhile in its own thread, must not take it for a display of the user's."""
@@ -140,9 +140,9 @@ class PlaySession:
         step_seconds: list[float] = []
         drawn, play_started = 0, time.monotonic()
         ended = "quit"
-        with _window_display(pygame):
+        with window_display(pygame):
             pygame.font.init()
-            # Started once the window has its display: the simulator takes its own (see _window_display).
+            # Started once the window has its display: the simulator takes its own (see window_display).
             stepper = Stepper(config, staging, options.seed if options.task else None, reset_options)
             try:
                 pixels = options.window_pixels
