@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import attr
 
 from avalon.tasks.kit.forcing import ForcedOptions
 from avalon.training.world_supply import WorldRequest
-from avalon.validation import check_int, check_non_empty_str
+from avalon.validation import check_int, check_non_empty_str, refuse
 
 #: Where the checked-in manifests live (package data).
 SETS_DIR = Path(__file__).resolve().parent
@@ -29,6 +30,7 @@ REFERENCE_SUFFIX = ".reference.json"
 RANDOM_SUFFIX = ".random.json"
 REPORT_SUFFIX = ".report.md"
 _COMPANION_SUFFIXES = (REFERENCE_SUFFIX, RANDOM_SUFFIX, REPORT_SUFFIX)
+_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -41,6 +43,11 @@ class SetWorld:
     content_hash: str
     #: Generator options pinned for this world (``{"food_kind": "fig"}``), empty for most.
     forced: ForcedOptions = attr.ib(factory=ForcedOptions, converter=ForcedOptions.of)
+
+    def __attrs_post_init__(self) -> None:
+        WorldRequest(self.task, self.difficulty, self.seed, self.forced)  # checks task, difficulty, seed and forcing
+        if not isinstance(self.content_hash, str) or not _HASH.fullmatch(self.content_hash):
+            refuse("content_hash", self.content_hash, "'sha256:' and 64 lower-case hex digits")
 
     @property
     def request(self) -> WorldRequest:
