@@ -220,9 +220,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_evalset(args: argparse.Namespace) -> int:
-    """``avalon evalset list | build NAME | verify NAME`` (docs/evaluation.md, "Evaluation sets")."""
+    """``avalon evalset list | build NAME | verify NAME | baseline NAME`` (docs/evaluation.md, "Evaluation sets")."""
     from avalon.evalsets import RECIPES, load_set, set_names
-    from avalon.evalsets.build import build_set, build_summary, verify_set
+    from avalon.evalsets.build import build_set, build_summary, random_baseline, verify_set
     from avalon.evalsets.recipe import recipe
 
     if args.evalset_command == "list":
@@ -243,6 +243,10 @@ def _cmd_evalset(args: argparse.Namespace) -> int:
         print(build_summary(result))
         print(f"manifest, reference scores and report written beside {args.dir or 'avalon/evalsets'}/{chosen.name}.json")
         return 0
+    if args.evalset_command == "baseline":
+        result = random_baseline(args.name, args.dir, jobs=args.jobs, ray_address=args.ray)
+        print(result.summary())
+        return 1 if result.failed else 0
     result = verify_set(args.name, args.dir, jobs=args.jobs, ray_address=args.ray)
     print(result.message())
     return 0 if result.ok else 1
@@ -251,13 +255,14 @@ def _cmd_evalset(args: argparse.Namespace) -> int:
 def _add_evalset_parser(commands: argparse._SubParsersAction) -> None:
     from avalon.evalsets.runner import LOCAL_RAY
 
-    evalset = commands.add_parser("evalset", help="versioned evaluation sets: list, build, verify")
+    evalset = commands.add_parser("evalset", help="versioned evaluation sets: list, build, verify, baseline")
     evalset_commands = evalset.add_subparsers(dest="evalset_command", required=True)
     listing = evalset_commands.add_parser("list", help="the sets, built or not")
     listing.add_argument("--dir", help="folder of the manifests (default: the checked-in avalon/evalsets)")
     listing.set_defaults(handler=_cmd_evalset)
     for name, summary in (("build", "generate a set from its recipe: manifest, reference scores, build report"),
-                          ("verify", "regenerate every world of a set and compare its content hash")):
+                          ("verify", "regenerate every world of a set and compare its content hash"),
+                          ("baseline", "play the random agent on every world of a set: <name>.random.json")):
         command = evalset_commands.add_parser(name, help=summary)
         command.add_argument("name", help="the set (avalon evalset list)")
         command.add_argument("--jobs", type=int, help="worker processes, or Ray CPUs for a local Ray (default: every core)")

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from avalon.datagen.world import GENERATOR_VERSION
 from avalon.evalsets.manifest import (
+    RANDOM_SUFFIX,
     REFERENCE_SUFFIX,
     REPORT_SUFFIX,
     EvalSet,
@@ -32,7 +33,7 @@ from avalon.evalsets.manifest import (
 )
 from avalon.evalsets.recipe import SetRecipe, plan_worlds
 from avalon.evalsets.runner import JobStats, run_jobs
-from avalon.evalsets.worker import BuiltWorld, build_one, world_hash
+from avalon.evalsets.worker import RANDOM_ACTION_SPACE, BuiltWorld, build_one, random_run, world_hash
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -190,3 +191,45 @@ def verify_set(name: str, directory: str | os.PathLike | None = None, *, jobs: O
     mismatches = tuple(Mismatch(world, content_hash) for world, content_hash in zip(evalset.worlds, regenerated)
                        if content_hash != world.content_hash)
     return VerifyResult(evalset, mismatches, time.perf_counter() - start, stats.backend, stats.retries)
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class BaselineResult:
+    """The random agent's results on a set, in the set's order, and what it cost."""
+
+    evalset: EvalSet
+    scores: dict[str, dict]
+    failed: tuple[str, ...]
+    wall_s: float
+    backend: str
+    worker_retries: int
+
+    def summary(self) -> str:
+        lines = ["| task | worlds | random successes | mean score |", "|---|---|---|---|"]
+        for task in self.evalset.tasks():
+            entries = [self.scores[w.key] for w in self.evalset.worlds if w.task == task and w.key in self.scores]
+            mean = sum(e["score"] for e in entries) / len(entries) if entries else float("nan")
+            lines.append(f"| {task} | {len(entries)} | {sum(e['success'] for e in entries)} | {mean:.3f} |")
+        lines.append(f"random agent ({RANDOM_ACTION_SPACE} actions) on {len(self.scores)} worlds in {self.wall_s:.0f} s on "
+                     f"{self.backend}; {self.worker_retries} world(s) rerun after a worker died")
+        lines += [f"FAILED (simulator): {key}" for key in self.failed]
+        return "\n".join(lines)
+
+
+def random_baseline(name: str, directory: str | os.PathLike | None = None, *, jobs: Optional[int] = None,
+                    ray_address: Optional[str] = None, progress: bool = True) -> BaselineResult:
+    """Plays the random agent on every world of the set ``name`` and writes ``<name>.random.json``
+    (``{SetWorld.key: {"score", "success"}}``: what normalisation subtracts). Worlds whose simulator
+    failed every attempt are left out of the file and listed."""
+    start = time.perf_counter()
+    evalset = load_set(name, directory)
+    stats = JobStats()
+    runs: dict[str, object] = {}
+    results = run_jobs(random_run, [(world,) for world in evalset.worlds], jobs=jobs, ray_address=ray_address, stats=stats)
+    for index, run in tqdm(results, total=len(evalset.worlds), desc=f"random agent on {name}", disable=not progress, file=sys.stderr):
+        runs[evalset.worlds[index].key] = run
+    ordered = [(w.key, runs[w.key]) for w in evalset.worlds]
+    scores = {key: {"score": run.score, "success": run.success} for key, run in ordered if run.error is None}
+    write_json(companion_path(name, RANDOM_SUFFIX, directory), scores)
+    failed = tuple(key for key, run in ordered if run.error is not None)
+    return BaselineResult(evalset, scores, failed, time.perf_counter() - start, stats.backend, stats.retries)

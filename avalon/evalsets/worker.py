@@ -170,3 +170,40 @@ def _reference_run(world: World, folder: Path) -> ReferenceRun:
         detail = "" if info["success"] else episode.follow.describe()
         return ReferenceRun(float(info["score"]), bool(info["success"]), steps, detail)
     return ReferenceRun(0.0, False, 0, error=f"the simulator failed {REFERENCE_ATTEMPTS} times: {last_error}")
+
+
+#: The random agent's action space: ``EnvConfig``'s default, the space policies are trained in.
+RANDOM_ACTION_SPACE = "vr"
+_random_envs: dict = {}
+
+
+def random_run(world: SetWorld) -> ReferenceRun:
+    """The random agent's episode on ``world`` (the paper's random baseline): uniformly random
+    actions of :data:`RANDOM_ACTION_SPACE`, seeded by the world's seed, in evaluation mode to the
+    world's time limit; rerun from the start after a simulator crash (3 attempts)."""
+    from avalon.env.avalon_env import AvalonEnv
+    from avalon.env.config import EnvConfig
+
+    folder_root = make_temp_folder("worlds")
+    try:
+        folder = export_world(build_world(world.task, world.difficulty, world.seed, forced=world.forced), folder_root / "world")
+        last_error = ""
+        for _ in range(REFERENCE_ATTEMPTS):
+            if "env" not in _random_envs:
+                _random_envs["env"] = AvalonEnv(EnvConfig(renderer="GLES2", action_space=RANDOM_ACTION_SPACE, resolution=32,
+                                                          is_training=False))
+            env = _random_envs["env"]
+            env.action_space.seed(world.seed % 2**32)
+            try:
+                _, info = env.reset(options={"world_dir": str(folder), "episode_seed": world.seed})
+                steps, ended = 0, False
+                while not ended:
+                    _, _, terminated, truncated, info = env.step(env.action_space.sample())
+                    steps, ended = steps + 1, terminated or truncated
+            except SimulatorError:
+                last_error = traceback.format_exc(limit=2)
+                continue
+            return ReferenceRun(float(info["score"]), bool(info["success"]), steps)
+        return ReferenceRun(0.0, False, 0, error=f"the simulator failed {REFERENCE_ATTEMPTS} times: {last_error}")
+    finally:
+        shutil.rmtree(folder_root, ignore_errors=True)

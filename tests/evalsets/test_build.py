@@ -164,3 +164,19 @@ def test_the_reference_agent_plays_every_world_and_its_scores_are_kept_beside_th
     assert "The scripted reference agent played every world" in report
     eat_solved = sum(scores[w.key]["success"] for w in result.evalset.worlds if w.task == "eat")
     assert f"| eat | 2 | 0 | no certificate | 0 | {eat_solved} / 2 |" in report
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_random_baseline_plays_every_world_to_its_time_limit_and_writes_its_scores(tmp_path, capsys):
+    recipe = SetRecipe(name="randomised", version=1, worlds_per_task=1, force_every_value=False, tasks=("eat",))
+    build_set(recipe, tmp_path, jobs=1, run_reference=False, progress=False)
+    assert main(["evalset", "baseline", "randomised", "--dir", str(tmp_path), "--jobs", "1"]) == 0
+    assert "random agent (vr actions) on 1 worlds" in capsys.readouterr().out
+    scores = load_scores("randomised", "random", tmp_path)
+    world = load_set("randomised", tmp_path).worlds[0]
+    assert list(scores) == [world.key]
+    assert isinstance(scores[world.key]["success"], bool) and scores[world.key]["score"] >= 0.0
+    played = worker.random_run(world)  # the same seeds: the same episode
+    assert {"score": played.score, "success": played.success} == scores[world.key]
+    assert played.steps == TASKS["eat"].evaluation_time_limit_frames or played.success or played.steps < 3000
