@@ -128,30 +128,35 @@ def has_reference_agent(task: str) -> bool:
     return check_task(task).certificate is not None or task in WALKING_TASKS
 
 
-# One simulator per worker process, started by its first reference run and kept for the next ones
-# (it ends with the process: the simulator's exit handler, or Godot's closed socket).
-_env = None
+# One simulator per worker process and action space, started by its first episode and kept for the
+# next ones (it ends with the process: the simulator's exit handler, or Godot's closed socket).
+_envs: dict = {}
 
 
-def _reference_env():
-    global _env
-    if _env is None:
-        from avalon.agent.scripted.actions import ACTION_SPACE
+def _worker_env(action_space: str):
+    """This process's env for ``action_space``: evaluation mode (the world's own time limit,
+    C_move = 0), 32 x 32 pixels (neither agent reads them)."""
+    if action_space not in _envs:
         from avalon.env.avalon_env import AvalonEnv
         from avalon.env.config import EnvConfig
 
-        # Evaluation mode (the world's own time limit, C_move = 0); the agent reads no pixels.
-        _env = AvalonEnv(EnvConfig(renderer="GLES2", action_space=ACTION_SPACE, resolution=32, is_training=False))
-    return _env
+        _envs[action_space] = AvalonEnv(EnvConfig(renderer="GLES2", action_space=action_space, resolution=32, is_training=False))
+    return _envs[action_space]
+
+
+def close_envs() -> None:
+    """Closes this process's envs (a worker's end does it too)."""
+    while _envs:
+        _envs.popitem()[1].close()
 
 
 def _reference_run(world: World, folder: Path) -> ReferenceRun:
     from avalon.agent.scripted import RouteFollower, route_for, run_episode
-    from avalon.agent.scripted.actions import action
+    from avalon.agent.scripted.actions import ACTION_SPACE, action
 
     idle, last_error = action(), ""
     for _ in range(REFERENCE_ATTEMPTS):
-        env = _reference_env()
+        env = _worker_env(ACTION_SPACE)
         try:
             episode = run_episode(env, RouteFollower(world, route_for(world)),
                                   options={"world_dir": str(folder), "episode_seed": world.seed})
@@ -174,25 +179,18 @@ def _reference_run(world: World, folder: Path) -> ReferenceRun:
 
 #: The random agent's action space: ``EnvConfig``'s default, the space policies are trained in.
 RANDOM_ACTION_SPACE = "vr"
-_random_envs: dict = {}
 
 
 def random_run(world: SetWorld) -> ReferenceRun:
     """The random agent's episode on ``world`` (the paper's random baseline): uniformly random
     actions of :data:`RANDOM_ACTION_SPACE`, seeded by the world's seed, in evaluation mode to the
     world's time limit; rerun from the start after a simulator crash (3 attempts)."""
-    from avalon.env.avalon_env import AvalonEnv
-    from avalon.env.config import EnvConfig
-
     folder_root = make_temp_folder("worlds")
     try:
         folder = export_world(build_world(world.task, world.difficulty, world.seed, forced=world.forced), folder_root / "world")
         last_error = ""
         for _ in range(REFERENCE_ATTEMPTS):
-            if "env" not in _random_envs:
-                _random_envs["env"] = AvalonEnv(EnvConfig(renderer="GLES2", action_space=RANDOM_ACTION_SPACE, resolution=32,
-                                                          is_training=False))
-            env = _random_envs["env"]
+            env = _worker_env(RANDOM_ACTION_SPACE)
             env.action_space.seed(world.seed % 2**32)
             try:
                 _, info = env.reset(options={"world_dir": str(folder), "episode_seed": world.seed})

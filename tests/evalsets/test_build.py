@@ -177,6 +177,9 @@ def test_the_random_baseline_plays_every_world_to_its_time_limit_and_writes_its_
     world = load_set("randomised", tmp_path).worlds[0]
     assert list(scores) == [world.key]
     assert isinstance(scores[world.key]["success"], bool) and scores[world.key]["score"] >= 0.0
-    played = worker.random_run(world)  # the same seeds: the same episode
+    try:
+        played = worker.random_run(world)  # the same seeds: the same episode
+    finally:
+        worker.close_envs()
     assert {"score": played.score, "success": played.success} == scores[world.key]
-    assert played.steps == TASKS["eat"].evaluation_time_limit_frames or played.success or played.steps < 3000
+    assert 0 < played.steps <= TASKS["eat"].evaluation_time_limit_frames
