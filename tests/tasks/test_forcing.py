@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import attr
 import pytest
 
 from avalon.datagen.world_folder import read_world_info
@@ -93,3 +94,15 @@ def test_the_world_supply_generates_the_forced_world(tmp_path):
         assert read_world_info(unforced).content_hash != read_world_info(direct).content_hash
     finally:
         supply.close()
+
+
+def test_task_specs_check_their_forcing_and_evaluation_set_flag():
+    spec = TASKS["move"]
+    assert spec.forcing == () and spec.in_evaluation_sets
+    assert not TASKS["trivial"].in_evaluation_sets  # the same world for every seed and difficulty
+    with pytest.raises(TypeError, match="forcing"):
+        attr.evolve(spec, forcing=("food_kind",))
+    with pytest.raises(TypeError, match="in_evaluation_sets"):
+        attr.evolve(spec, in_evaluation_sets=1)
+    with pytest.raises(ValueError, match=r"Forcing\('food_kind'\).values=\(\) must be a non-empty tuple"):
+        Forcing("food_kind", ())
