@@ -76,6 +76,7 @@ def build_set(recipe: SetRecipe, directory: str | os.PathLike | None = None, *, 
     evalset = EvalSet(name=recipe.name, version=recipe.version, created_with=GENERATOR_VERSION,
                       worlds=tuple(world.world for world in built), recipe=recipe.to_json())
     result = BuildResult(evalset, tuple(built), run_reference, time.perf_counter() - start, stats.backend, stats.retries)
+    _refuse_to_change_a_built_set(evalset, directory)
     write_json(manifest_path(recipe.name, directory), evalset.to_json())
     reference_file = companion_path(recipe.name, REFERENCE_SUFFIX, directory)
     if run_reference:
@@ -84,6 +85,24 @@ def build_set(recipe: SetRecipe, directory: str | os.PathLike | None = None, *, 
         reference_file.unlink()  # it would describe other worlds' hashes
     companion_path(recipe.name, REPORT_SUFFIX, directory).write_text(build_report(result))
     return result
+
+
+def _refuse_to_change_a_built_set(evalset: EvalSet, directory) -> None:
+    """A set already built under this name and version must come out the same: scores on it
+    would otherwise stop being comparable. ``ValueError`` naming the worlds that differ."""
+    path = manifest_path(evalset.name, directory)
+    if not path.exists():
+        return
+    existing = load_set(evalset.name, directory)
+    if existing.version != evalset.version:
+        return  # a new version replaces the old one's files
+    old, new = {w.key: w for w in existing.worlds}, {w.key: w for w in evalset.worlds}
+    changed = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
+    if changed:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise ValueError(f"{path} already holds set {evalset.name!r} version {evalset.version}, and {len(changed)} of its worlds "
+                         f"came out differently ({shown}): re-version the set (a new name or version in "
+                         "avalon/evalsets/recipe.py) instead of rebuilding it; nothing was written")
 
 
 def build_report(result: BuildResult) -> str:

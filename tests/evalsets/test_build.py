@@ -64,6 +64,19 @@ def test_a_hand_edited_manifest_is_reported_world_by_world_and_must_be_re_versio
     assert f"jump-0.500000-{edited_seed['seed']}: the manifest says" in out and "must be re-versioned" in out
 
 
+def test_a_rebuild_that_would_change_a_built_set_is_refused(tiny_set, tmp_path):
+    folder, _ = tiny_set
+    data = json.loads((folder / "tiny.json").read_text())
+    data["worlds"][2]["content_hash"] = "sha256:" + "1" * 64
+    (tmp_path / "tiny.json").write_text(json.dumps(data))
+    key = load_set("tiny", tmp_path).worlds[2].key
+    with pytest.raises(ValueError, match=f"already holds set 'tiny' version 1, and 1 of its worlds came out differently \\({key}\\): "
+                                         "re-version the set"):
+        build_set(TINY, tmp_path, jobs=1, run_reference=False, progress=False)
+    assert json.loads((tmp_path / "tiny.json").read_text()) == data  # nothing was written
+    assert not (tmp_path / "tiny.report.md").exists()
+
+
 def test_the_command_builds_lists_and_verifies_the_smoke_set(tmp_path, capsys):
     assert main(["evalset", "build", "smoke", "--no-reference", "--jobs", "2", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
