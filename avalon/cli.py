@@ -1,4 +1,4 @@
-"""The ``avalon`` command: ``train``, ``eval``, ``run``, ``replay``, ``human``, ``benchmark``, ``world``."""
+"""The ``avalon`` command: ``train``, ``eval``, ``evalset``, ``run``, ``replay``, ``play``, ``human``, ``benchmark``, ``world``."""
 
 from __future__ import annotations
 
@@ -320,6 +320,62 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_evalset(args: argparse.Namespace) -> int:
+    """``avalon evalset list | build NAME | verify NAME | baseline NAME`` (docs/evaluation.md, "Evaluation sets")."""
+    from avalon.evalsets import RECIPES, load_set, set_names
+    from avalon.evalsets.build import build_set, build_summary, random_baseline, verify_set
+    from avalon.evalsets.recipe import recipe
+
+    if args.evalset_command == "list":
+        for name in sorted(set(set_names(args.dir)) | set(RECIPES)):
+            try:
+                evalset = load_set(name, args.dir)
+                print(f"{name}: version {evalset.version}, {len(evalset.worlds)} worlds ({', '.join(evalset.tasks())}), "
+                      f"generator {evalset.created_with}")
+            except ValueError:
+                print(f"{name}: not built (avalon evalset build {name})")
+        return 0
+    if args.evalset_command == "build":
+        chosen = recipe(args.name)
+        where = f"Ray at {args.ray}" if args.ray else f"{args.jobs or 'all'} local process(es)"
+        print(f"avalon evalset build: {chosen.name} version {chosen.version}, {chosen.worlds_per_task} worlds per task, "
+              f"reference agent {'skipped' if args.no_reference else 'in the simulator'}, on {where}", flush=True)
+        result = build_set(chosen, args.dir, jobs=args.jobs, ray_address=args.ray, run_reference=not args.no_reference)
+        print(build_summary(result))
+        print(f"manifest, reference scores and report written beside {args.dir or 'avalon/evalsets'}/{chosen.name}.json")
+        return 0
+    if args.evalset_command == "baseline":
+        result = random_baseline(args.name, args.dir, jobs=args.jobs, ray_address=args.ray)
+        print(result.summary())
+        return 1 if result.failed else 0
+    result = verify_set(args.name, args.dir, jobs=args.jobs, ray_address=args.ray)
+    print(result.message())
+    return 0 if result.ok else 1
+
+
+def _add_evalset_parser(commands: argparse._SubParsersAction) -> None:
+    from avalon.evalsets.runner import LOCAL_RAY
+
+    evalset = commands.add_parser("evalset", help="versioned evaluation sets: list, build, verify, baseline")
+    evalset_commands = evalset.add_subparsers(dest="evalset_command", required=True)
+    listing = evalset_commands.add_parser("list", help="the sets, built or not")
+    listing.add_argument("--dir", help="folder of the manifests (default: the checked-in avalon/evalsets)")
+    listing.set_defaults(handler=_cmd_evalset)
+    for name, summary in (("build", "generate a set from its recipe: manifest, reference scores, build report"),
+                          ("verify", "regenerate every world of a set and compare its content hash"),
+                          ("baseline", "play the random agent on every world of a set: <name>.random.json")):
+        command = evalset_commands.add_parser(name, help=summary)
+        command.add_argument("name", help="the set (avalon evalset list)")
+        command.add_argument("--jobs", type=int, help="worker processes, or Ray CPUs for a local Ray (default: every core)")
+        command.add_argument("--ray", nargs="?", const=LOCAL_RAY, metavar="ADDRESS",
+                             help="run the worlds as Ray tasks: on a local Ray started for the run, or on the cluster at ADDRESS")
+        command.add_argument("--dir", help="folder of the manifests (default: the checked-in avalon/evalsets)")
+        if name == "build":
+            command.add_argument("--no-reference", action="store_true",
+                                 help="skip the reference agent's runs in the simulator (a quick build; the report says so)")
+        command.set_defaults(handler=_cmd_evalset)
+
+
 def _cmd_world_export(args: argparse.Namespace) -> int:
     from avalon.tasks import generate_world
 
@@ -537,6 +593,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the GIF's frames (default 256)")
     evaluation.add_argument("--out", help="output folder (default: beside the checkpoint, or runs/eval-random-TIMESTAMP)")
     evaluation.set_defaults(handler=_cmd_eval)
+
+    _add_evalset_parser(commands)
 
     world = commands.add_parser("world", help="world folders")
     world_commands = world.add_subparsers(dest="world_command", required=True)

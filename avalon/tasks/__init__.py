@@ -31,6 +31,7 @@ import numpy as np
 from avalon.datagen.export import export_world
 from avalon.datagen.world import World
 from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.forcing import check_forced
 from avalon.tasks.kit.spec import TaskSpec
 from avalon.validation import is_int_in, is_number_in, plain_int
 
@@ -115,15 +116,22 @@ def with_retries(build: Callable[[np.random.Generator], T], task: str, difficult
     )
 
 
-def build_world(task: str, difficulty: float, seed: int, config: object | None = None) -> World:
-    """The world of ``task`` at ``difficulty`` for ``seed`` (pure Python, no files)."""
+def build_world(task: str, difficulty: float, seed: int, config: object | None = None, forced: object = None) -> World:
+    """The world of ``task`` at ``difficulty`` for ``seed`` (pure Python, no files), with the
+    generator options ``forced`` pins (:mod:`avalon.tasks.kit.forcing`; None or empty: none)."""
     spec = check_task(task)
     difficulty = check_difficulty(difficulty)
     seed = check_seed(seed)
-    world = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
+    options = check_forced(task, spec.forcing, forced)
+    if options:
+        world = with_retries(lambda rng: spec.generate(rng, difficulty, config, forced=options), task, difficulty, seed)
+    else:
+        world = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
     return attr.evolve(world, task=task, difficulty=difficulty, seed=seed)
 
 
-def generate_world(task: str, difficulty: float, seed: int, output_dir: str | os.PathLike, config: object | None = None) -> Path:
-    """Builds the world and writes it as a world folder at ``output_dir``; returns its path."""
-    return export_world(build_world(task, difficulty, seed, config), output_dir)
+def generate_world(task: str, difficulty: float, seed: int, output_dir: str | os.PathLike, config: object | None = None,
+                   forced: object = None) -> Path:
+    """Builds the world (``forced``: see :func:`build_world`) and writes it as a world folder at
+    ``output_dir``; returns its path."""
+    return export_world(build_world(task, difficulty, seed, config, forced), output_dir)

@@ -49,7 +49,7 @@ Small world (64 m), one grid point per metre.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Mapping, Optional
 
 import attr
 import numpy as np
@@ -72,6 +72,7 @@ from avalon.tasks.kit.assembly import (
     split_streams,
 )
 from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.geometry import (
     XZ,
     facing_direction,
@@ -88,6 +89,7 @@ from avalon.tasks.kit.sites import (
     tree_behind_food,
 )
 from avalon.tasks.kit.spec import TaskSpec
+from avalon.validation import check_choice
 
 #: Food kinds from easy to hard (every kind of ``FOOD_KINDS``, by its row's ``difficulty_rank``):
 #: apple is canonical; cherries come several at once; mulberries are small; a banana gives half
@@ -213,14 +215,18 @@ def _under_canopy(food: FoodPlacement, tree_site: tuple[float, float], fruit_tre
     return nearest <= reach <= fruit_tree.canopy_radius_m * low - radius - HANGING_FOOD_TRUNK_GAP_M
 
 
-def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> EatLayout:
+def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None,
+                 food_kind: Optional[str] = None) -> EatLayout:
     """The eat world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if the
-    terrain offers no place that keeps the guarantees."""
+    terrain offers no place that keeps the guarantees. ``food_kind`` (any kind of
+    :data:`FOOD_LADDER`, whatever the difficulty) replaces the drawn kind: a forced world."""
     config = resolve_config(config)
     streams = split_streams(rng)
     # Task factors first, from their own stream, so they do not depend on the terrain.
     kinds = food_kinds(difficulty)
-    kind = kinds[int(streams.food.integers(len(kinds)))]
+    kind = kinds[int(streams.food.integers(len(kinds)))]  # drawn even when forced: the later draws stay
+    if food_kind is not None:
+        kind = check_choice(food_kind, "food_kind", FOOD_LADDER)
     count = food_count(kind, streams.food)
     distance = float(streams.food.uniform(*KNOBS.ground_distance_m.at(difficulty)))
     bearing = math.radians(streams.food.uniform(*KNOBS.ground_bearing_deg.at(difficulty)))
@@ -361,9 +367,11 @@ def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count
     return altar, _cluster(kind, centre, count, streams.sites), tree_site
 
 
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
-    return build_layout(rng, difficulty, config).world
+def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None,
+             forced: Optional[Mapping[str, str]] = None) -> World:
+    """Task generator for the registry: ``(rng, difficulty, config) -> World``; ``forced`` may pin
+    ``food_kind`` (see ``TASK.forcing``)."""
+    return build_layout(rng, difficulty, config, food_kind=(forced or {}).get("food_kind")).world
 
 
 TASK = TaskSpec(
@@ -373,4 +381,5 @@ TASK = TaskSpec(
     evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
     food_visible_from_spawn=True,
     food_reachable_on_foot=True,
+    forcing=(Forcing("food_kind", FOOD_LADDER),),  # evaluation sets hold every kind (Appendix G.1)
 )

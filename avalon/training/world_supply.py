@@ -36,6 +36,7 @@ import attr
 from avalon.errors import AvalonError
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import check_difficulty, check_seed, check_task, world_key
+from avalon.tasks.kit.forcing import ForcedOptions, check_forced
 from avalon.validation import check_number
 
 #: Niceness of the generator process: generation runs ahead, so the simulators come first.
@@ -50,20 +51,27 @@ class WorldSupplyError(AvalonError):
 
 @attr.s(frozen=True, auto_attribs=True)
 class WorldRequest:
-    """Which world to generate: the task, its difficulty in [0, 1] and the world seed."""
+    """Which world to generate: the task, its difficulty in [0, 1], the world seed and the
+    generator options it forces (:mod:`avalon.tasks.kit.forcing`; empty for most worlds)."""
 
     task: str
     difficulty: float
     seed: int
+    forced: ForcedOptions = attr.ib(factory=ForcedOptions, converter=ForcedOptions.of)
 
     def __attrs_post_init__(self) -> None:
-        check_task(self.task)
+        spec = check_task(self.task)
         check_difficulty(self.difficulty)
         check_seed(self.seed)
+        check_forced(self.task, spec.forcing, self.forced)
 
     @property
     def folder_name(self) -> str:
         return world_key(self.task, self.difficulty, self.seed)
+
+    def to_json(self) -> dict:
+        """The request as JSON values; ``WorldRequest(**request.to_json())`` is the same request."""
+        return {"task": self.task, "difficulty": self.difficulty, "seed": self.seed, "forced": dict(self.forced)}
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -103,7 +111,8 @@ def _answer(requests: TextIO, replies: TextIO, directory: Path) -> None:
         request = WorldRequest(**json.loads(line))
         start = time.perf_counter()
         try:
-            path = generate_world(request.task, request.difficulty, request.seed, directory / request.folder_name)
+            path = generate_world(request.task, request.difficulty, request.seed, directory / request.folder_name,
+                                  forced=request.forced)
             reply = {"path": str(path), "generation_s": time.perf_counter() - start, "error": None}
         except Exception as error:  # reported to the caller, which decides what to do
             reply = {
@@ -160,7 +169,7 @@ class WorldSupply:
         with self._lock:
             self._check_open()
             try:
-                self._process.stdin.write((json.dumps(attr.asdict(request)) + "\n").encode())
+                self._process.stdin.write((json.dumps(request.to_json()) + "\n").encode())
             except (BrokenPipeError, OSError) as error:
                 raise self._died(request) from error
             self._pending.append(request)

@@ -17,10 +17,13 @@ import numpy as np
 from avalon.datagen.world import World
 from avalon.rules.mechanics import STEPS_PER_SECOND
 from avalon.tasks.kit.curves import Ramp
+from avalon.tasks.kit.forcing import Forcing
 from avalon.validation import is_int_in
 
 #: ``(rng, difficulty, config) -> World``: the world of one attempt; raises
 #: :class:`~avalon.tasks.kit.ImpossibleWorldError` when the draws cannot keep the task's guarantees.
+#: A task with ``TaskSpec.forcing`` also takes the forced options as the keyword ``forced``
+#: (:class:`~avalon.tasks.kit.forcing.ForcedOptions`; the registry passes it only when some are).
 TaskGenerator = Callable[[np.random.Generator, float, Optional[object]], World]
 #: ``world -> Certificate``: the solvability certificate (:func:`avalon.tasks.kit.routes.certify`,
 #: with the task's required skills and fall limits) of a world the task made.
@@ -71,6 +74,12 @@ class TaskSpec:
     #: reached on foot (eat, move), whose routes are read from how the world was built.
     certificate: Optional[TaskCertifier] = attr.ib(
         default=None, validator=attr.validators.optional(attr.validators.is_callable()))
+    #: The choices of its generator a caller may pin (:mod:`avalon.tasks.kit.forcing`): evaluation
+    #: sets force one world per value (eat: every food kind). Its generator then takes ``forced``.
+    forcing: tuple[Forcing, ...] = attr.ib(
+        default=(), converter=tuple, validator=attr.validators.deep_iterable(attr.validators.instance_of(Forcing)))
+    #: Whether evaluation sets (``avalon/evalsets/``) hold worlds of this task (not the trivial test world).
+    in_evaluation_sets: bool = attr.ib(default=True, validator=attr.validators.instance_of(bool))
 
     def training_time_limit_frames(self, difficulty: float) -> int:
         """Frames after which a training episode at ``difficulty`` is truncated."""
