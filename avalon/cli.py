@@ -93,8 +93,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from avalon.play.session import PlayOptions, PlaySession
 
     options = PlayOptions(
-        player=args.player, task=None if args.world else args.task, difficulty=args.difficulty, seed=args.seed,
-        world_dir=args.world, root=args.root, window_pixels=args.window_pixels, renderer=args.renderer, paused=args.paused,
+        player=args.player, task=None if (args.world or args.set) else args.task, difficulty=args.difficulty, seed=args.seed,
+        world_dir=args.world, set_name=args.set, set_index=args.index, root=args.root, window_pixels=args.window_pixels,
+        renderer=args.renderer, paused=args.paused,
     )
     try:
         result = PlaySession(options).run()
@@ -504,8 +505,10 @@ def build_parser() -> argparse.ArgumentParser:
     play_world = play.add_mutually_exclusive_group()
     play_world.add_argument("--task", default="eat", help="the task whose world to play (default eat)")
     play_world.add_argument("--world", help="a world folder to play instead")
+    play_world.add_argument("--set", help="an evaluation set (avalon evalset list): play its world --index")
     play.add_argument("--difficulty", type=float, default=0.0)
     play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--index", type=int, default=0, help="with --set: which of its worlds (from 0)")
     play.add_argument("--root", default="vr_data", help="where the episode is recorded (default vr_data)")
     play.add_argument("--window-pixels", type=int, default=512, help="side of the view, rendered at that size (>= 512)")
     play.add_argument("--renderer", choices=RENDERERS, default="GLES2")

@@ -35,6 +35,8 @@ from avalon.play.controls import CONTROLS, ControlSettings, ControlState, vr_act
 from avalon.play.stepper import Stepper, StepResult
 from avalon.rules.mechanics import INITIAL_ENERGY, STEP_SECONDS
 from avalon.sim.display import acquire_display, release_display
+from avalon.sim.temp_folders import make_temp_folder
+from avalon.tasks import generate_world
 
 #: The window's picture is rendered at least this large (pixels per side).
 MIN_WINDOW_PIXELS = 512
@@ -50,6 +52,9 @@ class PlayOptions:
     difficulty: float = 0.0
     seed: int = 0
     world_dir: str | None = None
+    #: World ``set_index`` of the evaluation set ``set_name`` (``avalon evalset list``), instead of a task or folder.
+    set_name: str | None = None
+    set_index: int = 0
     root: str = "vr_data"
     window_pixels: int = MIN_WINDOW_PIXELS
     resolution: int = 96
@@ -60,8 +65,8 @@ class PlayOptions:
 
     def __attrs_post_init__(self) -> None:
         check_player(self.player)
-        if (self.task is None) == (self.world_dir is None):
-            raise ValueError("give either a task (with difficulty and seed) or a world folder, not both and not neither")
+        if sum(choice is not None for choice in (self.task, self.world_dir, self.set_name)) != 1:
+            raise ValueError("give one of a task (with difficulty and seed), a world folder or an evaluation set (with an index)")
         if not isinstance(self.window_pixels, int) or self.window_pixels < MIN_WINDOW_PIXELS:
             raise ValueError(f"window_pixels {self.window_pixels!r} must be a whole number of at least {MIN_WINDOW_PIXELS}")
 
@@ -103,6 +108,23 @@ def window_display(pygame) -> Iterator[None]:
         release_display()
 
 
+def set_world_folder(name: str, index: int, folder: Path) -> tuple[Path, int]:
+    """World ``index`` of evaluation set ``name`` generated into ``folder``, checked against the
+    set's content hash; returns the folder and the world's seed. ``ValueError`` for an unknown set
+    (listing the sets), an index out of range, or a world that no longer matches its manifest."""
+    from avalon.evalsets import load_set  # the sets' manifests load only when a set is played
+
+    evalset = load_set(name)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(evalset.worlds):
+        raise ValueError(f"index {index!r}: set {name!r} has {len(evalset.worlds)} worlds (0 to {len(evalset.worlds) - 1})")
+    world = evalset.worlds[index]
+    generated = generate_world(world.task, world.difficulty, world.seed, folder, forced=world.forced)
+    if read_world_info(generated).content_hash != world.content_hash:
+        raise ValueError(f"world {index} of set {name!r} ({world.key}) no longer generates the world its manifest hashes: "
+                         "the set must be re-versioned (avalon evalset verify)")
+    return generated, world.seed
+
+
 class PlaySession:
     """One person playing one world. ``input_hook(session)``, if given, is called before each
     round of event handling (tests post pygame events from it, as a person's keys would arrive)."""
@@ -123,6 +145,13 @@ class PlaySession:
         import pygame
 
         options = self.options
+        if options.set_name is not None:
+            folder = make_temp_folder("worlds")
+            try:
+                world_dir, seed = set_world_folder(options.set_name, options.set_index, folder / "world")
+                return PlaySession(attr.evolve(options, set_name=None, world_dir=str(world_dir), seed=seed), self.input_hook).run()
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
         root = Path(options.root)
         if options.world_dir is not None:
             read_world_info(options.world_dir)  # a missing or broken world folder: its error, before any window

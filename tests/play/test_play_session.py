@@ -95,6 +95,17 @@ def test_paused_mode_steps_once_per_key_press(tmp_path):
     assert result.meta["frames"] == 4 and result.meta["source"]["paused"]
 
 
+def test_a_world_of_an_evaluation_set_is_played_by_its_index(tmp_path):
+    from avalon.evalsets import load_set
+
+    world = load_set("smoke").worlds[3]
+    plan = {(0, 2): [lambda: key(pygame.K_ESCAPE)]}
+    options = PlayOptions(player="tester", set_name="smoke", set_index=3, root=str(tmp_path / "vr_data"))
+    result = PlaySession(options, Player(plan)).run()
+    assert (result.meta["task"], result.meta["seed"], result.meta["world_content_hash"]) == (world.task, world.seed, world.content_hash)
+    assert result.run.parent.parent.name == f"{world.task}__{world.seed}__{world.difficulty:g}"
+
+
 def test_the_command_refuses_bad_input_before_opening_a_window(tmp_path, capsys):
     assert main(["play", "--player", "a/b", "--root", str(tmp_path)]) == 2
     assert "player id 'a/b' must be 1-64 letters" in capsys.readouterr().err
@@ -105,4 +116,8 @@ def test_the_command_refuses_bad_input_before_opening_a_window(tmp_path, capsys)
     assert "file/vr_data" in capsys.readouterr().err
     assert main(["play", "--player", "a", "--world", str(tmp_path / "nowhere"), "--root", str(tmp_path / "vr")]) == 2
     assert "nowhere" in capsys.readouterr().err
+    assert main(["play", "--player", "a", "--set", "smoke", "--index", "999", "--root", str(tmp_path / "vr")]) == 2
+    assert "index 999: set 'smoke' has" in capsys.readouterr().err
+    assert main(["play", "--player", "a", "--set", "nosuchset", "--root", str(tmp_path / "vr")]) == 2
+    assert "smoke" in capsys.readouterr().err  # the sets are listed
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
