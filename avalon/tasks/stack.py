@@ -191,10 +191,21 @@ class Staircase:
         return x, self.base_m + layer * STONE_HEIGHT_M, z
 
     def blocks(self) -> tuple[Block, ...]:
-        """The staircase's columns as blocks on the terrain (for ``with_blocks``)."""
-        return tuple(Block(centre_x_m=self.column_xz(k)[0], centre_z_m=self.column_xz(k)[1], width_m=STONE_WIDTH_M,
-                           depth_m=STONE_WIDTH_M, top_m=self.base_m + (self.layers - k) * STONE_HEIGHT_M)
-                     for k in range(self.layers))
+        """The staircase's columns as blocks on the terrain (for ``with_blocks``). They tile the way
+        from the wall out, the gaps left between the stones (``STAIR_GAP_M`` at the wall,
+        ``COLUMN_GAP_M`` between columns) included: a body, 0.8 m wide, stands over them."""
+        pitch = STONE_WIDTH_M + COLUMN_GAP_M
+        blocks = []
+        for k in range(self.layers):
+            near = PLATEAU_HALF_SIDE_M + (0.0 if k == 0 else STAIR_GAP_M + k * pitch)
+            far = PLATEAU_HALF_SIDE_M + STAIR_GAP_M + (k + 1) * pitch
+            middle = (near + far) / 2
+            blocks.append(Block(centre_x_m=self.centre[0] + middle * self.outward[0],
+                                centre_z_m=self.centre[1] + middle * self.outward[1],
+                                width_m=STONE_WIDTH_M if self.outward[0] == 0 else far - near,
+                                depth_m=far - near if self.outward[0] == 0 else STONE_WIDTH_M,
+                                top_m=self.base_m + (self.layers - k) * STONE_HEIGHT_M))
+        return tuple(blocks)
 
     @property
     def foot_xz(self) -> XZ:
