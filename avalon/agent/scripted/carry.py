@@ -8,7 +8,8 @@ comes along as the body walks; opening the hand drops it (``docs/mechanics.md``)
 closes the hand there (the same look-and-close as eating, :func:`~avalon.agent.scripted.eat.grasp`);
 :class:`CarryTo` walks to a place with the hand held closed, failing if the item slips out;
 :class:`SetDown` opens the hand and steps back. Where the item lies comes from the World spec
-(the scripted agent reads no pixels): an item moved since (shoved, dropped) is missed and the
+(the scripted agent reads no pixels); it is taken square on, by the middle of the side facing the
+body: an item moved since (shoved, dropped) is missed and the
 primitive fails naming it.
 """
 
@@ -50,15 +51,27 @@ def item_size_m(item: Entity) -> tuple[float, float, float]:
     return tuple(float(v) * scale for v in TOOL_SIZE_M[item.kind])
 
 
+def near_face(item: Entity, from_xz) -> tuple[np.ndarray, float]:
+    """The outward normal (unit x, z) of the side of ``item``'s footprint that faces ``from_xz``
+    most squarely, and its distance from the item's centre, metres. Taken square on, the item held
+    ahead of the chest keeps its corners off the body."""
+    width, _, depth = item_size_m(item)
+    x, _, z = item.position
+    to = np.array([from_xz[0] - x, from_xz[1] - z])
+    cos, sin = np.cos(item.yaw_rad), np.sin(item.yaw_rad)
+    # A turn by yaw about +y takes the item's x axis to (cos, -sin) and its z axis to (sin, cos) in (x, z).
+    sides = [(np.array([cos, -sin]), width / 2), (np.array([-cos, sin]), width / 2),
+             (np.array([sin, cos]), depth / 2), (np.array([-sin, -cos]), depth / 2)]
+    return max(sides, key=lambda side: float(np.dot(side[0], to)))
+
+
 def near_face_point(item: Entity, from_xz) -> tuple[float, float, float]:
-    """The point to take ``item`` by, seen from ``from_xz``: on its footprint's edge towards that
-    point (the footprint as a disc of its smaller half side), ``AIM_BELOW_TOP_M`` below its top."""
-    width, height, depth = item_size_m(item)
+    """The point to take ``item`` by, seen from ``from_xz``: the middle of its side facing that point
+    (:func:`near_face`), ``AIM_BELOW_TOP_M`` below its top."""
+    _, height, _ = item_size_m(item)
     x, y, z = item.position
-    away = np.array([from_xz[0] - x, from_xz[1] - z])
-    away /= max(float(np.hypot(*away)), 1e-9)
-    reach = min(width, depth) / 2
-    return float(x + reach * away[0]), float(y + height / 2 - min(AIM_BELOW_TOP_M, height / 2)), float(z + reach * away[1])
+    normal, half = near_face(item, from_xz)
+    return float(x + half * normal[0]), float(y + height / 2 - min(AIM_BELOW_TOP_M, height / 2)), float(z + half * normal[1])
 
 
 @attr.s(auto_attribs=True)
@@ -76,13 +89,10 @@ class GraspItem(Primitive):
         mass = float(self.item.param("mass", 0.0) or 0.0)
         if mass > mechanics.MAX_LIFT_MASS_KG:
             raise PrimitiveFailed(f"{self.item.name} weighs {mass:g} kg: more than a hand lifts")
-        width, _, depth = item_size_m(self.item)
         x, _, z = self.item.position
-        body = situation.body
-        away = np.array([body.xz[0] - x, body.xz[1] - z])
-        away /= max(float(np.hypot(*away)), 1e-9)
+        away, half = near_face(self.item, situation.body.xz)
         for attempt in range(GRASP_ATTEMPTS):
-            distance = max(min(width, depth) / 2 + FACE_STAND_OFF_M - attempt * CLOSER_M, mechanics.BODY_RADIUS_M + 0.05)
+            distance = max(half + FACE_STAND_OFF_M - attempt * CLOSER_M, mechanics.BODY_RADIUS_M + 0.05)
             spot_xz = (x + distance * away[0], z + distance * away[1])
             spot = (spot_xz[0], float(situation.ground.height(*spot_xz)), spot_xz[1])
             yield from WalkTo(spot, tolerance_m=0.2, must_reach=False).actions(situation)
