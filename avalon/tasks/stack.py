@@ -41,7 +41,7 @@ from avalon import validation as check
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, Terrain, World, tool_entity
 from avalon.rules import mechanics
-from avalon.rules.tools import TOOL_SIZE_M
+from avalon.rules.tools import TOOL_SIZE_M, tool_spec
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
     TIME_LIMIT_FRAMES,
@@ -257,6 +257,7 @@ def solved_world(world: World) -> World:
 
 
 def is_stone(entity: Entity) -> bool:
+    """Whether ``entity`` is a stone (a tool of kind ``stone``, whatever its scale)."""
     return entity.kind == "stone"
 
 
@@ -276,7 +277,7 @@ def stones_suffice(world: World, staircase: Staircase) -> Optional[str]:
     places = {staircase.ground_position(k, j) for k, j in staircase.places()}
     for stone in stones:
         scale = float(stone.param("safe_scale", 1.0))
-        mass = float(stone.param("mass", 10.0 * scale**3))
+        mass = float(stone.param("mass", tool_spec("stone").mass_kg))  # a scale leaves the mass as it is
         if TOOL_SIZE_M["stone"][1] * scale < STONE_HEIGHT_M - 1e-6:
             return f"{stone.name} is {TOOL_SIZE_M['stone'][1] * scale:.2f} m tall: a layer is {STONE_HEIGHT_M:.2f} m"
         if mass > mechanics.MAX_LIFT_MASS_KG:
