@@ -22,6 +22,8 @@ from avalon.datagen.terrain import HeightMap
 from avalon.validation import check_int
 
 SPAWN_COLOR = (255, 0, 255)
+#: Tools and movable items on the map.
+ITEM_COLOR = (170, 168, 160)
 FOOD_COLOR = (230, 20, 20)
 RING_COLOR = (255, 255, 255)
 GAP_COLOR = (255, 220, 0)
@@ -152,12 +154,15 @@ def top_down_preview(
     spawn: Sequence[float] | None = None,
     rings: Sequence[RingOutline | RingResult] = (),
     pixels: int = 512,
+    items: Sequence[Sequence[float]] = (),
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
     ``food`` holds world positions, either (x, y, z) or (x, z), metres. ``spawn`` is
     ``(x_m, z_m, yaw_rad)``; yaw 0 faces -z (up in the picture), as in Godot. ``rings`` are the
-    outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
+    outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them). ``items`` are
+    the footprints of tools and movable items, ``(x_m, z_m, width_m, depth_m, yaw_rad)`` (width
+    along the item's own x, depth along its z), drawn as grey outlined rectangles.
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -182,6 +187,16 @@ def top_down_preview(
             draw.ellipse([px - r, py - r, px + r, py + r], fill=colour, outline=outline)
         else:
             draw.ellipse([px - r, py - r, px + r, py + r], fill=colour)
+
+    for item in items:
+        if len(item) != 5:
+            raise ValueError(f"item footprint {item!r}: expected (x_m, z_m, width_m, depth_m, yaw_rad)")
+        ix, iz, width, depth, yaw = (float(v) for v in item)
+        cos, sin = math.cos(yaw), math.sin(yaw)
+        # A turn by yaw about +y takes the item's x axis to (cos, -sin) and its z axis to (sin, cos) in (x, z).
+        corners = [(ix + a * cos + b * sin, iz - a * sin + b * cos)
+                   for a, b in ((-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2), (-width / 2, depth / 2))]
+        draw.polygon([_xy(heightmap, pixels, cx, cz) for cx, cz in corners], fill=ITEM_COLOR, outline=(40, 40, 40))
 
     for position in food:
         if len(position) == 3:
