@@ -22,7 +22,8 @@ LAYERS: dict[str, int] = {
     "training": 5, "data": 5,
     "agent": 6,
     "evaluation": 7,
-    "plots": 8,
+    "plots": 8, "evalsets": 8,
+    "scoring": 9,
     "bench": 9, "codegen": 9, "demo": 9, "world_preview": 9, "training_run": 9,
     "cli": 10,
 }
