@@ -214,6 +214,7 @@ def _eval_policy(args: argparse.Namespace):
 def _eval_worlds(args: argparse.Namespace) -> tuple[list, str]:
     """The requested worlds and how to name them: an evaluation set, or today's evenly spaced worlds."""
     from avalon.evaluation import evaluation_worlds
+    from avalon.scoring.scored_evaluation import generated_worlds_label
 
     if args.set is not None:
         from avalon.scoring.sets import set_requests
@@ -221,8 +222,7 @@ def _eval_worlds(args: argparse.Namespace) -> tuple[list, str]:
         return set_requests(args.set), f"set {args.set}"
     tasks = _task_list(args.tasks)
     requests = evaluation_worlds(tasks, args.episodes, args.min_difficulty, args.max_difficulty, seed=args.seed)
-    return requests, (f"tasks {','.join(tasks)}, {args.episodes} per task, difficulty {args.min_difficulty:g} to "
-                      f"{args.max_difficulty:g}, seed {args.seed}")
+    return requests, generated_worlds_label(tasks, args.episodes, args.min_difficulty, args.max_difficulty, args.seed)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:

@@ -76,18 +76,19 @@ def _difficulty(report: Mapping[str, Any], path: Path) -> Path:
     columns = min(4, count)
     rows = -(-count // columns)
     figure, grid = plt.subplots(rows, columns, figsize=(3.2 * columns, 2.6 * rows), squeeze=False)
+    key = "normalised_mean" if report["score_kind"] == "normalised" else "raw_mean"
     for axes, task in zip(grid.flat, tasks):
         for name, column in report["columns"].items():
             view = column["difficulty"].get(task)
             if view is None:
                 continue
-            key = view["drop_of"]
-            centres = [(row["low"] + row["high"]) / 2 for row in view["bins"]]
-            axes.plot(centres, [row[key] for row in view["bins"]], marker="o", label=name)
+            rows = [row for row in view["bins"] if row[key] is not None]
+            if rows:
+                axes.plot([(row["low"] + row["high"]) / 2 for row in rows], [row[key] for row in rows], marker="o", label=name)
         axes.set_title(task)
         axes.set_xlim(0.0, 1.0)
         axes.set_xlabel("difficulty")
-    grid.flat[0].set_ylabel("mean score")
+    grid.flat[0].set_ylabel(f"mean {report['score_kind']} score")
     grid.flat[0].legend(fontsize="small")
     for axes in list(grid.flat)[len(tasks):]:
         axes.set_visible(False)

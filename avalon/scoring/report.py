@@ -86,8 +86,9 @@ def difficulty_view(worlds: Sequence[Mapping[str, Any]], bins: int = DIFFICULTY_
                 "raw_mean": float(np.mean([w["score"] for w in inside])),
                 "normalised_mean": float(np.mean(normalised)) if normalised else None,
             })
-        key = "normalised_mean" if all(row["normalised_mean"] is not None for row in rows) else "raw_mean"
-        view[task] = {"bins": rows, "drop": rows[0][key] - rows[-1][key], "drop_of": key}
+        normalised_drop = None if rows[0]["normalised_mean"] is None or rows[-1]["normalised_mean"] is None else \
+            rows[0]["normalised_mean"] - rows[-1]["normalised_mean"]
+        view[task] = {"bins": rows, "raw_drop": rows[0]["raw_mean"] - rows[-1]["raw_mean"], "normalised_drop": normalised_drop}
     return view
 
 

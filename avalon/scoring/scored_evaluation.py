@@ -62,6 +62,12 @@ class ScoredEvaluation:
     bootstrap_reps: int = 2000
 
 
+def generated_worlds_label(tasks: Sequence[str], episodes: int, min_difficulty: float, max_difficulty: float, seed: int) -> str:
+    """How the per-episode file names the worlds of ``evaluation_worlds(...)`` (an evaluation set
+    is named ``set NAME``)."""
+    return f"tasks {','.join(tasks)}, {episodes} per task, difficulty {min_difficulty:g} to {max_difficulty:g}, seed {seed}"
+
+
 def _check(evaluation: ScoredEvaluation) -> Normalisation | None:
     """Checks what can be checked before any simulator starts; the normalisation, if asked for."""
     check_unique(evaluation.requests)

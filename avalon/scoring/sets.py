@@ -14,4 +14,7 @@ def set_requests(name: str) -> list[WorldRequest]:
     except ImportError as error:
         raise ValueError(f"--set {name!r}: the evaluation sets (avalon.evalsets) are not available here ({error}); "
                          f"give --tasks and --episodes instead") from None
-    return list(evalsets.load_set(name).requests())
+    try:
+        return list(evalsets.load_set(name).requests())
+    except ValueError as error:
+        raise ValueError(f"--set {name!r}: {error}") from None
