@@ -20,7 +20,7 @@ import attr
 from avalon.env.config import EnvConfig
 from avalon.evaluation import Policy, save_results
 from avalon.scoring.episode_log import EpisodeLog
-from avalon.scoring.estimate import LARGE_EVALUATION_WORLDS, estimated_seconds, frames_at_most, measure_steps_per_second
+from avalon.scoring.estimate import LARGE_EVALUATION_WORLDS, estimated_seconds, frames_at_most, probe
 from avalon.scoring.normalise import Normalisation, normalisation
 from avalon.scoring.plots import plot_report
 from avalon.scoring.report import build_report, markdown_table, scored_worlds
@@ -147,10 +147,12 @@ def _normalisation_note(normalised_by: Normalisation | None) -> str:
 
 def _say_estimate(evaluation: ScoredEvaluation, todo: Sequence[WorldRequest], say: Callable[[str], None]) -> None:
     frames = frames_at_most(todo, evaluation.time_limits)
-    rate = measure_steps_per_second(evaluation.env_config, todo[0])
-    seconds = estimated_seconds(frames, rate, evaluation.num_envs)
-    say(f"estimated time: at most {seconds / 60:.0f} min for {len(todo)} worlds ({frames} steps if every episode runs to its "
-        f"time limit; {rate:.0f} random steps/s measured on one simulator, times {evaluation.num_envs} simulators)")
+    hardest = max(todo, key=lambda request: request.difficulty)  # the largest worlds: slowest to make and to step
+    measured = probe(evaluation.env_config, hardest, num_envs=min(evaluation.num_envs, len(todo)))
+    seconds = estimated_seconds(frames, len(todo), measured, evaluation.num_envs)
+    say(f"estimated time: about {seconds / 60:.0f} min for {len(todo)} worlds ({frames} steps if every episode runs to its "
+        f"time limit at {measured.steps_per_second:.0f} random steps/s, measured with {evaluation.num_envs} simulators in a "
+        f"{hardest.task} world of difficulty {hardest.difficulty:g}, which took {measured.generation_s:.1f} s to generate)")
 
 
 def _write_score_files(evaluation: ScoredEvaluation, run, say: Callable[[str], None]) -> None:

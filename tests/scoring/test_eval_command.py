@@ -15,7 +15,7 @@ from avalon.cli import main
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space
 from avalon.evaluation import RandomPolicy, evaluation_worlds
-from avalon.scoring.estimate import estimated_seconds, frames_at_most, measure_steps_per_second
+from avalon.scoring.estimate import Probe, estimated_seconds, frames_at_most, probe
 from avalon.scoring.scored_evaluation import ScoredEvaluation, generated_worlds_label, run_scored_evaluation
 from avalon.training.world_supply import WorldRequest
 
@@ -78,7 +78,7 @@ def test_the_random_baseline_and_the_reference_normalise_an_evaluation_and_runs_
         worlds_label=generated_worlds_label(["eat", "trivial"], 2, 0.0, 0.1, 0), out_dir=random_out, time_limits="training", video=None,
         write_baseline=random_out / "random.json", estimate_from_worlds=1, progress=False, bootstrap_reps=200,
     ), say=said.append)
-    assert any(line.startswith("estimated time: at most") for line in said)
+    assert any(line.startswith("estimated time: about") for line in said)
     baseline = json.loads((random_out / "random.json").read_text())
     assert sorted(baseline) == sorted(r.folder_name for r in requests)
     reference_out = tmp_path / "reference"
@@ -114,13 +114,17 @@ def test_the_random_baseline_and_the_reference_normalise_an_evaluation_and_runs_
 
 
 @pytest.mark.godot
-def test_the_estimate_is_the_time_limits_at_a_measured_rate():
+def test_the_estimate_is_the_time_limits_at_a_measured_rate_plus_generation():
     request = WorldRequest("trivial", 0.0, 1)
-    rate = measure_steps_per_second(EnvConfig(renderer="GLES2", resolution=32), request, steps=50)
-    assert rate > 0
+    measured = probe(EnvConfig(renderer="GLES2", resolution=32), request, num_envs=2, steps=50)
+    assert measured.steps_per_second > 0 and measured.generation_s > 0
     frames = frames_at_most([request, WorldRequest("eat", 0.5, 2)])
     assert frames == 200 + 3000  # trivial's and eat's evaluation time limits (TaskSpec)
-    assert estimated_seconds(frames, rate, 2) == pytest.approx(frames / (2 * rate))
+    assert frames_at_most([request], "training") == 300  # trivial's training limit, 30 s
+    expected = frames / measured.steps_per_second + 2 * measured.generation_s / 2
+    assert estimated_seconds(frames, 2, measured, num_envs=2) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="steps_per_second"):
+        estimated_seconds(frames, 2, Probe(0.0, 1.0), num_envs=2)
 
 
 def test_a_checkpoint_is_refused_in_another_action_space_or_resolution_naming_both(capsys):
