@@ -260,7 +260,9 @@ def _cmd_eval_compare(args: argparse.Namespace) -> int:
     from avalon.scoring.compare import compare_runs
 
     out = Path(args.out or f"runs/compare-{time.strftime('%Y%m%d-%H%M%S')}")
-    table, written = compare_runs(args.runs, out)
+    table, written = compare_runs(
+        args.runs, out, None if args.baseline is None else Path(args.baseline), None if args.reference is None else Path(args.reference)
+    )
     print(table)
     for name, path in written.items():
         print(f"{name}: {path}")
@@ -449,6 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("runs", nargs="+", metavar="RUN")
     compare.add_argument("--out", help="output folder (default runs/compare-TIMESTAMP)")
+    compare.add_argument("--baseline", help="normalise every run anew: the random agent's per-world score file (with --reference)")
+    compare.add_argument("--reference", help="normalise every run anew: the reference's per-world score file (with --baseline)")
 
     world = commands.add_parser("world", help="world folders")
     world_commands = world.add_subparsers(dest="world_command", required=True)

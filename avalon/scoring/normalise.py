@@ -62,6 +62,11 @@ def normalisation(requests: Sequence[WorldRequest], random_file: ScoreFile, refe
     keys_by_task: dict[str, list[str]] = collections.defaultdict(list)
     for request in requests:
         keys_by_task[request.task].append(request.folder_name)
+    return normalisation_by_task(keys_by_task, random_file, reference_file)
+
+
+def normalisation_by_task(keys_by_task: Mapping[str, Sequence[str]], random_file: ScoreFile, reference_file: ScoreFile) -> Normalisation:
+    """:func:`normalisation` of the worlds given by key, task by task."""
     random_file.require([key for keys in keys_by_task.values() for key in keys], "random baseline")
     normalisers, reasons = {}, {}
     for task, keys in keys_by_task.items():
@@ -79,4 +84,4 @@ def normalisation(requests: Sequence[WorldRequest], random_file: ScoreFile, refe
     return Normalisation(normalisers, reasons, random_file, reference_file)
 
 
-__all__ = ["Normalisation", "ScoreFileError", "TaskNormaliser", "normalisation"]
+__all__ = ["Normalisation", "ScoreFileError", "TaskNormaliser", "normalisation", "normalisation_by_task"]

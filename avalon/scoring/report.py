@@ -50,10 +50,10 @@ def scored_worlds(run: ScoredRun, normalisation: Normalisation | None) -> list[d
 
 
 def score_kind(columns: Mapping[str, Runs]) -> str:
-    """``normalised`` when some task has normalised scores (the figures are then of those tasks
-    only), else ``raw``."""
-    every = [world for runs in columns.values() for run in runs for world in run]
-    return "normalised" if every and any(world["normalised"] is not None for world in every) else "raw"
+    """``normalised`` when every run has normalised scores for some task (the figures are then of
+    those tasks only), else ``raw`` (a run without them could not be compared)."""
+    runs = [run for column in columns.values() for run in column]
+    return "normalised" if runs and all(any(world["normalised"] is not None for world in run) for run in runs) else "raw"
 
 
 def _samples(runs: Runs, kind: str) -> dict[str, list[float]]:
@@ -162,3 +162,14 @@ def markdown_table(report: Mapping[str, Any], note: str = "") -> str:
     lines.append("| Crafter score over achievements (%) | " + " | ".join(
         f"{report['columns'][name]['crafter']['score']:.2f}" for name in names) + " |")
     return "\n".join(lines) + "\n"
+
+
+def normalisation_note(normalised_by: Normalisation | None) -> str:
+    """The table's note: which files gave 0 and 1 (and the reference's source), the tasks not normalised."""
+    if normalised_by is None:
+        return "Raw scores (Appendix M): no --baseline and --reference were given to normalise them."
+    described = normalised_by.describe()
+    lines = [(f"Random agent = 0: {described['random_baseline']['path']}; reference = 1: "
+              f"{described['reference']['source']} ({described['reference']['path']}).")]
+    lines += [f"{task}: not normalised, {reason}." for task, reason in normalised_by.not_normalised.items()]
+    return "\n".join(lines)

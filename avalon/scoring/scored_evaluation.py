@@ -23,7 +23,7 @@ from avalon.scoring.episode_log import EpisodeLog
 from avalon.scoring.estimate import LARGE_EVALUATION_WORLDS, estimated_seconds, frames_at_most, probe
 from avalon.scoring.normalise import Normalisation, normalisation
 from avalon.scoring.plots import plot_report
-from avalon.scoring.report import build_report, markdown_table, scored_worlds
+from avalon.scoring.report import build_report, markdown_table, normalisation_note, scored_worlds
 from avalon.scoring.runner import EPISODES_FILE, check_unique, run_evaluation
 from avalon.scoring.score_files import RANDOM_SOURCE, SCRIPTED_SOURCE, read_score_file, write_score_file
 from avalon.training.world_supply import WorldRequest
@@ -124,7 +124,7 @@ def run_scored_evaluation(evaluation: ScoredEvaluation, say: Callable[[str], Non
     if worlds:
         report = build_report({evaluation.label: [worlds]}, reps=evaluation.bootstrap_reps)
         scoring["report"] = report
-        note = _normalisation_note(normalised_by)
+        note = normalisation_note(normalised_by)
         table = markdown_table(report, note)
         (evaluation.out_dir / "eval.md").write_text(table)
         scoring["plots"] = {name: str(path) for name, path in plot_report(report, evaluation.out_dir).items()}
@@ -133,16 +133,6 @@ def run_scored_evaluation(evaluation: ScoredEvaluation, say: Callable[[str], Non
     say(f"results: {saved}")
     _write_score_files(evaluation, run, say)
     return json.loads(saved.read_text())
-
-
-def _normalisation_note(normalised_by: Normalisation | None) -> str:
-    if normalised_by is None:
-        return "Raw scores (Appendix M): no --baseline and --reference were given to normalise them."
-    described = normalised_by.describe()
-    lines = [(f"Random agent = 0: {described['random_baseline']['path']}; reference = 1: "
-              f"{described['reference']['source']} ({described['reference']['path']}).")]
-    lines += [f"{task}: not normalised, {reason}." for task, reason in normalised_by.not_normalised.items()]
-    return "\n".join(lines)
 
 
 def _say_estimate(evaluation: ScoredEvaluation, todo: Sequence[WorldRequest], say: Callable[[str], None]) -> None:

@@ -110,7 +110,18 @@ def test_the_random_baseline_and_the_reference_normalise_an_evaluation_and_runs_
                  "--out", str(compare_out)]) == 0
     compared = (compare_out / "compare.md").read_text()
     assert "| task | random | scripted |" in compared and (compare_out / "profile.png").read_bytes()[:8] == PNG_MAGIC
-    assert json.loads((compare_out / "compare.json").read_text())["columns"]["scripted"]["worlds"] == 2
+    assert "Raw scores: some runs have no normalised scores" in compared  # the reference run was not normalised
+    report = json.loads((compare_out / "compare.json").read_text())
+    assert report["score_kind"] == "raw" and report["columns"]["scripted"]["worlds"] == 2
+    # Normalised anew with the two files: the reference scores 1 on eat, the random agent 0.
+    assert main(["eval", "compare", f"random={random_out / 'eval.json'}", f"scripted={reference_out / 'eval.json'}",
+                 "--out", str(compare_out), "--baseline", str(random_out / "random.json"),
+                 "--reference", str(reference_out / "reference.json")]) == 0
+    report = json.loads((compare_out / "compare.json").read_text())
+    assert report["score_kind"] == "normalised"
+    assert report["columns"]["scripted"]["per_task"]["eat"]["value"] == pytest.approx(1.0)
+    assert report["columns"]["random"]["per_task"]["eat"]["value"] == pytest.approx(0.0)
+    assert "trivial" not in report["columns"]["random"]["per_task"]
 
 
 @pytest.mark.godot
