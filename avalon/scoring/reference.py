@@ -67,17 +67,20 @@ def evaluate_reference(
     outcomes: dict[int, EpisodeResult | FailedWorld] = {}
     lock = threading.Lock()
     restarts = [0]
+    stop = threading.Event()  # set when the calling thread is interrupted (Ctrl-C, SIGTERM)
 
     def work() -> None:
         env = AvalonEnv(config)
         folder = make_temp_folder("worlds")
         try:
-            while True:
+            while not stop.is_set():
                 try:
                     index, request = todo.get_nowait()
                 except queue.Empty:
                     return
-                outcome, crashes = _play(env, folder, request, time_limits, max_attempts)
+                outcome, crashes = _play(env, folder, request, time_limits, max_attempts, stop)
+                if outcome is None:
+                    return
                 with lock:
                     outcomes[index] = outcome
                     restarts[0] += crashes
@@ -87,10 +90,15 @@ def evaluate_reference(
             env.close()
             shutil.rmtree(folder, ignore_errors=True)
 
-    workers = min(num_envs, max(1, len(requests) - len(skipped)))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="avalon-reference") as pool:
-        for future in [pool.submit(work) for _ in range(workers)]:
-            future.result()
+    workers = min(num_envs, len(requests) - len(skipped))
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="avalon-reference") as pool:
+        futures = [pool.submit(work) for _ in range(workers)]
+        try:
+            for future in futures:
+                future.result()
+        except BaseException:
+            stop.set()  # the workers leave their episodes at the next step; the pool then closes
+            raise
     ordered = [outcomes[index] for index in sorted(outcomes)]
     result = EvaluationResult(
         episodes=tuple(o for o in ordered if isinstance(o, EpisodeResult)),
@@ -100,8 +108,11 @@ def evaluate_reference(
     return result, skipped
 
 
-def _play(env: AvalonEnv, folder, request: WorldRequest, time_limits: str, max_attempts: int) -> tuple[EpisodeResult | FailedWorld, int]:
-    """One world's episode, rerun from its start after a simulator crash; (outcome, crashes)."""
+def _play(
+    env: AvalonEnv, folder, request: WorldRequest, time_limits: str, max_attempts: int, stop: threading.Event
+) -> tuple[EpisodeResult | FailedWorld | None, int]:
+    """One world's episode, rerun from its start after a simulator crash; (outcome, crashes), the
+    outcome None when ``stop`` was set during it."""
     try:
         world = build_world(request.task, request.difficulty, request.seed)
         ScriptedPolicy().find_route(world)  # a world without a route is given up before any simulator time
@@ -120,6 +131,8 @@ def _play(env: AvalonEnv, folder, request: WorldRequest, time_limits: str, max_a
                 agent.reset(world, observation, info)
                 episode_return, length, done = 0.0, 0, False
                 while not done:
+                    if stop.is_set():
+                        return None, crashes
                     observation, reward, terminated, truncated, info = env.step(agent.act(observation, info))
                     episode_return += float(reward)
                     length += 1

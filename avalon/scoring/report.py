@@ -101,6 +101,7 @@ def crafter_view(worlds: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def build_report(columns: Mapping[str, Runs], reps: int = DEFAULT_BOOTSTRAP_REPS, seed: int = 0) -> dict[str, Any]:
     """The report of several columns (name -> runs): intervals per task and over tasks, profiles,
     Crafter's score and the difficulty view of each column."""
+    reps = check_int(reps, "reps", low=1, unit="bootstrap resamples")
     if not columns or any(not runs or not any(runs) for runs in columns.values()):
         raise ValueError("a report needs at least one column with at least one finished episode")
     kind = score_kind(columns)

@@ -87,6 +87,9 @@ def run_evaluation(
                 result = failure.result
         failed, restarts = result.failed_worlds, result.restarts
         video_written, video_episode = result.video_path, result.video_episode
+        if video_episode is not None:  # its index in ``requests``, not in the worlds left to play
+            position = {request.folder_name: index for index, request in enumerate(requests)}
+            video_episode = (position[todo[video_episode[0]].folder_name], video_episode[1])
     episodes = {**done, **new}
     keys = tuple(request.folder_name for request in requests if request.folder_name in episodes)
     combined = EvaluationResult(
