@@ -9,13 +9,13 @@ Entries written here also carry ``"source"`` (who played), which the report name
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import attr
 
 from avalon.evaluation import EpisodeResult
+from avalon.validation import check_bool, check_number
 
 #: The ``source`` of the files ``--write-baseline`` and ``--write-reference`` write.
 RANDOM_SOURCE = "random agent"
@@ -71,11 +71,14 @@ def read_score_file(path: str | Path) -> ScoreFile:
         raise ScoreFileError(f"score file {path}: expected a non-empty JSON object of world key -> {{score, success}}")
     scores, sources = {}, set()
     for key, entry in payload.items():
-        score = entry.get("score") if isinstance(entry, dict) else None
-        success = entry.get("success") if isinstance(entry, dict) else None
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score) or not isinstance(success, bool):
-            raise ScoreFileError(f"score file {path}: world {key!r} has {entry!r}; expected {{\"score\": a finite number, "
-                                 f"\"success\": true or false}}")
+        try:
+            if not isinstance(entry, dict):
+                raise ValueError(f"expected an object, got {entry!r}")
+            score = check_number(entry.get("score"), "score")
+            success = check_bool(entry.get("success"), "success")
+        except ValueError as error:
+            raise ScoreFileError(f"score file {path}: world {key!r} has {entry!r} ({error}); expected {{\"score\": a finite "
+                                 f"number, \"success\": true or false}}") from None
         scores[key] = WorldScore(float(score), success)
         sources.add(entry.get("source", UNNAMED_SOURCE))
     return ScoreFile(path, scores, " and ".join(sorted(sources)))
