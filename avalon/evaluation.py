@@ -28,7 +28,7 @@ import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import attr
 import gymnasium as gym
@@ -40,6 +40,7 @@ from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import RGBD_KEY
 from avalon.errors import AvalonError, SimulatorError
+from avalon.rules.mechanics import INITIAL_ENERGY
 from avalon.tasks import check_difficulty, check_task
 from avalon.training.curriculum import training_time_limit_frames
 from avalon.training.world_supply import WorldRequest, WorldSupply
@@ -56,6 +57,18 @@ TIME_LIMITS = ("world", "training")
 VIDEO_CHOICES = ("first", "first_success", "hardest_success")
 #: Runs of a world's episode (the first and the reruns after simulator crashes) before it is given up.
 DEFAULT_MAX_ATTEMPTS = 3
+#: Tasks that always have several foods: their success rule is Appendix M's second one.
+MULTI_FOOD_TASKS = ("gather", "survive")
+
+
+def episode_success(task: str, info: Mapping[str, Any]) -> bool:
+    """Whether an episode succeeded, from its last ``info`` (Appendix M): every food eaten; for
+    gather and survive also at least one food eaten and more energy at the end than at the start."""
+    if bool(info["success"]):
+        return True
+    if task not in MULTI_FOOD_TASKS:
+        return False
+    return int(info["food_eaten"]) >= 1 and float(info["energy"]) > INITIAL_ENERGY
 
 
 class Policy(Protocol):
@@ -275,7 +288,7 @@ class _Slot:
             return []
         request = self.world.request
         result = EpisodeResult(
-            task=request.task, difficulty=request.difficulty, seed=request.seed, success=bool(info["success"]),
+            task=request.task, difficulty=request.difficulty, seed=request.seed, success=episode_success(request.task, info),
             score=float(info["score"]), episode_return=self.episode_return, episode_length=self.length,
             achievements=tuple(sorted(info["achievements"])), attempts=self.attempts,
         )
@@ -343,6 +356,7 @@ def evaluate(
     progress: bool = True,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     video: str = "first",
+    on_outcome: Callable[[int, "EpisodeResult | FailedWorld"], None] | None = None,
 ) -> EvaluationResult:
     """Runs one episode in each requested world, ``num_envs`` at a time, and collects the results.
 
@@ -354,7 +368,9 @@ def evaluate(
     dropped), up to ``max_attempts`` runs per
     world; ``EpisodeResult.attempts`` and ``EvaluationResult.restarts`` count them. A world that
     fails every attempt does not stop the others: at the end :class:`EvaluationFailed` is
-    raised, carrying the whole result (finished episodes and failed worlds).
+    raised, carrying the whole result (finished episodes and failed worlds). ``on_outcome(index,
+    outcome)`` is called with each world's result as soon as it is known (``index`` in ``requests``),
+    in the calling thread: e.g. to write it to a file that an interrupted evaluation resumes from.
     """
     check_choice(time_limits, "time_limits", TIME_LIMITS)
     num_envs = check_int(num_envs, "num_envs", low=1)
@@ -373,6 +389,9 @@ def evaluate(
 
     def record(finished: _Outcomes) -> None:
         outcomes.update(finished)
+        if on_outcome is not None:
+            for index, outcome in finished:
+                on_outcome(index, outcome)
         bar.update(len(finished))
         episodes = [outcome for outcome in outcomes.values() if isinstance(outcome, EpisodeResult)]
         if finished and episodes:

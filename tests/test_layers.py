@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "agent": 6,
     "evaluation": 7,
     "plots": 8, "evalsets": 8,
+    "scoring": 9,
     "bench": 9, "codegen": 9, "demo": 9, "world_preview": 9, "training_run": 9, "play": 9,
     "cli": 10,
 }

@@ -1,0 +1,100 @@
+"""A scored evaluation that resumes: every world's episode is appended to the per-episode file as it
+ends (:mod:`avalon.scoring.episode_log`), and a rerun with the same file plays only the worlds it
+does not hold yet."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+from typing import Any, Sequence
+
+import attr
+
+from avalon.env.config import EnvConfig
+from avalon.evaluation import EpisodeResult, EvaluationFailed, EvaluationResult, FailedWorld, Policy, evaluate
+from avalon.scoring.episode_log import EpisodeLog
+from avalon.scoring.reference import evaluate_reference
+from avalon.training.world_supply import WorldRequest
+
+#: The per-episode file's name in an evaluation's folder.
+EPISODES_FILE = "episodes.jsonl"
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class ScoredRun:
+    """The outcome of :func:`run_evaluation`: every episode in request order (those read back
+    from the file and those played now), the worlds skipped (no reference agent for their task),
+    and how many episodes were resumed rather than played."""
+
+    result: EvaluationResult
+    keys: tuple[str, ...]  # each episode's world key, beside ``result.episodes``
+    skipped: tuple[WorldRequest, ...]
+    resumed: int
+    played: int
+
+
+def check_unique(requests: Sequence[WorldRequest]) -> None:
+    """Each world once: the per-episode file and the score files are keyed by world."""
+    counts = collections.Counter(request.folder_name for request in requests)
+    repeated = [key for key, count in counts.items() if count > 1]
+    if repeated:
+        raise ValueError(f"these worlds are requested more than once: {', '.join(repeated[:10])}")
+
+
+def run_evaluation(
+    policy: Policy | None,
+    env_config: EnvConfig,
+    requests: Sequence[WorldRequest],
+    out_dir: str | Path,
+    header: dict[str, Any],
+    num_envs: int = 2,
+    time_limits: str = "world",
+    deterministic: bool = False,
+    video_path: Path | None = None,
+    video: str = "first",
+    progress: bool = True,
+) -> ScoredRun:
+    """Evaluates ``policy`` (None: the scripted reference agents) on the worlds of ``requests``
+    that ``out_dir/episodes.jsonl`` does not hold yet, appending each as it ends. ``header`` names
+    the evaluation (:data:`~avalon.scoring.episode_log.HEADER_FIELDS`): a file of another one is
+    refused. Worlds that fail every attempt are in ``result.failed_worlds`` (never raised)."""
+    if not requests:
+        raise ValueError("no worlds to evaluate on")
+    check_unique(requests)
+    log = EpisodeLog(Path(out_dir) / EPISODES_FILE, header)
+    done = log.open()
+    todo = [request for request in requests if request.folder_name not in done]
+    new: dict[str, EpisodeResult] = {}
+    failed: tuple[FailedWorld, ...] = ()
+    restarts, skipped, video_written, video_episode = 0, [], None, None
+
+    def record(index: int, outcome: EpisodeResult | FailedWorld) -> None:
+        key = todo[index].folder_name
+        log.append(key, outcome)
+        if isinstance(outcome, EpisodeResult):
+            new[key] = outcome
+
+    if todo:
+        if policy is None:
+            result, skipped = evaluate_reference(env_config, todo, num_envs=num_envs, time_limits=time_limits, on_outcome=record)
+        else:
+            try:
+                result = evaluate(
+                    policy, env_config, todo, num_envs=num_envs, deterministic=deterministic, time_limits=time_limits,
+                    video_path=video_path, progress=progress, video=video, on_outcome=record,
+                )
+            except EvaluationFailed as failure:
+                result = failure.result
+        failed, restarts = result.failed_worlds, result.restarts
+        video_written, video_episode = result.video_path, result.video_episode
+        if video_episode is not None:  # its index in ``requests``, not in the worlds left to play
+            position = {request.folder_name: index for index, request in enumerate(requests)}
+            video_episode = (position[todo[video_episode[0]].folder_name], video_episode[1])
+    episodes = {**done, **new}
+    keys = tuple(request.folder_name for request in requests if request.folder_name in episodes)
+    combined = EvaluationResult(
+        episodes=tuple(episodes[key] for key in keys), video_path=video_written, failed_worlds=failed,
+        restarts=restarts, video_episode=video_episode,
+    )
+    resumed = sum(1 for key in keys if key in done)
+    return ScoredRun(combined, keys, tuple(skipped), resumed, len(new))

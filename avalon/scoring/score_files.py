@@ -1,0 +1,84 @@
+"""Per-world score files: ``{WorldRequest.folder_name: {"score": float, "success": bool}}`` as JSON.
+
+Normalisation reads two of them (section 5.4): the random agent's scores (its 0) and a
+reference's (its 1: human recordings when they exist, until then the scripted reference agents).
+Entries written here also carry ``"source"`` (who played), which the report names; files without it
+(the evaluation sets' reference files) are reported as of an unnamed source.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import attr
+
+from avalon.evaluation import EpisodeResult
+from avalon.validation import check_bool, check_number
+
+#: The ``source`` of the files ``--write-baseline`` and ``--write-reference`` write.
+RANDOM_SOURCE = "random agent"
+SCRIPTED_SOURCE = "scripted reference agents"
+UNNAMED_SOURCE = "not named in the file"
+
+
+class ScoreFileError(ValueError):
+    """A score file that is missing, malformed, or lacks worlds (the message names them)."""
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class WorldScore:
+    score: float
+    success: bool
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class ScoreFile:
+    """One per-world score file: its path, scores by world key, and who played (``source``)."""
+
+    path: Path
+    scores: Mapping[str, WorldScore]
+    source: str
+
+    def require(self, keys: Iterable[str], role: str) -> None:
+        """Raises :class:`ScoreFileError` naming every key of ``keys`` this file lacks."""
+        missing = [key for key in keys if key not in self.scores]
+        if missing:
+            shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+            raise ScoreFileError(f"the {role} file {self.path} has no score for {len(missing)} evaluated world(s): {shown}")
+
+
+def write_score_file(path: str | Path, episodes: Mapping[str, EpisodeResult], source: str) -> Path:
+    """Writes the raw score and success of each episode, by world key."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {key: {"score": float(e.score), "success": bool(e.success), "source": source} for key, e in sorted(episodes.items())}
+    path.write_text(json.dumps(payload, indent=1) + "\n")
+    return path
+
+
+def read_score_file(path: str | Path) -> ScoreFile:
+    """Reads and checks a per-world score file (every entry a finite score and a success flag)."""
+    path = Path(path)
+    try:
+        payload = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ScoreFileError(f"score file {path} does not exist") from None
+    except (OSError, ValueError) as error:
+        raise ScoreFileError(f"score file {path} is not readable JSON: {error}") from None
+    if not isinstance(payload, dict) or not payload:
+        raise ScoreFileError(f"score file {path}: expected a non-empty JSON object of world key -> {{score, success}}")
+    scores, sources = {}, set()
+    for key, entry in payload.items():
+        try:
+            if not isinstance(entry, dict):
+                raise ValueError(f"expected an object, got {entry!r}")
+            score = check_number(entry.get("score"), "score")
+            success = check_bool(entry.get("success"), "success")
+        except ValueError as error:
+            raise ScoreFileError(f"score file {path}: world {key!r} has {entry!r} ({error}); expected {{\"score\": a finite "
+                                 f"number, \"success\": true or false}}") from None
+        scores[key] = WorldScore(float(score), success)
+        sources.add(entry.get("source", UNNAMED_SOURCE))
+    return ScoreFile(path, scores, " and ".join(sorted(sources)))
