@@ -14,8 +14,9 @@ replay identically are left out and listed. Then, per world (task, difficulty, s
   paper did (its normalisation, random = 0 and mean human = 1, needs humans above random).
 
 The reference file maps each world's key (``world_key``: ``task-difficulty-seed``, the key of every
-per-world score file) to ``{"score", "success", "players", "episodes", "restarted_episodes",
-"restarted_mean_score"}``.
+per-world score file) to ``{"score", "success", "success_rate", "source", "players", "episodes",
+"restarted_episodes", "restarted_mean_score"}`` (``success``: most players succeeded), so
+``avalon eval --reference`` reads it as it reads the scripted agents' file.
 """
 
 from __future__ import annotations
@@ -107,7 +108,9 @@ def human_reference(episodes: Sequence[HumanEpisode], random_scores: Mapping[str
                 continue
         worlds[key] = {
             "score": score,
-            "success": success,
+            "success": success >= 0.5,  # most players succeeded (evaluation's score files keep a flag)
+            "success_rate": success,
+            "source": f"human recordings ({len(by_player)} player{'s' if len(by_player) > 1 else ''})",
             "players": len(by_player),
             "episodes": len(first_attempts),
             "restarted_episodes": len(restarted),
@@ -132,7 +135,7 @@ def reference_report(reference: HumanReference) -> str:
     lines = ["| world | human score | success | players | episodes | restarted (mean score) |", "|---|---|---|---|---|---|"]
     for key, row in sorted(reference.worlds.items()):
         restarted = f"{row['restarted_episodes']}" + (f" ({row['restarted_mean_score']:.3f})" if row["restarted_episodes"] else "")
-        lines.append(f"| {key} | {row['score']:.3f} | {row['success']:.0%} | {row['players']} | {row['episodes']} | {restarted} |")
+        lines.append(f"| {key} | {row['score']:.3f} | {row['success_rate']:.0%} | {row['players']} | {row['episodes']} | {restarted} |")
     for title, items in (("worlds left out", reference.left_out_worlds), ("episodes left out", reference.left_out_episodes)):
         if items:
             lines += ["", f"{title}:"] + [f"- {name}: {why}" for name, why in sorted(items.items())]

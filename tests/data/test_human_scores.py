@@ -19,6 +19,7 @@ from avalon.data.pose_import import import_pose_track
 from avalon.data.pose_tracks import write_pose_track
 from avalon.datagen.export import export_world
 from avalon.env.spaces import ActionCodec
+from avalon.scoring.score_files import read_score_file
 from avalon.tasks import world_key
 from avalon.training.world_supply import WorldRequest
 from tests.data.episode_files import members, save
@@ -39,8 +40,9 @@ def test_the_reference_is_the_mean_over_players_with_restarts_set_apart():
     ]
     reference = human_reference(episodes)
     assert reference.worlds[a] == {
-        "score": pytest.approx((0.6 + 0.9) / 2), "success": pytest.approx((0.5 + 1.0) / 2), "players": 2,
-        "episodes": 3, "restarted_episodes": 1, "restarted_mean_score": pytest.approx(0.1),
+        "score": pytest.approx((0.6 + 0.9) / 2), "success": True, "success_rate": pytest.approx((0.5 + 1.0) / 2),
+        "source": "human recordings (2 players)", "players": 2, "episodes": 3, "restarted_episodes": 1,
+        "restarted_mean_score": pytest.approx(0.1),
     }
     assert reference.worlds[b]["score"] == pytest.approx(0.2) and reference.worlds[b]["players"] == 1
     # With a random baseline, a world where the humans did no better is left out and reported.
@@ -117,7 +119,9 @@ def test_a_folder_of_human_episodes_replays_and_scores_as_played(tmp_path, capsy
     ana = (played[("eat", "ana")].score + played[("short", "ana")].score) / 2
     ben = played[("eat", "ben")].score
     assert reference[eat_key]["score"] == pytest.approx((ana + ben) / 2, abs=1e-6)
-    assert reference[eat_key]["success"] == pytest.approx((0.5 + 1.0) / 2)
+    assert reference[eat_key]["success_rate"] == pytest.approx((0.5 + 1.0) / 2)
+    # Evaluation reads it as a reference file (random = 0, mean human = 1).
+    assert read_score_file(root / "human_reference.json").scores[eat_key].score == pytest.approx((ana + ben) / 2, abs=1e-6)
     assert reference[eat_key]["players"] == 2 and reference[eat_key]["episodes"] == 3
     assert move_key not in reference  # ben scored what random scores there: left out, and said so
     assert f"- {move_key}: humans scored" in capsys.readouterr().out
