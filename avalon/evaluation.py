@@ -55,6 +55,9 @@ TIME_LIMITS = ("world", "training")
 #: successful episode of the latest world in the requests (evaluation worlds come in order of
 #: difficulty, so the hardest success). The last two fall back on the first world's.
 VIDEO_CHOICES = ("first", "first_success", "hardest_success")
+#: Who played, as per-world score files name it (``"source"``): the random baseline, the scripted agents.
+RANDOM_SOURCE = "random agent"
+SCRIPTED_SOURCE = "scripted reference agents"
 #: Runs of a world's episode (the first and the reruns after simulator crashes) before it is given up.
 DEFAULT_MAX_ATTEMPTS = 3
 #: Tasks that always have several foods: their success rule is Appendix M's second one.

@@ -34,6 +34,7 @@ from avalon.evalsets.manifest import (
 from avalon.evalsets.recipe import SetRecipe, plan_worlds
 from avalon.evalsets.runner import JobStats, run_jobs
 from avalon.evalsets.worker import RANDOM_ACTION_SPACE, BuiltWorld, build_one, random_run, world_hash
+from avalon.evaluation import RANDOM_SOURCE, SCRIPTED_SOURCE
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -53,8 +54,8 @@ class BuildResult:
         return sum(world.generation_s for world in self.built)
 
     def reference_scores(self) -> dict[str, dict]:
-        """``{SetWorld.key: {"score", "success"}}`` of every world the reference agent played."""
-        return {b.world.key: {"score": b.reference.score, "success": b.reference.success}
+        """``{SetWorld.key: {"score", "success", "source"}}`` of every world the reference agent played."""
+        return {b.world.key: {"score": b.reference.score, "success": b.reference.success, "source": SCRIPTED_SOURCE}
                 for b in self.built if b.reference is not None and b.reference.error is None}
 
 
@@ -238,7 +239,7 @@ class BaselineResult:
 def random_baseline(name: str, directory: str | os.PathLike | None = None, *, jobs: Optional[int] = None,
                     ray_address: Optional[str] = None, progress: bool = True) -> BaselineResult:
     """Plays the random agent on every world of the set ``name`` and writes ``<name>.random.json``
-    (``{SetWorld.key: {"score", "success"}}``: what normalisation subtracts). Worlds whose simulator
+    (``{SetWorld.key: {"score", "success", "source"}}``: what normalisation subtracts). Worlds whose simulator
     failed every attempt are left out of the file and listed."""
     start = time.perf_counter()
     evalset = load_set(name, directory)
@@ -248,7 +249,7 @@ def random_baseline(name: str, directory: str | os.PathLike | None = None, *, jo
     for index, run in tqdm(results, total=len(evalset.worlds), desc=f"random agent on {name}", disable=not progress, file=sys.stderr):
         runs[evalset.worlds[index].key] = run
     ordered = [(w.key, runs[w.key]) for w in evalset.worlds]
-    scores = {key: {"score": run.score, "success": run.success} for key, run in ordered if run.error is None}
+    scores = {key: {"score": run.score, "success": run.success, "source": RANDOM_SOURCE} for key, run in ordered if run.error is None}
     write_json(companion_path(name, RANDOM_SUFFIX, directory), scores)
     failed = tuple(key for key, run in ordered if run.error is not None)
     return BaselineResult(evalset, scores, failed, time.perf_counter() - start, stats.backend, stats.retries)

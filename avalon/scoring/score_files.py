@@ -2,8 +2,9 @@
 
 Normalisation reads two of them (section 5.4): the random agent's scores (its 0) and a
 reference's (its 1: human recordings when they exist, until then the scripted reference agents).
-Entries written here also carry ``"source"`` (who played), which the report names; files without it
-(the evaluation sets' reference files) are reported as of an unnamed source.
+Entries also carry ``"source"`` (who played: :data:`~avalon.evaluation.RANDOM_SOURCE`,
+:data:`~avalon.evaluation.SCRIPTED_SOURCE`, human recordings), which the report names; files
+without it are reported as of an unnamed source.
 """
 
 from __future__ import annotations
@@ -17,9 +18,6 @@ import attr
 from avalon.evaluation import EpisodeResult
 from avalon.validation import check_bool, check_number
 
-#: The ``source`` of the files ``--write-baseline`` and ``--write-reference`` write.
-RANDOM_SOURCE = "random agent"
-SCRIPTED_SOURCE = "scripted reference agents"
 UNNAMED_SOURCE = "not named in the file"
 
 

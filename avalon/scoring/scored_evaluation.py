@@ -18,14 +18,14 @@ from typing import Any, Callable, Sequence
 import attr
 
 from avalon.env.config import EnvConfig
-from avalon.evaluation import Policy, save_results
+from avalon.evaluation import RANDOM_SOURCE, SCRIPTED_SOURCE, Policy, save_results
 from avalon.scoring.episode_log import EpisodeLog
 from avalon.scoring.estimate import LARGE_EVALUATION_WORLDS, estimated_seconds, frames_at_most, probe
 from avalon.scoring.normalise import Normalisation, normalisation
 from avalon.scoring.plots import plot_report
 from avalon.scoring.report import build_report, markdown_table, normalisation_note, scored_worlds
 from avalon.scoring.runner import EPISODES_FILE, check_unique, run_evaluation
-from avalon.scoring.score_files import RANDOM_SOURCE, SCRIPTED_SOURCE, read_score_file, write_score_file
+from avalon.scoring.score_files import read_score_file, write_score_file
 from avalon.training.world_supply import WorldRequest
 
 #: ``policy`` values: a checkpoint's policy, uniformly random actions, the scripted reference agents.

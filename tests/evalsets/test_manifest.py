@@ -12,6 +12,7 @@ from avalon.datagen.world import GENERATOR_VERSION
 from avalon.evalsets import RECIPES, EvalSet, SetWorld, load_scores, load_set, set_names
 from avalon.evalsets.manifest import SETS_DIR, set_from_json
 from avalon.evalsets.recipe import plan_worlds
+from avalon.evaluation import SCRIPTED_SOURCE
 from avalon.tasks import TASKS
 from avalon.training.world_supply import WorldRequest
 
@@ -61,7 +62,7 @@ def test_the_reference_scores_name_worlds_of_the_set(name):
     scores = load_scores(name, "reference")
     assert scores and set(scores) <= keys
     for entry in scores.values():
-        assert set(entry) == {"score", "success"}
+        assert set(entry) == {"score", "success", "source"} and entry["source"] == SCRIPTED_SOURCE
         assert isinstance(entry["success"], bool) and math.isfinite(entry["score"]) and entry["score"] >= 0.0
     assert any(entry["success"] for entry in scores.values())
 
