@@ -1,0 +1,116 @@
+"""Solid blocks burned into a world's height map: static boxes and items in their solved places,
+for the solvability certificates of object tasks.
+
+The certificate's searches (:mod:`avalon.tasks.kit.routes`) know only the height map. An object
+task's world holds static boxes (a ledge) and loose items (a boulder, stones, a log) that the
+searches do not see; :func:`with_blocks` raises the grid to each :class:`Block`'s top over its
+footprint (a ledge as it stands, an item where the task's solution puts it), and
+:func:`block_faces` says which height-map triangles stand for a block's side: a box's face is
+vertical, while on the grid it slopes over one cell, so a search must treat those triangles as
+vertical faces (``sheer_triangles`` of :func:`~avalon.tasks.kit.routes.certify`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import attr
+import numpy as np
+
+from avalon import validation as check
+from avalon.datagen.terrain import HeightMap
+from avalon.datagen.world import Entity, Terrain, World
+from avalon.rules.tools import TOOL_SIZE_M
+from avalon.tasks.kit.geometry import triangle_corner_heights
+
+#: A triangle whose corners span more than this (some inside a block, some outside) is a block's side, metres.
+FACE_MIN_RISE_M = 0.05
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class Block:
+    """A solid upright block: its footprint's centre (x, z), its width along its local x and depth
+    along its local z, its yaw (Godot's: about +y) and the height of its flat top. Metres, radians."""
+
+    centre: tuple[float, float] = attr.ib(converter=lambda c: (float(c[0]), float(c[1])))
+    width_m: float = attr.ib(validator=check.positive())
+    depth_m: float = attr.ib(validator=check.positive())
+    yaw_rad: float = attr.ib(default=0.0, validator=check.finite())
+    top_y_m: float = attr.ib(validator=check.finite())
+
+    @classmethod
+    def of_entity(cls, entity: Entity) -> "Block":
+        """The block of a static ``box`` (its ``size``) or of a tool resting where it is (its
+        bounding box at its ``safe_scale``)."""
+        if entity.kind == "box":
+            width, height, depth = (float(v) for v in entity.param("size"))
+        elif entity.kind in TOOL_SIZE_M:
+            scale = float(entity.param("safe_scale", 1.0))
+            width, height, depth = (float(v) * scale for v in TOOL_SIZE_M[entity.kind])
+        else:
+            raise ValueError(f"Block.of_entity: {entity.name} is a {entity.kind!r}: expected a 'box' or a tool")
+        x, y, z = entity.position
+        return cls(centre=(x, z), width_m=width, depth_m=depth, yaw_rad=entity.yaw_rad, top_y_m=y + height / 2.0)
+
+    def local(self, x, z) -> tuple[np.ndarray, np.ndarray]:
+        """World (x, z) (arrays broadcast) in the block's frame: (right, back) from its centre."""
+        c, s = math.cos(self.yaw_rad), math.sin(self.yaw_rad)
+        dx = np.asarray(x, dtype=np.float64) - self.centre[0]
+        dz = np.asarray(z, dtype=np.float64) - self.centre[1]
+        return c * dx - s * dz, s * dx + c * dz
+
+    def covers(self, x, z) -> np.ndarray:
+        """Whether (x, z) (arrays broadcast) lies on the footprint (edges included)."""
+        right, back = self.local(x, z)
+        return (np.abs(right) <= self.width_m / 2.0 + 1e-9) & (np.abs(back) <= self.depth_m / 2.0 + 1e-9)
+
+
+def _grid_cover(heightmap: HeightMap, blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:
+    """(heights with every block's top over its footprint's grid points, which points a block covers)."""
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    heights = heightmap.heights.astype(np.float64)
+    covered = np.zeros(heights.shape, dtype=bool)
+    for block in blocks:
+        inside = block.covers(x, z)
+        heights = np.where(inside, np.maximum(heights, block.top_y_m), heights)
+        covered |= inside
+    return heights, covered
+
+
+def with_blocks(world: World, blocks: Iterable[Block]) -> World:
+    """``world`` with its height map raised to each block's top over the block's footprint (grid
+    points on it) and those points not climbable (a block is neither terrain nor a hold). Its
+    entities are kept: drop the ones the blocks stand for first (the route search keeps the body
+    out of static boxes)."""
+    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
+        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
+                     "a World on Terrain (a height map)")
+    blocks = tuple(blocks)
+    for block in blocks:
+        if not isinstance(block, Block):
+            check.refuse("blocks", block, "Block instances")
+    biome_map = world.ground.biome_map
+    heights, covered = _grid_cover(biome_map.heightmap, blocks)
+    raised = attr.evolve(biome_map, heightmap=biome_map.heightmap.with_heights(heights.astype(biome_map.heightmap.heights.dtype)),
+                         climbable=biome_map.climbable & ~covered)
+    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=raised))
+
+
+def block_faces(heightmap: HeightMap, blocks: Iterable[Block]) -> np.ndarray:
+    """Per triangle of ``heightmap`` (bool [n-1, n-1, 2], as ``triangle_slopes_deg``): whether it
+    joins grid points on a block to points off it and rises more than ``FACE_MIN_RISE_M`` (a
+    block's vertical side, on the grid a slope over one cell). ``heightmap`` is the map the blocks
+    were burned into."""
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    covered = np.zeros(heightmap.shape, dtype=bool)
+    for block in blocks:
+        covered |= block.covers(x, z)
+    # The triangles' corners as triangle_corner_heights orders them: cell (r, c) triangle 0 is
+    # (r, c), (r, c+1), (r+1, c); triangle 1 is (r+1, c+1), (r+1, c), (r, c+1).
+    a, b, c, d = covered[:-1, :-1], covered[:-1, 1:], covered[1:, :-1], covered[1:, 1:]
+    first = np.stack([a, b, c], axis=-1)
+    second = np.stack([d, c, b], axis=-1)
+    mixed = np.stack([first.any(-1) & ~first.all(-1), second.any(-1) & ~second.all(-1)], axis=-1)
+    corners = triangle_corner_heights(heightmap)
+    return mixed & (corners.max(axis=-1) - corners.min(axis=-1) > FACE_MIN_RISE_M)
