@@ -123,10 +123,16 @@ PUSH_MAX_SLOPE_DEG = 3.0
 TRUNK_CLEARANCE_M = 1.0
 #: The pad: level ground this far round the ledge and the boulder's way (half width), metres...
 PAD_HALF_WIDTH_M = 3.5
+#: ...and this far round the ledge's centre (its sides and back: no ground near it as high as its top), metres...
+PAD_ROUND_LEDGE_M = 6.0
 #: ...blended into the island over this much, metres.
 PAD_BLEND_M = 3.0
+#: No terrain within this of the pad can be climbed, metres (beyond a jump's reach of the ledge).
+UNCLIMBABLE_BEYOND_PAD_M = 4.0
 #: The pad stays at least this far above the water plane, metres.
 PAD_ABOVE_WATER_M = 0.6
+#: The spawn (the body's axis) keeps at least this far from the ledge's sides, metres.
+SPAWN_CLEARANCE_M = 1.0
 #: The pushing body stands this far behind the boulder's back (the body's axis), metres.
 PUSH_STANCE_M = 0.6
 #: Below this the boulder is in place: no push step, metres.
@@ -364,17 +370,23 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
         chosen = plan(streams.sites, difficulty, centre, approach)
         back = _along(chosen.start, chosen.normal, depth / 2.0 + PUSH_STANCE_M + 1.0)
         far = _along(centre, chosen.normal, -LEDGE_DEPTH_M / 2.0)
-        discs = corridor_discs(far, back, PAD_HALF_WIDTH_M)
+        discs = [*corridor_discs(far, back, PAD_HALF_WIDTH_M), (centre[0], centre[1], PAD_ROUND_LEDGE_M)]
         pad = _disc_mask(natural, discs)
         pad_y = float(np.median(natural.heights[pad]))
         if pad_y < natural.water_height_m + PAD_ABOVE_WATER_M:
             return f"the pad round {centre} would lie at {pad_y:.2f} m, too near the water"
         if not is_dry_land(natural, *chosen.spawn, min_water_distance_m=1.5):
             return f"the spawn at {chosen.spawn} would not be on dry land"
+        ledge_footprint = ledge_block(chosen, 0.0)
+        right, back_ = ledge_footprint.local(*chosen.spawn)
+        if max(abs(float(right)) - LEDGE_WIDTH_M / 2.0, abs(float(back_)) - LEDGE_DEPTH_M / 2.0) < SPAWN_CLEARANCE_M:
+            return f"the spawn at {chosen.spawn} would stand by the ledge"
 
         def build() -> PushLayout:
             flat = flatten_pad(natural, pad, pad_y)
-            biome_map = make_biomes(streams.biomes, flat, config, None, pad)
+            # Nothing near the ledge or the boulder's way can be climbed (bare mountain would be).
+            unclimbable = _disc_mask(natural, [(x, z, r + UNCLIMBABLE_BEYOND_PAD_M) for x, z, r in discs])
+            biome_map = make_biomes(streams.biomes, flat, config, None, unclimbable)
             ground = biome_map.heightmap
             pad_now = ground.heights[pad].astype(np.float64)
             if pad_now.max() - pad_now.min() > 0.05:
