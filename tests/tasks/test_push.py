@@ -191,8 +191,9 @@ def test_the_items_rest_on_the_ground_and_do_not_overlap(difficulty, seed):
             assert ledge_bottom < surface_height(heightmap, px, pz) - 0.1
     # No overlap: the boulder's footprint (and a hull's bulge beyond it) clear of the ledge's, the
     # food on the ledge's top, the spawn clear of both.
-    corners = [(boulder.centre[0] + sx * boulder.width_m / 2 * math.cos(boulder.yaw_rad) + sz * boulder.depth_m / 2 * math.sin(boulder.yaw_rad),
-                boulder.centre[1] - sx * boulder.width_m / 2 * math.sin(boulder.yaw_rad) + sz * boulder.depth_m / 2 * math.cos(boulder.yaw_rad))
+    c, s = math.cos(boulder.yaw_rad), math.sin(boulder.yaw_rad)
+    half_w, half_d = boulder.width_m / 2, boulder.depth_m / 2
+    corners = [(boulder.centre[0] + sx * half_w * c + sz * half_d * s, boulder.centre[1] - sx * half_w * s + sz * half_d * c)
                for sx in (-1, 1) for sz in (-1, 1)]
     assert min(_footprint_gap_m(ledge, *corner) for corner in corners) >= push.PLACE_GAP_M - 1e-6
     spawn = (world.spawn_position[0], world.spawn_position[2])
