@@ -24,6 +24,7 @@ from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import FlatGround, Terrain, World
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.rules.tools import TOOLS
 from avalon.tasks import build_world, check_difficulty, check_task
 from avalon.validation import check_int
 
@@ -55,7 +56,23 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         spawn=(x, z, world.spawn_yaw_rad),
         rings=terrain.ring_outlines,
         pixels=pixels,
+        footprints=footprints(world),
     )
+
+
+def footprints(world: World) -> list:
+    """The footprints (``avalon.datagen.preview.Footprint``) of the world's static boxes and tools."""
+    out = []
+    for entity in world.entities:
+        x, _, z = entity.position
+        if entity.kind == "box":
+            width, _, depth = entity.param("size")
+            out.append((x, z, width, depth, entity.yaw_rad, tuple(entity.param("color", (0.6, 0.6, 0.6)))))
+        elif entity.kind in TOOLS:
+            scale = float(entity.param("safe_scale", 1.0))
+            width, _, depth = (v * scale for v in TOOLS[entity.kind].size_m)
+            out.append((x, z, width, depth, entity.yaw_rad, tuple(entity.param("base_color", TOOLS[entity.kind].color))))
+    return out
 
 
 def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_RESOLUTION) -> Image.Image:

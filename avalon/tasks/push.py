@@ -103,7 +103,7 @@ LEDGE_WIDTH_M = 4.0
 LEDGE_DEPTH_M = 5.0
 #: ...and sunk this far into the pad (no gap under it where the pad is not quite level), metres.
 LEDGE_FOOTING_M = 0.5
-LEDGE_COLOR = (0.55, 0.45, 0.36)
+LEDGE_COLOR = (0.72, 0.6, 0.46)
 LEDGE_NAME = "ledge"
 BOULDER_NAME = "boulder"
 #: The boulder's scale (``safe_scale``): 1.44 x 1.08 x 1.32 m, its top 1.08 m above the ground (a

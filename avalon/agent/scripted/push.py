@@ -68,6 +68,8 @@ class PushTo(Primitive):
 
     target: tuple[float, float, float] = attr.ib(converter=float_triple)
     tolerance_m: float = 0.3
+    #: Whether the last action was one of the push itself (walking into the item), not the way to it.
+    pushing: bool = attr.ib(default=False, init=False)
     name = "push"
 
     def budget_steps(self, situation: Situation) -> int:
@@ -105,7 +107,9 @@ class PushTo(Primitive):
             across = float(direction[0] * (here[1] - start[1]) - direction[1] * (here[0] - start[0]))
             aim_yaw = math.atan2(-direction[0], -direction[1]) + float(np.clip(LINE_GAIN_RAD_PER_M * across, -0.4, 0.4))
             yaw_error = math.remainder(aim_yaw - body.yaw_rad, 2.0 * math.pi)
+            self.pushing = True
             yield action(move_forward=PUSH_SPEED if left > 0.3 else PUSH_SPEED / 2.0, head_yaw=turn_rate(yaw_error))
+            self.pushing = False
             moved = float(np.linalg.norm(np.array(situation.body.xz) - here))
             stalled = stalled + 1 if moved < STALLED_M else 0
         else:
