@@ -31,7 +31,7 @@ from avalon.validation import float_triple
 #: The body's axis stands this far behind the item's back before the push, metres.
 STANCE_M = 0.6
 #: Walking speed while pushing (``move_forward``; 1.0 is 5 m/s): slow, so the item stays ahead.
-PUSH_SPEED = 0.4
+PUSH_SPEED = 0.2
 #: The body steers back onto the line at this rate per metre off it (radians of yaw per metre).
 LINE_GAIN_RAD_PER_M = 0.6
 #: A push step that moves the body less than this has met resistance (the item is against something), metres.
