@@ -66,7 +66,7 @@ from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, triangle_s
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.routes import Certificate, certify, reaches
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
-from avalon.tasks.kit.solved import Block, block_faces, with_blocks
+from avalon.tasks.kit.solved import Block, block_faces, refined, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -93,9 +93,13 @@ class PushKnobs:
 
 #: The push task's difficulty curves.
 KNOBS = PushKnobs()
-#: Height-map grid points per metre: the boulder's 1.44 x 1.32 m top must cover grid points the route
-#: search can stand on (on a 1 m grid it is one point with steep triangles all round: no route).
-POINTS_PER_M = 2.0
+#: Height-map grid points per metre (a Small island's own: twice as many drew about a third fewer
+#: steps per second)...
+POINTS_PER_M = 1.0
+#: ...and the certificate searches a grid this fine (``solved.refined``: the same surface), so the
+#: boulder's 1.44 x 1.32 m top covers grid points a route can stand on (on a 1 m grid it is one
+#: point with steep triangles all round), metres.
+CERTIFICATE_CELL_M = 0.5
 #: The ledge: a static box this tall above the pad (more than a jump lands on: 1.95 m is missed;
 #: 1.17 m above the boulder's top), metres...
 LEDGE_HEIGHT_M = 2.25
@@ -125,7 +129,7 @@ TRUNK_CLEARANCE_M = 1.0
 #: The pad: level ground this far round the ledge and the boulder's way (half width), metres...
 PAD_HALF_WIDTH_M = 3.5
 #: ...and this far round the ledge's centre (its sides and back: no ground near it as high as its top), metres...
-PAD_ROUND_LEDGE_M = 6.0
+PAD_ROUND_LEDGE_M = 7.0
 #: ...blended into the island over this much, metres.
 PAD_BLEND_M = 3.0
 #: No terrain within this of the pad can be climbed, metres (beyond a jump's reach of the ledge).
@@ -293,7 +297,9 @@ def certificate(world: World) -> Certificate:
         raise ValueError(f"push certificate: {error.args[0]}: expected a push world's ledge and boulder") from None
     food = world.food[0]
     ledge, lying = Block.of_entity(ledge_box), Block.of_entity(boulder)
-    bare = attr.evolve(world, entities=tuple(e for e in world.entities if e.name not in (LEDGE_NAME, BOULDER_NAME)))
+    # The searches run on a grid fine enough for the boulder's top (the same surface: ``refined``).
+    fine = refined(world, max(1, math.ceil(world.ground.heightmap.cell_size_m / CERTIFICATE_CELL_M - 1e-9)))
+    bare = attr.evolve(fine, entities=tuple(e for e in world.entities if e.name not in (LEDGE_NAME, BOULDER_NAME)))
 
     as_made = with_blocks(bare, [ledge])
     bypassed = reaches(as_made, food, frozenset(SKILLS), bypass=True,

@@ -24,7 +24,7 @@ from tests.tasks.helpers import surface_height, world_digest
 PROPERTY_CASES = [(d, seed) for d in (0.0, 0.25, 0.5, 0.75, 1.0, 0.9) for seed in range(4)]
 SEEDS = range(4)
 
-GOLDEN = {(0.5, 3): "665bd67847194d7f044d5a191ef5c69c3665e7f5b6429b61ae0412f7686ba40d"}
+GOLDEN = {(0.5, 3): "cab2e705c415ab6f37b592cb676fba6f11c8f264d6710b02e3104e8a2f5338fe"}
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,7 +7,9 @@ searches do not see; :func:`with_blocks` raises the grid to each :class:`Block`'
 footprint (a ledge as it stands, an item where the task's solution puts it), and
 :func:`block_faces` says which height-map triangles stand for a block's side: a box's face is
 vertical, while on the grid it slopes over one cell, so a search must treat those triangles as
-vertical faces (``sheer_triangles`` of :func:`~avalon.tasks.kit.routes.certify`).
+vertical faces (``sheer_triangles`` of :func:`~avalon.tasks.kit.routes.certify`). A block smaller
+than a few cells (a boulder's top on a 1 m grid is one grid point) needs a finer grid:
+:func:`refined` gives the same surface on one (exactly: each new triangle lies in one old one).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from avalon import validation as check
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.tasks.kit.geometry import triangle_corner_heights
+from avalon.tasks.kit.geometry import ground_height, triangle_corner_heights
 
 #: A triangle whose corners span more than this (some inside a block, some outside) is a block's side, metres.
 FACE_MIN_RISE_M = 0.05
@@ -64,6 +66,35 @@ class Block:
         """Whether (x, z) (arrays broadcast) lies on the footprint (edges included)."""
         right, back = self.local(x, z)
         return (np.abs(right) <= self.width_m / 2.0 + 1e-9) & (np.abs(back) <= self.depth_m / 2.0 + 1e-9)
+
+
+def refined(world: World, factor: int) -> World:
+    """``world`` on a grid ``factor`` times finer: the same terrain surface (heights sampled on the
+    collider's triangles: each new triangle lies within one old one, so the surface is unchanged);
+    biome and colour from the nearest old point; a new point climbable where an old point next to
+    it is (a search for a bypass must not miss a hold; the object tasks' routes do not climb)."""
+    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
+        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
+                     "a World on Terrain (a height map)")
+    factor = check.check_int(factor, "factor", low=1, high=8)
+    if factor == 1:
+        return world
+    biome_map = world.ground.biome_map
+    coarse = biome_map.heightmap
+    n = (coarse.shape[0] - 1) * factor + 1
+    coords = np.linspace(-coarse.half_size_m, coarse.half_size_m, n)
+    x, z = np.meshgrid(coords, coords)
+    heights = ground_height(coarse, x, z)
+    fine = HeightMap(heights=heights.astype(coarse.heights.dtype), size_m=coarse.size_m, water_height_m=coarse.water_height_m)
+    nearest = np.rint(np.arange(n) / factor).astype(np.int64)
+    below, above = np.arange(n) // factor, -(-np.arange(n) // factor)
+    climbable = np.zeros((n, n), dtype=bool)
+    for rows in (below, above):
+        for cols in (below, above):
+            climbable |= biome_map.climbable[np.ix_(rows, cols)]
+    refined_map = attr.evolve(biome_map, heightmap=fine, biome_ids=biome_map.biome_ids[np.ix_(nearest, nearest)],
+                              climbable=climbable, colors=biome_map.colors[np.ix_(nearest, nearest)])
+    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=refined_map))
 
 
 def _grid_cover(heightmap: HeightMap, blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:

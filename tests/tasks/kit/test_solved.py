@@ -12,9 +12,10 @@ import pytest
 
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
 from avalon.rules.tools import TOOL_SIZE_M
+from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
 from avalon.tasks.kit.routes import certify, reaches
-from avalon.tasks.kit.solved import Block, block_faces, with_blocks
+from avalon.tasks.kit.solved import Block, block_faces, refined, with_blocks
 from tests.tasks.kit.maps import terrain_world
 
 SIZE_M, POINTS = 30.0, 61  # 0.5 m between grid points
@@ -108,3 +109,22 @@ def test_bad_input_is_refused_by_name():
         reaches(world, (0.0, 1.1, -4.0), ALL, bypass=True, sheer_triangles=np.zeros((3, 3), dtype=bool))
     with pytest.raises(ValueError, match="skills"):
         reaches(world, (0.0, 1.1, -4.0), frozenset({"fly"}), bypass=True)
+
+
+def test_a_refined_world_has_the_same_surface_on_a_finer_grid():
+    rng = np.random.default_rng(0)
+    climbable = np.zeros((POINTS, POINTS), dtype=bool)
+    climbable[10, 20] = True
+    world = terrain_world(rng.uniform(0.0, 3.0, (POINTS, POINTS)), SIZE_M, (0.0, 8.0), climbable=climbable)
+    fine = refined(world, 2)
+    coarse_map, fine_map = world.ground.heightmap, fine.ground.heightmap
+    assert fine_map.shape == (2 * POINTS - 1, 2 * POINTS - 1) and fine_map.size_m == coarse_map.size_m
+    assert np.array_equal(fine_map.heights[::2, ::2], coarse_map.heights)
+    x, z = rng.uniform(-SIZE_M / 2, SIZE_M / 2, (2, 500))
+    assert np.allclose(ground_height(fine_map, x, z), ground_height(coarse_map, x, z), atol=1e-5)
+    # A hold is kept, and every new point beside it may be held (a bypass must not miss one).
+    assert fine.ground.biome_map.climbable[20, 40] and fine.ground.biome_map.climbable[19:22, 39:42].all()
+    assert fine.ground.biome_map.climbable.sum() == 9
+    assert refined(world, 1) is world
+    with pytest.raises(ValueError, match="factor"):
+        refined(world, 0)
