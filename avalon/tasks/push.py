@@ -204,12 +204,14 @@ def plan(streams_sites: np.random.Generator, difficulty: float, centre: XZ, appr
     return PushPlan(ledge_centre=centre, normal=normal, place=place, start=start, spawn=spawn)
 
 
-def ledge_block(plan_: PushPlan, pad_y_m: float) -> Block:
-    return Block(centre=plan_.ledge_centre, width_m=LEDGE_WIDTH_M, depth_m=LEDGE_DEPTH_M, yaw_rad=plan_.yaw_rad,
+def ledge_block(chosen: PushPlan, pad_y_m: float) -> Block:
+    """The ledge of ``chosen`` standing on a pad at ``pad_y_m`` (metres)."""
+    return Block(centre=chosen.ledge_centre, width_m=LEDGE_WIDTH_M, depth_m=LEDGE_DEPTH_M, yaw_rad=chosen.yaw_rad,
                  top_y_m=pad_y_m + LEDGE_HEIGHT_M)
 
 
 def ledge_entity(block: Block) -> Entity:
+    """The static ``box`` of the ledge ``block``, sunk ``LEDGE_FOOTING_M`` into the pad."""
     bottom = block.top_y_m - LEDGE_HEIGHT_M - LEDGE_FOOTING_M
     return Entity(kind="box", name=LEDGE_NAME, position=(block.centre[0], (block.top_y_m + bottom) / 2.0, block.centre[1]),
                   yaw_rad=block.yaw_rad, params={"size": (block.width_m, block.top_y_m - bottom, block.depth_m),
@@ -354,6 +356,7 @@ def require(world: World) -> Certificate:
 class PushLayout:
     """A push world, what was planned for it and the certificate it was accepted with."""
 
+    #: The island, its scenery and spawn, before the apple, the ledge and the boulder were added.
     outdoor: OutdoorLayout
     plan: PushPlan
     world: World
