@@ -489,7 +489,7 @@ def _cmd_world_benchmark(args: argparse.Namespace) -> int:
         raise ValueError(f"--sizes: unknown world size(s) {unknown}; the sizes are {', '.join(WORLD_SIZES_M)}")
     options = WorldBenchOptions(
         renderer=args.renderer, seeds=args.seeds, steps=args.steps, tasks=tasks, sizes=sizes,
-        difficulties=_difficulties(args.difficulties) if args.difficulties else defaults.difficulties,
+        difficulties=_difficulties(args.difficulties) if args.difficulties else defaults.difficulties, carry=args.carry,
     )
     rows = run_world_benchmark(options)
     if args.json:
@@ -707,6 +707,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--tasks", help="comma-separated tasks (default: every registered task)")
     bench.add_argument("--difficulties", help="comma-separated difficulties of each task's rows (default 0,0.5,1)")
     bench.add_argument("--sizes", help="comma-separated island sizes of eat d = 0.5 rows (default: every size; '' for none)")
+    bench.add_argument("--carry", action="store_true",
+                       help="also rows with the agent carrying a stone or log, or pushing a boulder (mouse_keyboard)")
     bench.add_argument("--json", help="also save the figures to this file")
     bench.set_defaults(handler=_cmd_world_benchmark)
     return parser

@@ -21,10 +21,10 @@ from avalon.datagen.biomes import Biome, BiomeMap
 from avalon.datagen.export import export_world
 from avalon.datagen.preview import top_down_preview
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import Entity, FlatGround, Terrain, World
+from avalon.datagen.world import FlatGround, Terrain, World
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.rules.tools import TOOL_SIZE_M
+from avalon.rules.tools import TOOLS
 from avalon.tasks import build_world, check_difficulty, check_task
 from avalon.validation import check_int
 
@@ -56,15 +56,23 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         spawn=(x, z, world.spawn_yaw_rad),
         rings=terrain.ring_outlines,
         pixels=pixels,
-        items=[_footprint(entity) for entity in world.entities if entity.kind in TOOL_SIZE_M],
+        footprints=footprints(world),
     )
 
 
-def _footprint(tool: Entity) -> tuple[float, float, float, float, float]:
-    """(x, z, width, depth, yaw) of a tool entity, metres and radians."""
-    scale = float(tool.param("safe_scale", 1.0))
-    width, _, depth = TOOL_SIZE_M[tool.kind]
-    return tool.position[0], tool.position[2], width * scale, depth * scale, tool.yaw_rad
+def footprints(world: World) -> list:
+    """The footprints (``avalon.datagen.preview.Footprint``) of the world's static boxes and tools."""
+    out = []
+    for entity in world.entities:
+        x, _, z = entity.position
+        if entity.kind == "box":
+            width, _, depth = entity.param("size")
+            out.append((x, z, width, depth, entity.yaw_rad, tuple(entity.param("color", (0.6, 0.6, 0.6)))))
+        elif entity.kind in TOOLS:
+            scale = float(entity.param("safe_scale", 1.0))
+            width, _, depth = (v * scale for v in TOOLS[entity.kind].size_m)
+            out.append((x, z, width, depth, entity.yaw_rad, tuple(entity.param("base_color", TOOLS[entity.kind].color))))
+    return out
 
 
 def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_RESOLUTION) -> Image.Image:

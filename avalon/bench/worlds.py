@@ -4,6 +4,11 @@ A row per registered task (each at its own world size) and difficulty, then one 
 One simulator runs every measurement, so the steps-per-second figures are comparable: each is
 shown next to the trivial test world's, measured in the same run. Each row is the median over
 ``seeds`` worlds; steps use the same pre-drawn random actions everywhere.
+
+With ``carry`` (``--carry``) each task row with a tool gets a second row measured with the agent
+holding and moving an item (:class:`~avalon.bench.carry.CarryActor`: a stone or log carried, the
+boulder pushed) in a ``mouse_keyboard`` simulator of its own, beside that simulator's trivial
+world under random actions; its last column is the share of timed steps that held or pushed the item.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 import attr
 
+from avalon.bench.carry import CarryActor, movable_item
 from avalon.datagen.export import export_world
 from avalon.datagen.terrain import WORLD_SIZES_M
 from avalon.env.avalon_env import AvalonEnv
@@ -47,6 +53,8 @@ class WorldBenchOptions:
     difficulties: tuple[float, ...] = (0.0, 0.5, 1.0)
     #: A row per island size (eat at d = 0.5 on that island).
     sizes: tuple[str, ...] = tuple(WORLD_SIZES_M)
+    #: Rows with the agent carrying or pushing an item too (see the module doc).
+    carry: bool = False
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -60,6 +68,8 @@ class Row:
     folder_mb: float
     reset_s: float
     steps_per_second: float
+    #: Share of the timed steps in which the agent held or pushed an item (carry rows; None otherwise).
+    moving_fraction: Optional[float] = None
 
 
 def _folder_mb(folder: Path) -> float:
@@ -80,7 +90,28 @@ def _step_through(env: AvalonEnv, actions: list, seed: int, options: dict) -> fl
     return stepping_s + time.perf_counter() - started
 
 
-def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: list, work: Path) -> Row:
+def _carry_through(env: AvalonEnv, world, steps: int, seed: int, options: dict) -> tuple[float, float]:
+    """(seconds stepping, share of the timed steps that held or pushed an item): WARMUP_STEPS of the
+    actor's actions, then ``steps`` timed ones; the actor's own thinking is not timed."""
+    actor = CarryActor(world)
+    observation, info = env.reset(seed=seed, options=options)
+    actor.reset(observation, info)
+    stepping_s, moving = 0.0, 0
+    for index in range(WARMUP_STEPS + steps):
+        act = actor.act(observation, info)
+        started = time.perf_counter()
+        observation, _, terminated, truncated, info = env.step(act)
+        if index >= WARMUP_STEPS:
+            stepping_s += time.perf_counter() - started
+            moving += actor.moving_item
+        if terminated or truncated:
+            observation, info = env.reset(seed=seed, options=options)
+            actor.reset(observation, info)
+    return stepping_s, moving / max(steps, 1)
+
+
+def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: list, work: Path,
+             carry: bool = False) -> Row:
     samples = []
     for seed in range(seeds):
         started = time.perf_counter()
@@ -91,15 +122,20 @@ def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: l
         options = {"world_dir": str(folder)}
         env.reset(seed=seed, options=options)
         loaded = time.perf_counter()
-        _step_through(env, actions[:WARMUP_STEPS], seed, options)
-        stepping_s = _step_through(env, actions[WARMUP_STEPS:], seed, options)
+        timed = len(actions) - WARMUP_STEPS
+        if carry:
+            stepping_s, moving = _carry_through(env, world, timed, seed, options)
+        else:
+            _step_through(env, actions[:WARMUP_STEPS], seed, options)
+            stepping_s, moving = _step_through(env, actions[WARMUP_STEPS:], seed, options), None
         samples.append(
             (world.ground.size_m, built - started, exported - built, exported - started, _folder_mb(folder),
-             loaded - exported, (len(actions) - WARMUP_STEPS) / stepping_s)
+             loaded - exported, timed / stepping_s, moving)
         )
         shutil.rmtree(folder, ignore_errors=True)
     columns = list(zip(*samples))
-    return Row(label, *(statistics.median(column) for column in columns))
+    return Row(label, *(statistics.median(column) for column in columns[:-1]),
+               moving_fraction=statistics.median(columns[-1]) if carry else None)
 
 
 def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] = print) -> list[Row]:
@@ -121,10 +157,33 @@ def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] =
         for label, build in plan:
             rows.append(_measure(env, build, label, options.seeds, actions, work))
             say(f"  measured {label}")
+        if options.carry:
+            rows.extend(_carry_rows(options, plan, work, say))
     finally:
         env.close()
         shutil.rmtree(work, ignore_errors=True)
     say(format_rows(rows, options))
+    return rows
+
+
+def _carry_rows(options: WorldBenchOptions, plan: list, work: Path, say: Callable[[str], None]) -> list[Row]:
+    """The carry rows: the trivial world under random ``mouse_keyboard`` actions (their reference),
+    then each task row whose first world holds a tool, in a simulator of their own."""
+    env = AvalonEnv(EnvConfig(renderer=options.renderer, resolution=options.resolution, action_space="mouse_keyboard"))
+    rows: list[Row] = []
+    try:
+        env.action_space.seed(0)
+        actions = [env.action_space.sample() for _ in range(options.steps + WARMUP_STEPS)]
+        env.reset(seed=0)
+        label, build = plan[0]
+        rows.append(_measure(env, build, f"{label} (mk)", options.seeds, actions, work))
+        for label, build in plan[1:]:
+            if label.startswith("island") or movable_item(build(0)) is None:
+                continue
+            rows.append(_measure(env, build, f"{label} carry", options.seeds, actions, work, carry=True))
+            say(f"  measured {label} carry")
+    finally:
+        env.close()
     return rows
 
 
@@ -141,9 +200,14 @@ def format_rows(rows: list[Row], options: WorldBenchOptions) -> str:
         ),
     ]
     for row in rows:
+        if row.label.endswith("(mk)"):  # the carry rows' reference: the trivial world, random mouse_keyboard actions
+            trivial = row.steps_per_second
+            lines.append("carry rows (mouse_keyboard), each beside the trivial world in their own simulator; "
+                         "'moving': share of timed steps holding or pushing the item")
+        moving = f" {row.moving_fraction:7.0%}" if row.moving_fraction is not None else ""
         lines.append(
             f"{row.label:14} {row.size_m:7.0f} {row.generate_s:10.3f} {row.export_s:9.3f} {row.generate_export_s:9.3f} "
-            f"{row.folder_mb:9.2f} {row.reset_s:8.3f} {row.steps_per_second:8.0f} {row.steps_per_second / trivial:9.0%}"
+            f"{row.folder_mb:9.2f} {row.reset_s:8.3f} {row.steps_per_second:8.0f} {row.steps_per_second / trivial:9.0%}{moving}"
         )
     return "\n".join(lines)
 

@@ -2,8 +2,9 @@
 
 North (-z) is up and +x is right, so image rows follow height-map rows. Water is blue (ocean deep
 blue, pools teal), scenery is drawn as dots coloured by kind (see the legend), food as red
-markers, the spawn point as a magenta disc with an arrow showing where the agent faces, and
-obstacle rings as outlines with the passable gap in yellow.
+markers, the spawn point as a magenta disc with an arrow showing where the agent faces,
+obstacle rings as outlines with the passable gap in yellow, and footprints (static boxes, tools)
+as outlined rectangles in their own colours.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from avalon.validation import check_int
 
 SPAWN_COLOR = (255, 0, 255)
 #: Tools and movable items on the map.
-ITEM_COLOR = (170, 168, 160)
 FOOD_COLOR = (230, 20, 20)
 RING_COLOR = (255, 255, 255)
 GAP_COLOR = (255, 220, 0)
@@ -42,6 +42,9 @@ SCENERY_STYLE: dict[SceneryKind, tuple[tuple[int, int, int], float]] = {
     SceneryKind.FLOWER: ((250, 170, 220), 0.25),
     SceneryKind.MUSHROOM: ((150, 60, 40), 0.25),
 }
+
+#: A rectangle seen from above: centre x, centre z, width, depth (metres), yaw (radians), RGB in [0, 1].
+Footprint = tuple[float, float, float, float, float, tuple[float, float, float]]
 
 #: Sun direction for the hillshade: from the upper left (-x, -z) and 45 degrees up.
 _LIGHT = np.array([-1.0, math.sqrt(2.0), -1.0]) / 2.0
@@ -154,15 +157,15 @@ def top_down_preview(
     spawn: Sequence[float] | None = None,
     rings: Sequence[RingOutline | RingResult] = (),
     pixels: int = 512,
-    items: Sequence[Sequence[float]] = (),
+    footprints: Sequence[Footprint] = (),
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
     ``food`` holds world positions, either (x, y, z) or (x, z), metres. ``spawn`` is
     ``(x_m, z_m, yaw_rad)``; yaw 0 faces -z (up in the picture), as in Godot. ``rings`` are the
-    outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them). ``items`` are
-    the footprints of tools and movable items, ``(x_m, z_m, width_m, depth_m, yaw_rad)`` (width
-    along the item's own x, depth along its z), drawn as grey outlined rectangles.
+    outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
+    ``footprints`` are rectangles seen from above: (centre x, centre z, width along the local x,
+    depth along the local z, yaw (radians, Godot's), RGB colour in [0, 1]), metres.
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -188,15 +191,15 @@ def top_down_preview(
         else:
             draw.ellipse([px - r, py - r, px + r, py + r], fill=colour)
 
-    for item in items:
-        if len(item) != 5:
-            raise ValueError(f"item footprint {item!r}: expected (x_m, z_m, width_m, depth_m, yaw_rad)")
-        ix, iz, width, depth, yaw = (float(v) for v in item)
-        cos, sin = math.cos(yaw), math.sin(yaw)
-        # A turn by yaw about +y takes the item's x axis to (cos, -sin) and its z axis to (sin, cos) in (x, z).
-        corners = [(ix + a * cos + b * sin, iz - a * sin + b * cos)
-                   for a, b in ((-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2), (-width / 2, depth / 2))]
-        draw.polygon([_xy(heightmap, pixels, cx, cz) for cx, cz in corners], fill=ITEM_COLOR, outline=(40, 40, 40))
+    for footprint in footprints:
+        if len(footprint) != 6:
+            raise ValueError(f"footprint {footprint!r}: expected (x_m, z_m, width_m, depth_m, yaw_rad, (r, g, b))")
+        cx, cz, width, depth, yaw, colour = footprint
+        c, s = math.cos(yaw), math.sin(yaw)
+        corners = [(cx + c * u + s * v, cz - s * u + c * v)
+                   for u, v in ((-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2), (-width / 2, depth / 2))]
+        fill = tuple(int(round(255 * float(v))) for v in colour)
+        draw.polygon([_xy(heightmap, pixels, x, z) for x, z in corners], fill=fill, outline=(255, 255, 255))
 
     for position in food:
         if len(position) == 3:

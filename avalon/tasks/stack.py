@@ -200,8 +200,8 @@ class Staircase:
             near = PLATEAU_HALF_SIDE_M + (0.0 if k == 0 else STAIR_GAP_M + k * pitch)
             far = PLATEAU_HALF_SIDE_M + STAIR_GAP_M + (k + 1) * pitch
             middle = (near + far) / 2
-            blocks.append(Block(centre_x_m=self.centre[0] + middle * self.outward[0],
-                                centre_z_m=self.centre[1] + middle * self.outward[1],
+            blocks.append(Block(centre=(self.centre[0] + middle * self.outward[0],
+                                        self.centre[1] + middle * self.outward[1]),
                                 width_m=STONE_WIDTH_M if self.outward[0] == 0 else far - near,
                                 depth_m=far - near if self.outward[0] == 0 else STONE_WIDTH_M,
                                 top_m=self.base_m + (self.layers - k) * STONE_HEIGHT_M))

@@ -6,7 +6,7 @@ from PIL import Image
 
 from avalon.datagen.biomes import assign_biomes
 from avalon.datagen.obstacles import ObstacleRing, apply_ring
-from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, ITEM_COLOR, SPAWN_COLOR, top_down_preview
+from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, SPAWN_COLOR, top_down_preview
 from avalon.datagen.scenery import place_scenery
 from avalon.datagen.terrain import HeightMap, WorldConfig, build_heightmap
 
@@ -64,11 +64,13 @@ def test_item_footprints_are_drawn_turned_by_their_yaw(half_sea):
     bm = half_sea
     hm = bm.heightmap
     # 6 m wide (its own x) and 1 m deep, turned 90 degrees: it lies along z.
-    image = top_down_preview(hm, bm, items=[(10.0, 0.0, 6.0, 1.0, math.pi / 2)], pixels=256)
-    assert _pixel(image, hm, 10.0, 2.0) == ITEM_COLOR and _pixel(image, hm, 10.0, -2.0) == ITEM_COLOR
-    assert _pixel(image, hm, 12.0, 0.0) != ITEM_COLOR
-    with pytest.raises(ValueError, match="item footprint"):
-        top_down_preview(hm, bm, items=[(1.0, 2.0)], pixels=64)
+    colour = (0.5, 0.25, 1.0)
+    image = top_down_preview(hm, bm, footprints=[(10.0, 0.0, 6.0, 1.0, math.pi / 2, colour)], pixels=256)
+    drawn = (128, 64, 255)
+    assert _pixel(image, hm, 10.0, 2.0) == drawn and _pixel(image, hm, 10.0, -2.0) == drawn
+    assert _pixel(image, hm, 12.0, 0.0) != drawn
+    with pytest.raises(ValueError, match="footprint"):
+        top_down_preview(hm, bm, footprints=[(1.0, 2.0)], pixels=64)
 
 
 def test_full_world_with_scenery_and_rings():

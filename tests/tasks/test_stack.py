@@ -290,14 +290,14 @@ def test_bad_input_is_refused_with_the_value_named():
     with pytest.raises(ValueError, match="beyond the world's edge"):
         window(world, (0.0, 0.0), 100.0, world.spawn_position)
     with pytest.raises(ValueError, match="width_m"):
-        Block(centre_x_m=0.0, centre_z_m=0.0, width_m=0.0, depth_m=1.0, top_m=1.0)
+        Block(centre=(0.0, 0.0), width_m=0.0, depth_m=1.0, top_m=1.0)
 
 
 def test_with_blocks_raises_the_ground_under_a_turned_footprint_only():
     world = _layout(0.0, 0).world
     heightmap = world.ground.heightmap
     x, z = world.spawn_position[0], world.spawn_position[2]
-    block = Block(centre_x_m=x, centre_z_m=z, width_m=2.0, depth_m=1.0, top_m=50.0, yaw_rad=math.pi / 2)
+    block = Block(centre=(x, z), width_m=2.0, depth_m=1.0, top_m=50.0, yaw_rad=math.pi / 2)
     raised = with_blocks(world, [block]).ground.heightmap
     assert surface_height(raised, x, z + 0.9) == pytest.approx(50.0)  # along z: its width, after the turn
     assert surface_height(raised, x + 0.9, z) < 50.0  # along x: beyond its depth

@@ -23,6 +23,7 @@ from avalon.agent.scripted.jump import JumpTo
 from avalon.agent.scripted.look import LookAt, TurnToFace
 from avalon.agent.scripted.policy import ScriptedPolicy
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, PrimitiveResult, Situation
+from avalon.agent.scripted.push import JumpOnto, PushTo
 from avalon.agent.scripted.task_routes import route_for, task_route, walk_route
 from avalon.agent.scripted.walk import WalkTo
 
@@ -31,11 +32,13 @@ __all__ = [
     "EatFood",
     "FallTo",
     "FollowResult",
+    "JumpOnto",
     "JumpTo",
     "LookAt",
     "Primitive",
     "PrimitiveFailed",
     "PrimitiveResult",
+    "PushTo",
     "RouteFollower",
     "ScriptedEpisode",
     "ScriptedPolicy",

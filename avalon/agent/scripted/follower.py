@@ -24,12 +24,13 @@ from avalon.agent.scripted.fall import FallTo
 from avalon.agent.scripted.ground import Ground
 from avalon.agent.scripted.jump import JumpTo
 from avalon.agent.scripted.primitive import Primitive, PrimitiveResult, PrimitiveRun, Situation
+from avalon.agent.scripted.push import PushTo
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
 from avalon.tasks.kit.route import Route, RouteStep
 
 #: The primitive that carries out each skill of a route step.
-SKILL_PRIMITIVES = {"walk": WalkTo, "jump": JumpTo, "climb": ClimbTo, "fall": FallTo}
+SKILL_PRIMITIVES = {"walk": WalkTo, "jump": JumpTo, "climb": ClimbTo, "fall": FallTo, "push": PushTo}
 
 
 def step_primitive(step: RouteStep, next_step: Optional[RouteStep] = None) -> Primitive:

@@ -4,7 +4,10 @@ should not walk into (tree trunks, and food lying on the ground, which it would 
 
 Heights are exact on the terrain's triangle mesh (``avalon.tasks.kit.geometry.ground_height``, the
 surface Godot renders and collides with); a box's top counts wherever its (turned) footprint covers
-the point. Tools are loose items: they are neither ground nor obstacles here.
+the point. Tools light enough to lift are loose items: neither ground nor obstacles here. Items too
+heavy to lift (``mechanics.MAX_LIFT_MASS_KG``: the boulder) stay where they are unless pushed, so
+they count as boxes of their size (their bounding box at their scale) where the spec puts them:
+the feet stand on their tops; a primitive that moves one says where it went (``Ground.moved``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import attr
 import numpy as np
 
 from avalon.datagen.export.scenery_data import TRUNKS
-from avalon.datagen.world import Terrain, World
+from avalon.datagen.world import Entity, Terrain, World
+from avalon.rules import mechanics
+from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
 from avalon.tasks.kit.geometry import ground_height
 
 #: Food whose bottom is less than this above the ground (or an altar's top) lies in the body's way, metres.
@@ -54,6 +59,11 @@ class StaticBox:
         return np.hypot(du, dv)
 
 
+def is_pushed_only(entity: Entity) -> bool:
+    """Whether ``entity`` is a tool too heavy to lift (it moves only when pushed)."""
+    return entity.kind in TOOL_MASS_KG and float(entity.param("mass", TOOL_MASS_KG[entity.kind])) > mechanics.MAX_LIFT_MASS_KG
+
+
 def _static_boxes(world: World) -> tuple[StaticBox, ...]:
     boxes = []
     for entity in world.entities:
@@ -61,6 +71,10 @@ def _static_boxes(world: World) -> tuple[StaticBox, ...]:
             size = tuple(float(v) for v in entity.param("size", (1.0, 1.0, 1.0)))
             boxes.append(StaticBox(centre=entity.position, size=size, yaw_rad=float(entity.yaw_rad),
                                    climbable=bool(entity.param("climbable", False))))
+        elif is_pushed_only(entity):
+            scale = float(entity.param("safe_scale", 1.0))
+            size = tuple(float(v) * scale for v in TOOL_SIZE_M[entity.kind])
+            boxes.append(StaticBox(centre=entity.position, size=size, yaw_rad=float(entity.yaw_rad), climbable=False))
     return tuple(boxes)
 
 
@@ -98,6 +112,15 @@ class Ground:
         self.water_height_m = None if self._terrain is None else float(self._terrain.water_height_m)
         #: (x, z, radius) of every food the body could walk into, metres.
         self.food_underfoot = _food_underfoot(world, self.height)
+
+    def moved(self, name: str, ground_xz: tuple[float, float]) -> "Ground":
+        """The ground of this world with entity ``name`` (an item) resting at ``ground_xz`` (x, z,
+        metres) instead: a primitive that pushed it there says so."""
+        entity = self.world.entity(name)
+        half_height = entity.position[1] - float(self.terrain_height(entity.position[0], entity.position[2]))
+        x, z = (float(v) for v in ground_xz)
+        moved = attr.evolve(entity, position=(x, float(self.terrain_height(x, z)) + half_height, z))
+        return Ground(attr.evolve(self.world, entities=tuple(moved if e.name == name else e for e in self.world.entities)))
 
     def contains(self, x, z) -> np.ndarray:
         """Whether (x, z) (arrays broadcast) lies inside the world."""

@@ -21,6 +21,7 @@ import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
+from avalon.agent.scripted.push import JumpOnto, item_under
 from avalon.agent.scripted.walk import WalkTo
 from avalon.rules import mechanics
 from avalon.validation import float_triple
@@ -75,6 +76,9 @@ class JumpTo(Primitive):
         return int(3 * distance / WALK_PER_STEP_M) + AIR_STEPS + 60
 
     def actions(self, situation: Situation) -> Iterator[Action]:
+        if item_under(situation, self.target) is not None:  # onto an item that a running jump would shove
+            yield from JumpOnto(self.target).actions(situation)
+            return
         edge = find_edge(situation, self.target)
         if edge is not None:
             yield from self._approach(situation, edge)

@@ -121,12 +121,18 @@ def _around_point(triangles: np.ndarray, every: bool) -> np.ndarray:
     return out
 
 
-def make_ground(heightmap: HeightMap, climbable: np.ndarray, blocked: np.ndarray, capabilities: Capabilities) -> Ground:
+def make_ground(heightmap: HeightMap, climbable: np.ndarray, blocked: np.ndarray, capabilities: Capabilities,
+                sheer: Optional[np.ndarray] = None) -> Ground:
     """The search grid of ``heightmap`` for ``capabilities``; ``climbable`` and ``blocked`` are bool
-    grids of its shape (climbable surface; points the body would overlap an obstacle at)."""
+    grids of its shape (climbable surface; points the body would overlap an obstacle at). ``sheer``
+    (bool per triangle, as ``triangle_slopes_deg``) marks triangles that stand for a vertical face
+    (a box burned into the map: :func:`avalon.tasks.kit.solved.block_faces`): their slope counts as
+    90 degrees, whatever the grid makes of it."""
     caps = capabilities
     heights = heightmap.heights.astype(np.float64)
     slopes = triangle_slopes_deg(heightmap)
+    if sheer is not None:
+        slopes = np.where(sheer, 90.0, slopes)
     corners = triangle_corner_heights(heightmap)
     step = (corners.max(axis=-1) - corners.min(axis=-1)) <= caps.step_m
     if caps.water_is_ground:

@@ -15,8 +15,10 @@ from avalon.validation import float_triple
 
 #: The skills a route step may use. ``walk``: over ground the body can walk on; ``jump``: a running
 #: jump across a gap or up onto a ledge; ``climb``: hand over hand up (or down) a climbable surface;
-#: ``fall``: stepping off an edge and falling (within the safe fall height, unless a task allows damage).
-SKILLS = ("walk", "jump", "climb", "fall")
+#: ``fall``: stepping off an edge and falling (within the safe fall height, unless a task allows damage);
+#: ``push``: pushing the item nearest the feet (one too heavy to lift) until it stands at ``target``
+#: (the ground under its centre); the searches do not use it, object tasks' routes do.
+SKILLS = ("walk", "jump", "climb", "fall", "push")
 
 
 def _check_skill(instance, attribute, value) -> None:

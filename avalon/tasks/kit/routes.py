@@ -125,14 +125,17 @@ def certify(
     *,
     max_fall_m: float = mechanics.SAFE_FALL_M,
     bypass_max_fall_m: Optional[float] = None,
+    sheer_triangles: Optional[np.ndarray] = None,
 ) -> Certificate:
     """Whether ``food`` (an entity of ``world`` or its centre) can be reached from the spawn with
     ``allowed`` (``solvable``, with a route) and whether it can be without ``required``
     (``bypassed``). Falls (and jumps' landings) may drop up to ``max_fall_m`` on the route, and up to
     ``bypass_max_fall_m`` (default: the same) for a bypass: a task may accept a damaging fall on
     its route, or count any fall short of death as a bypass (``mechanics.LETHAL_FALL_M``).
-    ``ValueError`` for skills not in ``SKILLS``, an ``allowed`` without ``walk``, a ``required``
-    not within ``allowed``, a negative fall height or a world without terrain."""
+    ``sheer_triangles`` marks height-map triangles that stand for vertical faces (see
+    :func:`~avalon.tasks.kit.reachability.make_ground`). ``ValueError`` for skills not in
+    ``SKILLS``, an ``allowed`` without ``walk``, a ``required`` not within ``allowed``, a negative
+    fall height, a world without terrain or ``sheer_triangles`` not a bool grid of its triangles."""
     required = _skill_set(required, "required")
     allowed = _skill_set(allowed, "allowed")
     if "walk" not in allowed:
@@ -152,10 +155,11 @@ def certify(
             raise ValueError(f"{name} at {point} (m) is outside the world: expected |x|, |z| <= {heightmap.half_size_m}")
 
     radius = _food_radius_m(food)
-    found = _search(world, position, radius, allowed, ROUTE_CAPABILITIES, max_fall_m)
+    sheer = _check_sheer(sheer_triangles, heightmap)
+    found = _search(world, position, radius, allowed, ROUTE_CAPABILITIES, max_fall_m, sheer)
     solvable = found is not None
     bypassed = bool(required) and _search(world, position, radius, allowed - required, BYPASS_CAPABILITIES,
-                                          bypass_max_fall_m) is not None
+                                          bypass_max_fall_m, sheer) is not None
     built = _route(world, found) if solvable else None
     reasons = []
     food_text = "({:.2f}, {:.2f}, {:.2f})".format(*position)
@@ -167,6 +171,33 @@ def certify(
                        f"{sorted(allowed - required)} (bypass limits, falls up to {bypass_max_fall_m:g} m)")
     return Certificate(required=required, allowed=allowed, solvable=solvable, bypassed=bypassed, route=built,
                        reason="; ".join(reasons))
+
+
+def reaches(world: World, food: Union[Entity, Sequence[float]], skills: frozenset[str], *, bypass: bool,
+            max_fall_m: float = mechanics.SAFE_FALL_M, sheer_triangles: Optional[np.ndarray] = None) -> bool:
+    """Whether ``food`` (an entity of ``world`` or a point (x, y, z)) can be reached from the spawn
+    with ``skills``: by the bypass search (``BYPASS_CAPABILITIES``) when ``bypass``, else by the
+    route search (``ROUTE_CAPABILITIES``). One half of :func:`certify`, for certificates whose
+    halves search different worlds (an object task's: the terrain as made, and with its items in
+    their solved places)."""
+    skills = _skill_set(skills, "skills")
+    max_fall_m = check.check_number(max_fall_m, "max_fall_m", low=0.0, unit="metres")
+    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
+        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
+                     "a World on Terrain (a height map)")
+    caps = BYPASS_CAPABILITIES if bypass else ROUTE_CAPABILITIES
+    sheer = _check_sheer(sheer_triangles, world.ground.heightmap)
+    return _search(world, _food_position(food), _food_radius_m(food), skills, caps, max_fall_m, sheer) is not None
+
+
+def _check_sheer(sheer, heightmap) -> Optional[np.ndarray]:
+    if sheer is None:
+        return None
+    shape = (heightmap.shape[0] - 1, heightmap.shape[1] - 1, 2)
+    sheer = np.asarray(sheer)
+    if sheer.dtype != bool or sheer.shape != shape:
+        check.refuse("sheer_triangles", f"an array of {sheer.dtype} {sheer.shape}", f"a bool array of shape {shape}")
+    return sheer
 
 
 def require_certificate(world: World, food, required: frozenset[str], allowed: frozenset[str] = frozenset(SKILLS),
@@ -334,11 +365,11 @@ class _Found:
 
 
 def _search(world: World, food, food_radius_m: float, skills: frozenset[str], caps: Capabilities,
-            max_fall_m: float) -> Optional[_Found]:
+            max_fall_m: float, sheer: Optional[np.ndarray] = None) -> Optional[_Found]:
     heightmap = world.ground.heightmap
     spawn = world.spawn_position
     obstacles = Obstacles.of(world)
-    ground = make_ground(heightmap, world.ground.biome_map.climbable, obstacles.grid(heightmap), caps)
+    ground = make_ground(heightmap, world.ground.biome_map.climbable, obstacles.grid(heightmap), caps, sheer)
     if _grasp_distance_m(food, *spawn) <= caps.grasp_reach_m:
         return _Found(ground, None, {})
     starts = _start_nodes(ground, spawn)

@@ -1,67 +1,152 @@
-"""A world's terrain with loose items burned in where a solution puts them.
+"""Solid blocks burned into a world's height map: static boxes and items in their solved places,
+for the solvability certificates of object tasks.
 
-The solvability certificates search the height map only (:mod:`avalon.tasks.kit.routes`): loose
-items are not modelled. An object task proves that its items suffice by burning their *solved*
-geometry (stones stacked at a ledge's foot, a boulder pushed there, a log laid across a chasm)
-into the terrain as :class:`Block` s and searching that: :func:`with_blocks` raises every grid
-point under a block's footprint to the block's top.
+The certificate's searches (:mod:`avalon.tasks.kit.routes`) know only the height map. An object
+task's world holds static boxes (a ledge) and loose items (a boulder, stones, a log) that the
+searches do not see; :func:`with_blocks` raises the grid to each :class:`Block`'s top over its
+footprint (a ledge as it stands, an item where the task's solution puts it), and
+:func:`block_faces` says which height-map triangles stand for a block's side: a box's face is
+vertical, while on the grid it slopes over one cell, so a search must treat those triangles as
+vertical faces (``sheer_triangles`` of :func:`~avalon.tasks.kit.routes.certify`). A block smaller
+than a few cells (a boulder's top on a 1 m grid is one grid point) needs a finer grid:
+:func:`refined` gives the same surface on one (exactly: each new triangle lies in one old one).
+:func:`window` cuts the terrain round a place into a world of its own, so a certificate's search
+costs as the part it needs does.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 import attr
 import numpy as np
 
 from avalon import validation as check
-from avalon.datagen.world import Terrain, World
+from avalon.datagen.terrain import HeightMap
+from avalon.datagen.world import Entity, Terrain, World
+from avalon.rules.tools import TOOL_SIZE_M
+from avalon.tasks.kit.geometry import ground_height, triangle_corner_heights
+
+#: A triangle whose corners span more than this (some inside a block, some outside) is a block's side, metres.
+FACE_MIN_RISE_M = 0.05
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class Block:
-    """A box standing on the terrain: its footprint (centre, size along its own x and z, turned by
-    ``yaw_rad`` about +y as a Godot node is) and the height of its top. Metres and radians."""
+    """A solid upright block: its footprint's centre (x, z), its width along its local x and depth
+    along its local z, its yaw (Godot's: about +y) and the height of its flat top. Metres, radians."""
 
-    centre_x_m: float = attr.ib(validator=check.finite())
-    centre_z_m: float = attr.ib(validator=check.finite())
-    #: Footprint width along the block's own x and depth along its own z.
+    centre: tuple[float, float] = attr.ib(converter=lambda c: (float(c[0]), float(c[1])))
     width_m: float = attr.ib(validator=check.positive())
     depth_m: float = attr.ib(validator=check.positive())
-    #: World height of its top surface.
-    top_m: float = attr.ib(validator=check.finite())
     yaw_rad: float = attr.ib(default=0.0, validator=check.finite())
+    top_m: float = attr.ib(validator=check.finite())
+
+    @classmethod
+    def of_entity(cls, entity: Entity) -> "Block":
+        """The block of a static ``box`` (its ``size``) or of a tool resting where it is (its
+        bounding box at its ``safe_scale``)."""
+        if entity.kind == "box":
+            width, height, depth = (float(v) for v in entity.param("size"))
+        elif entity.kind in TOOL_SIZE_M:
+            scale = float(entity.param("safe_scale", 1.0))
+            width, height, depth = (float(v) * scale for v in TOOL_SIZE_M[entity.kind])
+        else:
+            raise ValueError(f"Block.of_entity: {entity.name} is a {entity.kind!r}: expected a 'box' or a tool")
+        x, y, z = entity.position
+        return cls(centre=(x, z), width_m=width, depth_m=depth, yaw_rad=entity.yaw_rad, top_m=y + height / 2.0)
+
+    def local(self, x, z) -> tuple[np.ndarray, np.ndarray]:
+        """World (x, z) (arrays broadcast) in the block's frame: (right, back) from its centre."""
+        c, s = math.cos(self.yaw_rad), math.sin(self.yaw_rad)
+        dx = np.asarray(x, dtype=np.float64) - self.centre[0]
+        dz = np.asarray(z, dtype=np.float64) - self.centre[1]
+        return c * dx - s * dz, s * dx + c * dz
 
     def covers(self, x, z) -> np.ndarray:
-        """True where the points (x, z) lie on the footprint (edges included)."""
-        dx = np.asarray(x, dtype=np.float64) - self.centre_x_m
-        dz = np.asarray(z, dtype=np.float64) - self.centre_z_m
-        cos, sin = math.cos(self.yaw_rad), math.sin(self.yaw_rad)
-        # Into the block's own frame (a turn by yaw about +y maps its x axis to (cos, -sin) in x, z).
-        along_x = dx * cos - dz * sin
-        along_z = dx * sin + dz * cos
-        return (np.abs(along_x) <= self.width_m / 2 + 1e-9) & (np.abs(along_z) <= self.depth_m / 2 + 1e-9)
+        """Whether (x, z) (arrays broadcast) lies on the footprint (edges included)."""
+        right, back = self.local(x, z)
+        return (np.abs(right) <= self.width_m / 2.0 + 1e-9) & (np.abs(back) <= self.depth_m / 2.0 + 1e-9)
 
 
-def with_blocks(world: World, blocks) -> World:
-    """``world`` with every terrain grid point under a block's footprint raised to its top (never
-    lowered): what the certificate searches to prove a solution with the items in place. The
-    biome map (climbability, colours) is kept. ``ValueError`` for a world without terrain or
-    anything but :class:`Block` s."""
+def refined(world: World, factor: int) -> World:
+    """``world`` on a grid ``factor`` times finer: the same terrain surface (heights sampled on the
+    collider's triangles: each new triangle lies within one old one, so the surface is unchanged);
+    biome and colour from the nearest old point; a new point climbable where an old point next to
+    it is (a search for a bypass must not miss a hold; the object tasks' routes do not climb)."""
+    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
+        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
+                     "a World on Terrain (a height map)")
+    factor = check.check_int(factor, "factor", low=1, high=8)
+    if factor == 1:
+        return world
+    biome_map = world.ground.biome_map
+    coarse = biome_map.heightmap
+    n = (coarse.shape[0] - 1) * factor + 1
+    coords = np.linspace(-coarse.half_size_m, coarse.half_size_m, n)
+    x, z = np.meshgrid(coords, coords)
+    heights = ground_height(coarse, x, z)
+    fine = HeightMap(heights=heights.astype(coarse.heights.dtype), size_m=coarse.size_m, water_height_m=coarse.water_height_m)
+    nearest = np.rint(np.arange(n) / factor).astype(np.int64)
+    below, above = np.arange(n) // factor, -(-np.arange(n) // factor)
+    climbable = np.zeros((n, n), dtype=bool)
+    for rows in (below, above):
+        for cols in (below, above):
+            climbable |= biome_map.climbable[np.ix_(rows, cols)]
+    refined_map = attr.evolve(biome_map, heightmap=fine, biome_ids=biome_map.biome_ids[np.ix_(nearest, nearest)],
+                              climbable=climbable, colors=biome_map.colors[np.ix_(nearest, nearest)])
+    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=refined_map))
+
+
+def _grid_cover(heightmap: HeightMap, blocks: Iterable[Block]) -> tuple[np.ndarray, np.ndarray]:
+    """(heights with every block's top over its footprint's grid points, which points a block covers)."""
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    heights = heightmap.heights.astype(np.float64)
+    covered = np.zeros(heights.shape, dtype=bool)
+    for block in blocks:
+        inside = block.covers(x, z)
+        heights = np.where(inside, np.maximum(heights, block.top_m), heights)
+        covered |= inside
+    return heights, covered
+
+
+def with_blocks(world: World, blocks: Iterable[Block]) -> World:
+    """``world`` with its height map raised to each block's top over the block's footprint (grid
+    points on it) and those points not climbable (a block is neither terrain nor a hold). Its
+    entities are kept: drop the ones the blocks stand for first (the route search keeps the body
+    out of static boxes)."""
     if not isinstance(world, World) or not isinstance(world.ground, Terrain):
         check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
                      "a World on Terrain (a height map)")
     blocks = tuple(blocks)
     for block in blocks:
         if not isinstance(block, Block):
-            check.refuse("blocks", block, "a sequence of Block")
-    heightmap = world.ground.heightmap
-    heights = heightmap.heights.astype(np.float64)
+            check.refuse("blocks", block, "a sequence of Block instances")
+    biome_map = world.ground.biome_map
+    heights, covered = _grid_cover(biome_map.heightmap, blocks)
+    raised = attr.evolve(biome_map, heightmap=biome_map.heightmap.with_heights(heights.astype(biome_map.heightmap.heights.dtype)),
+                         climbable=biome_map.climbable & ~covered)
+    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=raised))
+
+
+def block_faces(heightmap: HeightMap, blocks: Iterable[Block]) -> np.ndarray:
+    """Per triangle of ``heightmap`` (bool [n-1, n-1, 2], as ``triangle_slopes_deg``): whether it
+    joins grid points on a block to points off it and rises more than ``FACE_MIN_RISE_M`` (a
+    block's vertical side, on the grid a slope over one cell). ``heightmap`` is the map the blocks
+    were burned into."""
     x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    covered = np.zeros(heightmap.shape, dtype=bool)
     for block in blocks:
-        heights = np.where(block.covers(x, z), np.maximum(heights, block.top_m), heights)
-    biome_map = attr.evolve(world.ground.biome_map, heightmap=heightmap.with_heights(heights.astype(heightmap.heights.dtype)))
-    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=biome_map))
+        covered |= block.covers(x, z)
+    # The triangles' corners as triangle_corner_heights orders them: cell (r, c) triangle 0 is
+    # (r, c), (r, c+1), (r+1, c); triangle 1 is (r+1, c+1), (r+1, c), (r, c+1).
+    a, b, c, d = covered[:-1, :-1], covered[:-1, 1:], covered[1:, :-1], covered[1:, 1:]
+    first = np.stack([a, b, c], axis=-1)
+    second = np.stack([d, c, b], axis=-1)
+    mixed = np.stack([first.any(-1) & ~first.all(-1), second.any(-1) & ~second.all(-1)], axis=-1)
+    corners = triangle_corner_heights(heightmap)
+    return mixed & (corners.max(axis=-1) - corners.min(axis=-1) > FACE_MIN_RISE_M)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
