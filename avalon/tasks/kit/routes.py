@@ -179,6 +179,23 @@ def require_certificate(world: World, food, required: frozenset[str], allowed: f
     return certificate
 
 
+def bypass_reaches(world: World, food: Union[Entity, Sequence[float]], allowed: frozenset[str] = frozenset(SKILLS), *,
+                   max_fall_m: float = mechanics.LETHAL_FALL_M) -> bool:
+    """Whether the bypass search (:data:`BYPASS_CAPABILITIES`, falls up to ``max_fall_m``) reaches
+    ``food`` from the spawn of ``world`` with ``allowed``: for a task whose obstacle no skill
+    crosses (an object task: the terrain alone must give no way to the food). ``ValueError`` as
+    :func:`certify`."""
+    allowed = _skill_set(allowed, "allowed")
+    if "walk" not in allowed:
+        check.refuse("allowed", sorted(allowed), "a set of skills that includes 'walk'")
+    max_fall_m = check.check_number(max_fall_m, "max_fall_m", low=0.0, unit="metres")
+    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
+        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
+                     "a World on Terrain (a height map)")
+    position = _food_position(food)
+    return _search(world, position, _food_radius_m(food), allowed, BYPASS_CAPABILITIES, max_fall_m) is not None
+
+
 # --- the search ------------------------------------------------------------------------------------
 
 
