@@ -83,7 +83,7 @@ from avalon.tasks.kit.sites import (
     site_mask,
     tree_behind_food,
 )
-from avalon.tasks.kit.solved import Block, footprint_ground_m, with_blocks
+from avalon.tasks.kit.solved import Block, block_mask, footprint_ground_m, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -92,9 +92,10 @@ class BridgeKnobs:
     """Every factor of a bridge world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
     Bands are drawn from uniformly."""
 
-    #: Radial width of the chasm outside the bridgeable stretch, metres (9.5 m to 10.5 m: wider
-    #: than the 9 m log, so it bridges nowhere else).
-    chasm_width_m: Ramp = Ramp(9.5, 1.0)
+    #: Radial width of the chasm outside the bridgeable stretch, metres (10.5 m to 11.5 m: on the
+    #: one-metre grid the span between its rims stays wider than the 9 m log, so it bridges
+    #: nowhere else).
+    chasm_width_m: Ramp = Ramp(10.5, 1.0)
     #: Radial width of the trench along the bridgeable stretch, metres (6.3 m to 6.7 m: no jump
     #: clears it; the log rests about 1.3 m to 1.1 m on each side).
     bridge_gap_m: Ramp = Ramp(6.3, 0.4)
@@ -135,6 +136,8 @@ LOG_SIZE_M = tuple(v * LOG_SCALE for v in TOOL_SIZE_M["log"])
 #: A log laid across rests at least this much of its length on the ground at each end, metres
 #: (``tests/env/test_tools_in_use.py`` laid it 0.35 m onto the near side).
 MIN_REST_M = 0.4
+#: A log is put this far above the highest ground under it, metres.
+REST_CLEARANCE_M = 0.005
 #: Ground under an item within this below its bottom supports it, metres.
 REST_TOLERANCE_M = 0.1
 #: Radius of the plateau the fruit tree stands on, inside the chasm, metres.
@@ -167,6 +170,8 @@ FOOD_INSIDE_PLATEAU_M = 1.0
 LOG_BEYOND_CHASM_M = 1.5
 #: The spawn and the food keep at least this far from the log's footprint, metres.
 LOG_CLEARANCE_M = 1.0
+#: The chasm's span outside the stretch is measured every this many degrees round the ring.
+SPAN_STEP_DEG = 5.0
 #: Keep-clear corridors for plants: the way to the log, along it, on to the food (half width, metres).
 CORRIDOR_HALF_WIDTH_M = 1.5
 #: Full world builds tried on one terrain before giving up on it.
@@ -237,7 +242,12 @@ def resting_log(heightmap: HeightMap, centre: XZ, yaw_rad: float, name: str = "l
     """The log of this task with its footprint centred on ``centre``, turned by ``yaw_rad``, its
     bottom on the highest ground under the footprint (never in the terrain)."""
     probe = Block(centre=centre, width_m=LOG_SIZE_M[0], length_m=LOG_SIZE_M[2], yaw_rad=yaw_rad, top_m=0.0)
-    bottom = float(footprint_ground_m(heightmap, probe).max())
+    # The surface is flat on each triangle: its highest point under the footprint is a grid point
+    # inside it or on its outline, sampled finely; a few millimetres more keep every corner clear.
+    inside = block_mask(heightmap, probe, widen=False)
+    highest = max(float(footprint_ground_m(heightmap, probe, spacing_m=0.05).max()),
+                  float(heightmap.heights[inside].max()) if inside.any() else -np.inf)
+    bottom = highest + REST_CLEARANCE_M
     return tool_entity("log", name, (centre[0], bottom, centre[1]), yaw_rad=yaw_rad, safe_scale=LOG_SCALE)
 
 
@@ -255,6 +265,28 @@ def end_rests_m(heightmap: HeightMap, log: Entity) -> tuple[float, float]:
     last = int(np.argmin(resting[::-1])) if not resting.all() else along.size
     step = along[1] - along[0]
     return first * step, last * step
+
+
+def radial_span_m(heightmap: HeightMap, chasm: BridgeChasm, angle_rad: float) -> float:
+    """Length of the ray from the chasm's centre at ``angle_rad`` over which the ground lies lower
+    than a log resting on both rims would touch (``REST_TOLERANCE_M`` below the lower rim: the
+    plateau's edge inside, the ground beyond the chasm outside), metres: the span a log must
+    bridge there."""
+    radii = np.arange(0.0, chasm.outer_radius_m + 1.0, 0.02)
+    x = chasm.centre[0] + radii * math.cos(angle_rad)
+    z = chasm.centre[1] + radii * math.sin(angle_rad)
+    heights = np.asarray(ground_height(heightmap, x, z))
+    rim = min(heights[radii <= PLATEAU_RADIUS_M - CHASM_NOISE_M].min(), heights[-1])
+    return float((heights < rim - REST_TOLERANCE_M).sum() * (radii[1] - radii[0]))
+
+
+def narrowest_outside_stretch_m(heightmap: HeightMap, chasm: BridgeChasm) -> float:
+    """The narrowest :func:`radial_span_m` round the ring outside the stretch (and two metres
+    of arc beyond each of its sides), every ``SPAN_STEP_DEG``, metres."""
+    stretch = math.radians(chasm.stretch_angle_deg)
+    half = chasm.half_angle_rad() + 2.0 / (PLATEAU_RADIUS_M + chasm.width_m / 2.0)
+    count = int(math.ceil(math.degrees(2 * math.pi - 2 * half) / SPAN_STEP_DEG)) + 1
+    return min(radial_span_m(heightmap, chasm, angle) for angle in np.linspace(stretch + half, stretch + 2 * math.pi - half, count))
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -491,6 +523,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             climbable, unclimbable = climbable_outer_half(ringed, natural, width)
             biome_map = make_biomes(streams.biomes, stepped, config, climbable, unclimbable)
             ground = biome_map.heightmap
+            span = narrowest_outside_stretch_m(ground, chasm)
+            if span <= LOG_SIZE_M[2]:
+                raise ImpossibleWorldError(f"bridge: the chasm outside its stretch spans only {span:.2f} m: the log would bridge it")
             solved_log = resting_log(ground, _at(centre, stretch, edge(stretch) + width / 2.0), _radial_yaw(stretch))
             if in_place:
                 log = solved_log

@@ -65,12 +65,12 @@ class Block:
                                 self.centre[1] - u.ravel() * ax + v.ravel() * az])
 
 
-def block_mask(heightmap: HeightMap, block: Block) -> np.ndarray:
-    """The grid points :func:`with_blocks` raises for ``block``: those inside its footprint, the
-    footprint widened to two grid cells across when it is narrower."""
+def block_mask(heightmap: HeightMap, block: Block, widen: bool = True) -> np.ndarray:
+    """The grid points inside ``block``'s footprint; with ``widen`` (what :func:`with_blocks`
+    raises), the footprint widened to two grid cells across when it is narrower."""
     x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
     across, along = block.local(x, z)
-    half_width = max(block.width_m / 2.0, heightmap.cell_size_m)
+    half_width = max(block.width_m / 2.0, heightmap.cell_size_m) if widen else block.width_m / 2.0
     return (np.abs(across) <= half_width) & (np.abs(along) <= block.length_m / 2.0)
 
 
