@@ -97,7 +97,8 @@ class BridgeKnobs:
     #: nowhere else).
     chasm_width_m: Ramp = Ramp(10.5, 1.0)
     #: Radial width of the trench along the bridgeable stretch, metres (6.3 m to 6.7 m: no jump
-    #: clears it; the log rests about 1.3 m to 1.1 m on each side).
+    #: clears it; the 9 m log rests nominally 1.35 m to 1.15 m on each side, at least MIN_REST_M on
+    #: the generated terrain).
     bridge_gap_m: Ramp = Ramp(6.3, 0.4)
     #: Length of the bridgeable stretch along the ring (at the middle of the chasm), metres (12 m
     #: to 3 m).
