@@ -175,6 +175,8 @@ LOG_CLEARANCE_M = 1.0
 SPAN_STEP_DEG = 5.0
 #: Keep-clear corridors for plants: the way to the log, along it, on to the food (half width, metres).
 CORRIDOR_HALF_WIDTH_M = 1.5
+#: Plants keep this far from the ring a log is carried along, metres.
+CARRY_CLEARANCE_M = 3.0
 #: Full world builds tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 3
 #: The route walks up to the log's outer end to this far before it, and jumps onto it this far
@@ -306,6 +308,17 @@ class BridgeLayout:
         return self.outdoor.world
 
 
+def carry_corridor(chasm: BridgeChasm, radius_m: float, log_centre: XZ) -> list[tuple[float, float, float]]:
+    """Keep-clear discs along the ring at ``radius_m`` from the log's middle round to the stretch,
+    ``CARRY_CLEARANCE_M`` round: the way a log carried along the ring sweeps (it sticks out
+    ahead of the agent, off the ring's tangent)."""
+    centre = np.asarray(chasm.centre)
+    start = math.atan2(log_centre[1] - centre[1], log_centre[0] - centre[0])
+    turn = math.remainder(math.radians(chasm.stretch_angle_deg) - start, 2 * math.pi)
+    count = max(2, int(abs(turn) * radius_m / CARRY_CLEARANCE_M) + 2)
+    return [(*_at(chasm.centre, start + turn * k / (count - 1), radius_m + 1.0), CARRY_CLEARANCE_M) for k in range(count)]
+
+
 def levelled(natural: HeightMap, centre: XZ, radius_m: float) -> HeightMap:
     """``natural`` levelled to its height at ``centre`` out to ``radius_m``, blending back to it
     over ``LEVEL_BLEND_M`` (smoothstep)."""
@@ -317,14 +330,12 @@ def levelled(natural: HeightMap, centre: XZ, radius_m: float) -> HeightMap:
     return natural.with_heights(heights + weight * (level - heights))
 
 
-def crossing_route(world: World, solved_log: Entity, food: XZ) -> Route:
-    """The scripted crossing of a log laid across the trench: walk to before its outer end (the
-    one nearer the spawn), jump onto it, walk along its top, step off beyond its inner end, walk
-    to beside the food."""
-    heightmap = world.ground.heightmap
-    block = log_block(solved_log)
-    spawn = (world.spawn_position[0], world.spawn_position[2])
-    sign = 1.0 if math.dist(block.end(1.0), spawn) < math.dist(block.end(-1.0), spawn) else -1.0
+def crossing_steps(heightmap: HeightMap, log: Entity, start: XZ, food: XZ) -> list[RouteStep]:
+    """The crossing of a log laid across the trench, from ``start`` on its outer side (the end
+    nearer ``start``): walk to before its outer end, jump onto it, walk along its top, step off
+    beyond its inner end, walk to beside the food."""
+    block = log_block(log)
+    sign = 1.0 if math.dist(block.end(1.0), start) < math.dist(block.end(-1.0), start) else -1.0
     ax, az = block.axis
     outer = block.end(sign)
     inward = (-sign * ax, -sign * az)
@@ -335,18 +346,27 @@ def crossing_route(world: World, solved_log: Entity, food: XZ) -> Route:
     def on_ground(point: XZ) -> tuple[float, float, float]:
         return point[0], float(ground_height(heightmap, *point)), point[1]
 
+    def on_top(point: XZ) -> tuple[float, float, float]:
+        return point[0], block.top_m, point[1]
+
     length = block.length_m
-    beside = food if math.dist(food, along(length + LAND_BEYOND_END_M)) < 1.0 else \
-        tuple(np.asarray(food) + 0.8 * (np.asarray(along(length)) - np.asarray(food)) / math.dist(food, along(length)))
-    steps = [
+    landing = along(length + LAND_BEYOND_END_M)
+    away = math.dist(food, landing)
+    beside = landing if away < 1.0 else tuple(np.asarray(food) + 0.8 * (np.asarray(landing) - np.asarray(food)) / away)
+    return [
         RouteStep("walk", on_ground(along(-APPROACH_BEFORE_END_M))),
-        RouteStep("jump", (*along(MOUNT_PAST_END_M)[:1], block.top_m, along(MOUNT_PAST_END_M)[1])),
-        RouteStep("walk", (*along(length - DISMOUNT_BEFORE_END_M)[:1], block.top_m,
-                           along(length - DISMOUNT_BEFORE_END_M)[1])),
-        RouteStep("fall", on_ground(along(length + LAND_BEYOND_END_M))),
+        RouteStep("jump", on_top(along(MOUNT_PAST_END_M))),
+        RouteStep("walk", on_top(along(length - DISMOUNT_BEFORE_END_M))),
+        RouteStep("fall", on_ground(landing)),
         RouteStep("walk", on_ground(beside)),
     ]
-    return Route(start=world.spawn_position, steps=steps)
+
+
+def crossing_route(world: World, solved_log: Entity, food: XZ) -> Route:
+    """The route from the spawn over ``solved_log`` laid across the trench to beside the food
+    (:func:`crossing_steps`)."""
+    spawn = (world.spawn_position[0], world.spawn_position[2])
+    return Route(start=world.spawn_position, steps=crossing_steps(world.ground.heightmap, solved_log, spawn, food))
 
 
 def check_bridge(world: World, solved_log: Entity) -> Certificate:
@@ -404,9 +424,10 @@ def _beside(heightmap: HeightMap, block: Block, sign: float) -> tuple[float, flo
     return x, float(ground_height(heightmap, x, z)), z
 
 
-def solved_log_of(world: World) -> Entity:
-    """Where the log of a bridge world goes across the trench: the world's log when it lies there,
-    else rebuilt from the world's seed (``build_world``'s retry rule, default config)."""
+def layout_of(world: World) -> BridgeLayout:
+    """The layout of a bridge world (where its log goes across the trench, its chasm), rebuilt
+    from the world's seed with ``build_world``'s retry rule and the default config; ``ValueError``
+    for another task's world or one made with another config."""
     from avalon.tasks import with_retries  # the registry imports this module
 
     if world.task != "bridge":
@@ -415,12 +436,12 @@ def solved_log_of(world: World) -> Entity:
     if layout.world.spawn_position != world.spawn_position:
         raise ValueError(f"the bridge world of difficulty {world.difficulty} and seed {world.seed} has another spawn "
                          f"than the one its seed builds: was it made with another config?")
-    return layout.solved_log
+    return layout
 
 
 def certificate(world: World) -> Certificate:
     """The solvability certificate of a bridge world (see the module doc)."""
-    return check_bridge(world, solved_log_of(world))
+    return check_bridge(world, layout_of(world).solved_log)
 
 
 def log_hides(heightmap: HeightMap, block: Block, spawn: XZ, food: XZ) -> bool:
@@ -554,7 +575,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                          *corridor_discs(solved_block.end(1.0), solved_block.end(-1.0), CORRIDOR_HALF_WIDTH_M),
                          *corridor_discs(solved_block.end(-1.0), food_at, CORRIDOR_HALF_WIDTH_M),
                          *corridor_discs(spawn_at, log_now.centre, CORRIDOR_HALF_WIDTH_M),
-                         *corridor_discs(log_now.end(1.0), log_now.end(-1.0), CORRIDOR_HALF_WIDTH_M + 0.5)]
+                         *corridor_discs(log_now.end(1.0), log_now.end(-1.0), CORRIDOR_HALF_WIDTH_M + 0.5),
+                         *carry_corridor(chasm, edge(stretch) + width + LOG_BEYOND_CHASM_M, log_now.centre)]
             foods = [FoodPlacement(kind="apple", x=food_at[0], z=food_at[1],
                                    yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
             outdoor = assemble_outdoor_world(

@@ -13,7 +13,11 @@ the food. Two things differ from a terrain route:
   (``tests/env/test_tools_in_use.py`` does the same).
 
 :class:`LogBridgeFollower` is a :class:`~avalon.agent.scripted.follower.RouteFollower` with both.
-Fetching a log that lies elsewhere and laying it across is not scripted yet (docs/tasks.md).
+Where the log lies elsewhere, :class:`LayLogAcross` fetches it first: it grasps the log's end
+(standing on its axis, looking down at it: in the mouse-and-keyboard space the hand goes where the
+camera looks), carries it held out ahead along the ring to the stretch, turns to face the
+chasm's centre, walks to the brink and lets go; where the log lies then is worked out from the
+hand (a held item follows it rigidly), and the crossing runs over it.
 """
 
 from __future__ import annotations
@@ -23,12 +27,17 @@ from collections.abc import Iterator, Sequence
 from typing import Optional
 
 import attr
+import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
+from avalon.agent.scripted.body import Body, wrap_angle
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
+from avalon.agent.scripted.ground import Ground
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
+from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
 from avalon.rules.tools import TOOL_SIZE_M
+from avalon.tasks import bridge as bridge_task
 from avalon.tasks.kit.route import Route
 from avalon.validation import float_triple
 
@@ -99,9 +108,164 @@ def bridge_primitives(route: Route) -> list[Primitive]:
     return [MountLog(primitive.target) if primitive.name == "jump" else primitive for primitive in primitives]
 
 
-class LogBridgeFollower(RouteFollower):
-    """Follows a bridge route over the logs of ``world`` (see the module doc), then eats the food."""
+#: The agent grasps the log standing this far beyond its end on its axis, metres.
+GRASP_STAND_OFF_M = 0.6
+#: ...closing the hand on its top this far in from the end, metres.
+GRIP_FROM_END_M = 0.15
+#: The hand tries this many steps to close on the log.
+GRASP_STEPS = 20
+#: Carrying along the ring, the agent walks straight between points this far apart, metres.
+CARRY_LEG_M = 2.0
+#: A carrying walk is done this close to its point, metres.
+CARRY_TOLERANCE_M = 0.15
+#: The agent turns on the spot (the log sweeps round) when its heading is off by more than this, radians.
+CARRY_TURN_RAD = math.radians(20.0)
+#: Steps to wait after letting go, for the log to come to rest.
+SETTLE_STEPS = 6
 
-    def __init__(self, world: World, route: Route) -> None:
+
+def _hand_world(body: Body, hand: int = 1) -> np.ndarray:
+    """A hand's centre in the world."""
+    x, y, z = body.hand_positions[hand]
+    c, s = math.cos(body.yaw_rad), math.sin(body.yaw_rad)
+    return np.array([body.position[0] + c * x + s * z, body.position[1] + y, body.position[2] - s * x + c * z])
+
+
+def _grasping_action(**parts: float) -> Action:
+    return action(right_grasp=1, **parts)
+
+
+def _carry_to(situation: Situation, goal, tolerance_m: float = CARRY_TOLERANCE_M) -> Iterator[Action]:
+    """Holding on, turn on the spot to face ``goal`` (x, z) and walk straight to it."""
+    for _ in range(200):
+        body = situation.body
+        if not body.grasping[1]:
+            raise PrimitiveFailed(f"dropped the log on the way to {tuple(round(v, 2) for v in goal)} ({describe(body)})")
+        distance = body.horizontal_distance_m((goal[0], goal[-1]))
+        if distance <= tolerance_m:
+            return
+        error = body.yaw_error_rad((goal[0], goal[-1]))
+        forward = 0.0 if abs(error) > CARRY_TURN_RAD else min(1.0, distance / WALK_PER_STEP_M) * math.cos(error)
+        yield _grasping_action(move_forward=forward, head_yaw=turn_rate(error), head_pitch=turn_rate(-body.head_pitch_rad))
+    raise PrimitiveFailed(f"never got to {tuple(round(v, 2) for v in goal)} carrying the log ({describe(situation.body)})")
+
+
+def _turn_to(situation: Situation, yaw_rad: float) -> Iterator[Action]:
+    """Holding on, turn on the spot to ``yaw_rad``."""
+    for _ in range(60):
+        error = wrap_angle(yaw_rad - situation.body.yaw_rad)
+        if abs(error) < 0.01:
+            return
+        yield _grasping_action(head_yaw=turn_rate(error))
+
+
+@attr.s(auto_attribs=True)
+class LayLogAcross(Primitive):
+    """Fetch ``log`` (the World spec's) and lay it where ``solved`` lies across a chasm round
+    ``centre`` (x, z), carrying it along the ring; then cross on it to ``food`` (x, z) (the
+    crossing's primitives, on the ground with the log where it was laid)."""
+
+    log: Entity
+    solved: Entity
+    centre: tuple[float, float]
+    food: tuple[float, float]
+    #: Where the log was laid (estimated from the hand), once it has been.
+    laid: Optional[Entity] = attr.ib(default=None, init=False)
+    name = "lay log"
+
+    def budget_steps(self, situation: Situation) -> int:
+        return 3000
+
+    def actions(self, situation: Situation) -> Iterator[Action]:
+        world, block, solved = situation.world, bridge_task.log_block(self.log), bridge_task.log_block(self.solved)
+        centre = np.asarray(self.centre)
+        # Grip the end farther from the stretch: the log then points round the ring the way it goes.
+        stretch = np.asarray(solved.centre) - centre
+        sign = 1.0 if math.dist(block.end(1.0), tuple(centre + stretch)) > math.dist(block.end(-1.0), tuple(centre + stretch)) else -1.0
+        end = np.asarray(block.end(sign))
+        axis = np.asarray(block.axis) * -sign  # from the gripped end along the log
+        stand = end - axis * GRASP_STAND_OFF_M
+        ground = situation.ground
+        yield from WalkTo((stand[0], ground.height(*stand), stand[1]), tolerance_m=0.15).actions(situation)
+        grip = end + axis * GRIP_FROM_END_M
+        grip_point = (grip[0], block.top_m, grip[1])
+        for _ in range(40):  # face along the log
+            error = situation.body.yaw_error_rad(grip_point)
+            if abs(error) < 0.02:
+                break
+            yield action(head_yaw=turn_rate(error))
+        for _ in range(GRASP_STEPS):
+            body = situation.body
+            if body.grasping[1]:
+                break
+            pitch = body.pitch_to_rad(grip_point) - body.head_pitch_rad
+            yield action(right_grasp=1, head_pitch=turn_rate(pitch), head_yaw=turn_rate(body.yaw_error_rad(grip_point)))
+        else:
+            raise PrimitiveFailed(f"the hand did not close on the log's end at {grip_point} ({describe(situation.body)})")
+        # The log follows the hand rigidly: keep where it lies relative to the hand, in the body's frame.
+        body = situation.body
+        hand = _hand_world(body)
+        offset = body.to_body_frame(np.array(self.log.position)) - body.to_body_frame(hand)
+        relative_yaw = wrap_angle(self.log.yaw_rad - body.yaw_rad)
+        for _ in range(8):  # stand up, the hand (and the log) back to carrying height
+            yield _grasping_action(head_pitch=turn_rate(-situation.body.head_pitch_rad))
+        # Along the ring, beyond the chasm, to the stretch's direction...
+        radius = float(np.hypot(*(np.asarray(situation.body.xz) - centre)))
+        here = math.atan2(situation.body.xz[1] - centre[1], situation.body.xz[0] - centre[0])
+        target = math.atan2(stretch[1], stretch[0])
+        turn = math.remainder(target - here, 2 * math.pi)
+        legs = max(1, int(math.ceil(abs(turn) * radius / CARRY_LEG_M)))
+        for k in range(1, legs + 1):
+            angle = here + turn * k / legs
+            yield from _carry_to(situation, (centre[0] + radius * math.cos(angle), centre[1] + radius * math.sin(angle)))
+        # ...face the centre (the log swings out over the chasm) and walk in to the brink.
+        inward = -stretch / np.linalg.norm(stretch)
+        facing = math.atan2(-inward[0], -inward[1])
+        # The heading that turns the held log onto the solved log's axis (the closer of its two ways round).
+        aligned = wrap_angle(self.solved.yaw_rad - relative_yaw)
+        if abs(wrap_angle(aligned - facing)) > math.pi / 2:
+            aligned = wrap_angle(aligned + math.pi)
+        yield from _turn_to(situation, aligned)
+        body = situation.body
+        # Where the body stands when the log, held as it is, lies where the solved log does.
+        c, s = math.cos(body.yaw_rad), math.sin(body.yaw_rad)
+        ox, oy, oz = offset + body.to_body_frame(_hand_world(body))
+        log_from_body = np.array([c * ox + s * oz, -s * ox + c * oz])
+        brink = np.asarray(solved.centre) - log_from_body
+        yield from _carry_to(situation, (brink[0], brink[1]), tolerance_m=0.1)
+        yield from _turn_to(situation, aligned)
+        body = situation.body
+        hand = _hand_world(body)
+        c, s = math.cos(body.yaw_rad), math.sin(body.yaw_rad)
+        ox, _, oz = offset
+        position = (hand[0] + c * ox + s * oz, hand[2] - s * ox + c * oz)
+        yield action()  # let go
+        for _ in range(SETTLE_STEPS):
+            yield action()
+        heightmap = world.ground.heightmap
+        self.laid = bridge_task.resting_log(heightmap, position, wrap_angle(body.yaw_rad + relative_yaw), name=self.log.name)
+        # Cross on it, the agent's ground now knowing the log where it was laid.
+        others = [entity for entity in world.entities if entity is not self.log]
+        situation.ground = Ground(bridged_world(attr.evolve(world, entities=others), [self.laid]))
+        steps = bridge_task.crossing_steps(heightmap, self.laid, situation.body.xz, self.food)
+        for primitive in bridge_primitives(Route(start=situation.body.position, steps=steps)):
+            primitive.budget_steps(situation)
+            yield from primitive.actions(situation)
+
+
+class LogBridgeFollower(RouteFollower):
+    """Follows a bridge route over the logs of ``world`` (see the module doc), then eats the food.
+    ``layout`` says where the log goes across the trench (default: ``bridge.layout_of(world)``); a
+    world whose log lies elsewhere is fetched and laid there first (:class:`LayLogAcross`)."""
+
+    def __init__(self, world: World, route: Route, layout: Optional[bridge_task.BridgeLayout] = None) -> None:
+        layout = bridge_task.layout_of(world) if layout is None else layout
+        solved = layout.solved_log
+        log = next(entity for entity in world.entities if entity.kind == "log")
         super().__init__(bridged_world(world), route, foods=world.food)
-        self._primitives = bridge_primitives(route) + self._primitives[len(route_primitives(route)):]
+        eat = self._primitives[len(route_primitives(route)):]
+        if math.dist(log.position, solved.position) < 0.05:
+            self._primitives = bridge_primitives(route) + eat
+        else:
+            food = world.food[0].position
+            self._primitives = [LayLogAcross(log, solved, layout.chasm.centre, (food[0], food[2]))] + eat
