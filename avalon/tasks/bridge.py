@@ -139,6 +139,15 @@ LOG_SIZE_M = tuple(v * LOG_SCALE for v in TOOL_SIZE_M["log"])
 MIN_REST_M = 0.4
 #: A log is put this far above the highest ground under it, metres.
 REST_CLEARANCE_M = 0.005
+#: Piers: static stone boxes under the laid log's ends, over the ground it rests on there, their
+#: tops this far above it, metres (a box resting on the height field's lip, at 10 physics steps
+#: a second, slid off into the trench in 3 of 10 worlds; on boxes it stays)...
+PIER_LIFT_M = 0.05
+#: ...this much wider than the log on each side and this tall (the rest buried), metres.
+PIER_SIDE_M = 0.1
+PIER_HEIGHT_M = 0.5
+#: Their colour (RGB): a grey stone.
+PIER_COLOR = (0.5, 0.48, 0.45)
 #: Ground under an item within this below its bottom supports it, metres.
 REST_TOLERANCE_M = 0.1
 #: Radius of the plateau the fruit tree stands on, inside the chasm, metres.
@@ -292,6 +301,28 @@ def narrowest_outside_stretch_m(heightmap: HeightMap, chasm: BridgeChasm) -> flo
     return min(radial_span_m(heightmap, chasm, angle) for angle in np.linspace(stretch + half, stretch + 2 * math.pi - half, count))
 
 
+def piers_under(heightmap: HeightMap, log: Entity) -> tuple[tuple[Entity, Entity], Entity]:
+    """Two piers under the ends of ``log`` (resting on the terrain across the trench), each as long
+    as the log rests on the ground there (:func:`end_rests_m`), and the log raised onto them."""
+    block = log_block(log)
+    top = log.position[1] - LOG_SIZE_M[1] / 2.0 + PIER_LIFT_M
+    ax, az = block.axis
+    piers = []
+    for index, (sign, rest) in enumerate(zip((-1.0, 1.0), end_rests_m(heightmap, log))):
+        x, z = block.end(sign)
+        x, z = x - sign * rest / 2.0 * ax, z - sign * rest / 2.0 * az
+        piers.append(Entity(kind="box", name=f"pier_{index}", position=(x, top - PIER_HEIGHT_M / 2.0, z), yaw_rad=log.yaw_rad,
+                            params={"size": (block.width_m + 2 * PIER_SIDE_M, PIER_HEIGHT_M, rest), "color": PIER_COLOR}))
+    raised = tool_entity("log", log.name, (log.position[0], top, log.position[2]), yaw_rad=log.yaw_rad,
+                         safe_scale=LOG_SCALE)
+    return (piers[0], piers[1]), raised
+
+
+def is_pier(entity: Entity) -> bool:
+    """Whether ``entity`` is one of a bridge world's piers."""
+    return entity.kind == "box" and entity.name.startswith("pier_")
+
+
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class BridgeLayout:
     """A bridge world and what was chosen for it."""
@@ -330,12 +361,12 @@ def levelled(natural: HeightMap, centre: XZ, radius_m: float) -> HeightMap:
     return natural.with_heights(heights + weight * (level - heights))
 
 
-def crossing_steps(heightmap: HeightMap, log: Entity, start: XZ, food: XZ) -> list[RouteStep]:
-    """The crossing of a log laid across the trench, from ``start`` on its outer side (the end
-    nearer ``start``): walk to before its outer end, jump onto it, walk along its top, step off
-    beyond its inner end, walk to beside the food."""
+def crossing_steps(heightmap: HeightMap, log: Entity, food: XZ) -> list[RouteStep]:
+    """The crossing of a log laid across the trench from its outer end (the one farther from the
+    food, which lies on the plateau): walk to before that end, jump onto it, walk along its top,
+    step off beyond its inner end, walk to beside the food."""
     block = log_block(log)
-    sign = 1.0 if math.dist(block.end(1.0), start) < math.dist(block.end(-1.0), start) else -1.0
+    sign = 1.0 if math.dist(block.end(1.0), food) > math.dist(block.end(-1.0), food) else -1.0
     ax, az = block.axis
     outer = block.end(sign)
     inward = (-sign * ax, -sign * az)
@@ -365,8 +396,7 @@ def crossing_steps(heightmap: HeightMap, log: Entity, start: XZ, food: XZ) -> li
 def crossing_route(world: World, solved_log: Entity, food: XZ) -> Route:
     """The route from the spawn over ``solved_log`` laid across the trench to beside the food
     (:func:`crossing_steps`)."""
-    spawn = (world.spawn_position[0], world.spawn_position[2])
-    return Route(start=world.spawn_position, steps=crossing_steps(world.ground.heightmap, solved_log, spawn, food))
+    return Route(start=world.spawn_position, steps=crossing_steps(world.ground.heightmap, solved_log, food))
 
 
 def check_bridge(world: World, solved_log: Entity) -> Certificate:
@@ -378,7 +408,9 @@ def check_bridge(world: World, solved_log: Entity) -> Certificate:
     bypassed = bypass_reaches(world, food, frozenset(SKILLS), max_fall_m=mechanics.LETHAL_FALL_M)
     if bypassed:
         reasons.append("the food can be reached without the log (bypass limits, any fall short of a lethal one)")
-    solved = certify(with_blocks(world, [log_block(solved_log)]), food, frozenset(), frozenset(SKILLS),
+    # The piers lie under the burned-in log (the route search would take them for obstacles).
+    bare = attr.evolve(world, entities=[entity for entity in world.entities if not is_pier(entity)])
+    solved = certify(with_blocks(bare, [log_block(solved_log)]), food, frozenset(), frozenset(SKILLS),
                      max_fall_m=mechanics.SAFE_FALL_M)
     if not solved.solvable:
         reasons.append(f"with the log across the trench: {solved.reason}")
@@ -405,9 +437,12 @@ def log_suffices(world: World, solved_log: Entity) -> Optional[str]:
     if mass > mechanics.MAX_LIFT_MASS_KG:
         return f"the log weighs {mass} kg: more than the {mechanics.MAX_LIFT_MASS_KG} kg a hand lifts"
     heightmap = world.ground.heightmap
-    rests = end_rests_m(heightmap, solved_log)
-    if min(rests) < MIN_REST_M:
-        return f"the log across the trench rests only {min(rests):.2f} m on one side, expected {MIN_REST_M} m"
+    piers = [entity for entity in world.entities if is_pier(entity)]
+    bottom = solved_log.position[1] - LOG_SIZE_M[1] / 2.0
+    if len(piers) != 2 or any(abs(pier.position[1] + PIER_HEIGHT_M / 2.0 - bottom) > 1e-6 for pier in piers):
+        return "the log across the trench does not lie on two piers"
+    if min(float(pier.param("size")[2]) for pier in piers) < MIN_REST_M:
+        return f"a pier under the log is shorter than {MIN_REST_M} m"
     block = log_block(log)
     spawn = world.spawn_position
     walkable = walkable_grid(heightmap)
@@ -548,7 +583,11 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             span = narrowest_outside_stretch_m(ground, chasm)
             if span <= LOG_SIZE_M[2]:
                 raise ImpossibleWorldError(f"bridge: the chasm outside its stretch spans only {span:.2f} m: the log would bridge it")
-            solved_log = resting_log(ground, _at(centre, stretch, edge(stretch) + width / 2.0), _radial_yaw(stretch))
+            on_terrain = resting_log(ground, _at(centre, stretch, edge(stretch) + width / 2.0), _radial_yaw(stretch))
+            rests = end_rests_m(ground, on_terrain)
+            if min(rests) < MIN_REST_M:
+                raise ImpossibleWorldError(f"bridge: the log across the trench would rest only {min(rests):.2f} m on one side")
+            piers, solved_log = piers_under(ground, on_terrain)
             if in_place:
                 log = solved_log
             else:
@@ -584,7 +623,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 spawn_yaw_rad=yaw_towards(spawn_at, food_at), foods=foods, tree_site=tree_site, keep_clear=corridors,
                 exclude_mask=ringed.wall, ring_outlines=ringed.outlines, food_on_foot=False,
             )
-            world = attr.evolve(outdoor.world, entities=outdoor.world.entities + (log,))
+            world = attr.evolve(outdoor.world, entities=outdoor.world.entities + piers + (log,))
             outdoor = attr.evolve(outdoor, world=world)
             certified = check_bridge(world, solved_log)
             if not certified.ok:

@@ -41,8 +41,9 @@ from avalon.tasks import bridge as bridge_task
 from avalon.tasks.kit.route import Route
 from avalon.validation import float_triple
 
-#: The feet are over the log's top once this far above it, metres.
-CLEARANCE_M = 0.05
+#: The agent moves forward over the log only once its feet are this far above the top, metres
+#: (lower, the body's round bottom catches the log's end and shoves it along its axis).
+CLEARANCE_M = 0.25
 #: Steps in the air before giving up on landing on the log.
 AIR_STEPS = 25
 #: A landing within this of the log's top is on it, metres.
@@ -103,9 +104,14 @@ class MountLog(Primitive):
 
 
 def bridge_primitives(route: Route) -> list[Primitive]:
-    """The primitives of a bridge route: :func:`route_primitives`, the jump onto the log a :class:`MountLog`."""
-    primitives = route_primitives(route)
-    return [MountLog(primitive.target) if primitive.name == "jump" else primitive for primitive in primitives]
+    """The primitives of a bridge route: :func:`route_primitives`, the jump onto the log a
+    :class:`MountLog`, the last walk (to beside the food, which eating walks on from) as close as
+    it gets."""
+    primitives = [MountLog(primitive.target) if primitive.name == "jump" else primitive
+                  for primitive in route_primitives(route)]
+    if primitives and isinstance(primitives[-1], WalkTo):
+        primitives[-1] = WalkTo(primitives[-1].target, must_reach=False)
+    return primitives
 
 
 #: The agent grasps the log standing this far beyond its end on its axis, metres.
@@ -243,11 +249,13 @@ class LayLogAcross(Primitive):
         for _ in range(SETTLE_STEPS):
             yield action()
         heightmap = world.ground.heightmap
-        self.laid = bridge_task.resting_log(heightmap, position, wrap_angle(body.yaw_rad + relative_yaw), name=self.log.name)
+        laid = bridge_task.resting_log(heightmap, position, wrap_angle(body.yaw_rad + relative_yaw), name=self.log.name)
+        # On the piers it lies as high as the solved log (the terrain under it is lower).
+        self.laid = attr.evolve(laid, position=(position[0], max(laid.position[1], self.solved.position[1]), position[1]))
         # Cross on it, the agent's ground now knowing the log where it was laid.
         others = [entity for entity in world.entities if entity is not self.log]
         situation.ground = Ground(bridged_world(attr.evolve(world, entities=others), [self.laid]))
-        steps = bridge_task.crossing_steps(heightmap, self.laid, situation.body.xz, self.food)
+        steps = bridge_task.crossing_steps(heightmap, self.laid, self.food)
         for primitive in bridge_primitives(Route(start=situation.body.position, steps=steps)):
             primitive.budget_steps(situation)
             yield from primitive.actions(situation)
