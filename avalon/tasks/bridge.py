@@ -9,7 +9,7 @@ bridge the chasm." Difficulty sets every factor through :data:`KNOBS` (:class:`B
 
 - the chasm (a ``chasm`` :class:`~avalon.datagen.obstacles.ObstacleRing` round a plateau) is wider
   than the log everywhere but along one stretch, the *bridgeable stretch*, where it narrows to a
-  trench wider than any jump (``bridge_gap_m``: 6.3 m to 6.7 m, against the 6 m of the bypass
+  trench wider than any jump (``bridge_gap_m``: 6.3 m to 6.6 m, against the 6 m of the bypass
   search's longest level jump and the 5.25 m measured) and narrower than the log less what rests
   on each side; the stretch gets shorter with difficulty (``bridgeable_length_m``) and turns away
   from the spawn (``max_stretch_bearing_deg``);
@@ -38,6 +38,7 @@ from typing import Optional
 
 import attr
 import numpy as np
+from scipy.spatial import cKDTree
 
 from avalon import validation as check
 from avalon.datagen.obstacles import ObstacleRing, RingKind, apply_ring
@@ -60,6 +61,7 @@ from avalon.tasks.kit.assembly import (
     split_streams,
     world_config,
 )
+from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import (
     XZ,
@@ -72,6 +74,7 @@ from avalon.tasks.kit.geometry import (
     walkable_grid,
     yaw_towards,
 )
+from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.routes import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.sight import eye_position, terrain_clear
@@ -96,13 +99,13 @@ class BridgeKnobs:
     #: one-metre grid the span between its rims stays wider than the 9 m log, so it bridges
     #: nowhere else).
     chasm_width_m: Ramp = Ramp(10.5, 1.0)
-    #: Radial width of the trench along the bridgeable stretch, metres (6.3 m to 6.7 m: no jump
-    #: clears it; the 9 m log rests nominally 1.35 m to 1.15 m on each side, at least MIN_REST_M on
+    #: Radial width of the trench along the bridgeable stretch, metres (6.3 m to 6.6 m: no jump
+    #: clears it; the 9 m log rests nominally 1.35 m to 1.2 m on each side, at least MIN_REST_M on
     #: the generated terrain).
-    bridge_gap_m: Ramp = Ramp(6.3, 0.4)
+    bridge_gap_m: Ramp = Ramp(6.3, 0.3)
     #: Length of the bridgeable stretch along the ring (at the middle of the chasm), metres (12 m
-    #: to 3 m).
-    bridgeable_length_m: Ramp = Ramp(12.0, -9.0)
+    #: to 4 m).
+    bridgeable_length_m: Ramp = Ramp(12.0, -8.0)
     #: Depth of the chasm, metres (7 m to 8 m).
     chasm_depth_m: Ramp = Ramp(7.0, 1.0)
     #: The middle of the bridgeable stretch lies within this angle round the ring from the spawn's
@@ -292,6 +295,27 @@ def radial_span_m(heightmap: HeightMap, chasm: BridgeChasm, angle_rad: float) ->
     return float((heights < rim - REST_TOLERANCE_M).sum() * (radii[1] - radii[0]))
 
 
+def trench_middle_m(heightmap: HeightMap, chasm: BridgeChasm, nominal_m: float) -> float:
+    """The middle, as a distance from the centre along the stretch's middle direction, of the
+    trench as cut on the grid (the run of ground lower than a log resting on its rims would touch
+    that holds ``nominal_m``), metres; ``nominal_m`` if none does."""
+    angle = math.radians(chasm.stretch_angle_deg)
+    radii = np.arange(0.0, chasm.outer_radius_m + 1.0, 0.02)
+    heights = np.asarray(ground_height(heightmap, chasm.centre[0] + radii * math.cos(angle),
+                                       chasm.centre[1] + radii * math.sin(angle)))
+    rim = min(heights[radii <= PLATEAU_RADIUS_M - CHASM_NOISE_M].min(), heights[-1])
+    low = heights < rim - REST_TOLERANCE_M
+    at = int(np.argmin(np.abs(radii - nominal_m)))
+    if not low[at]:
+        return nominal_m
+    first, last = at, at
+    while first > 0 and low[first - 1]:
+        first -= 1
+    while last + 1 < radii.size and low[last + 1]:
+        last += 1
+    return float((radii[first] + radii[last]) / 2.0)
+
+
 def narrowest_outside_stretch_m(heightmap: HeightMap, chasm: BridgeChasm) -> float:
     """The narrowest :func:`radial_span_m` round the ring outside the stretch (and two metres
     of arc beyond each of its sides), every ``SPAN_STEP_DEG``, metres."""
@@ -399,15 +423,57 @@ def crossing_route(world: World, solved_log: Entity, food: XZ) -> Route:
     return Route(start=world.spawn_position, steps=crossing_steps(world.ground.heightmap, solved_log, food))
 
 
-def check_bridge(world: World, solved_log: Entity) -> Certificate:
+def jump_across(heightmap: HeightMap, chasm: BridgeChasm) -> Optional[str]:
+    """Why a jump could cross the chasm, or None if none can: no standing point (the bypass
+    search's) beyond the chasm's middle and one inside it, both off its floor, are joined by a jump
+    at the bypass limits (:func:`~avalon.tasks.kit.capabilities.jump_reach_m` for their height
+    difference, plus its slack: 6 m on the level). The bypass search itself does not jump (its
+    jump edges cost a second a world here)."""
+    ground = make_ground(heightmap, np.zeros(heightmap.shape, dtype=bool), np.zeros(heightmap.shape, dtype=bool),
+                         BYPASS_CAPABILITIES)
+    heights = heightmap.heights.astype(np.float64)
+    floor = heights < float(ground_height(heightmap, *chasm.centre)) - chasm.depth_m / 2.0
+    x, z = np.meshgrid(heightmap.x_coords_m - chasm.centre[0], heightmap.z_coords_m - chasm.centre[1])
+    radius = np.hypot(x, z)
+    middle = PLATEAU_RADIUS_M + chasm.width_m / 2.0
+    slack = BYPASS_CAPABILITIES.jump_reach_slack_m
+    longest = jump_reach_m(-chasm.depth_m) + slack
+    near = np.abs(radius - middle) <= chasm.width_m / 2.0 + CHASM_NOISE_M + longest
+    standing = ground.standing & ~floor & near
+    inner, outer = standing & (radius < middle), standing & (radius >= middle)
+    if not inner.any() or not outer.any():
+        return "the chasm has no standing ground on one side"
+    inner_xz, outer_xz = np.column_stack([x[inner], z[inner]]), np.column_stack([x[outer], z[outer]])
+    inner_y, outer_y = heights[inner], heights[outer]
+    for i, found in enumerate(cKDTree(outer_xz).query_ball_tree(cKDTree(inner_xz), longest)):
+        if not found:
+            continue
+        j = np.asarray(found)
+        for rise in (inner_y[j] - outer_y[i], outer_y[i] - inner_y[j]):  # either way across
+            reach = np.array([jump_reach_m(r) for r in rise])  # NaN above the apex: out of reach
+            distance = np.hypot(*(inner_xz[j] - outer_xz[i]).T)
+            close = distance < np.nan_to_num(reach, nan=-np.inf) + slack
+            if close.any():
+                k = int(np.argmax(close))
+                p, q = outer_xz[i] + chasm.centre, inner_xz[j[k]] + chasm.centre
+                return (f"a jump between ({p[0]:.1f}, {p[1]:.1f}) and ({q[0]:.1f}, {q[1]:.1f}) ({distance[k]:.1f} m) "
+                        f"would cross the chasm")
+    return None
+
+
+def check_bridge(world: World, solved_log: Entity, chasm: BridgeChasm) -> Certificate:
     """The certificate of ``world`` with ``solved_log`` where its log goes across the trench (see
     the module doc): not ``bypassed`` when the terrain alone gives no way to the food; ``solvable``
     when the log burned in there gives one and the world's log suffices."""
     food = world.food[0]
     reasons = []
-    bypassed = bypass_reaches(world, food, frozenset(SKILLS), max_fall_m=mechanics.LETHAL_FALL_M)
+    bypassed = bypass_reaches(world, food, frozenset(SKILLS) - {"jump"}, max_fall_m=mechanics.LETHAL_FALL_M)
     if bypassed:
         reasons.append("the food can be reached without the log (bypass limits, any fall short of a lethal one)")
+    jump = jump_across(world.ground.heightmap, chasm)
+    if jump is not None:
+        bypassed = True
+        reasons.append(jump)
     # The piers lie under the burned-in log (the route search would take them for obstacles).
     bare = attr.evolve(world, entities=[entity for entity in world.entities if not is_pier(entity)])
     solved = certify(with_blocks(bare, [log_block(solved_log)]), food, frozenset(), frozenset(SKILLS),
@@ -476,7 +542,8 @@ def layout_of(world: World) -> BridgeLayout:
 
 def certificate(world: World) -> Certificate:
     """The solvability certificate of a bridge world (see the module doc)."""
-    return check_bridge(world, layout_of(world).solved_log)
+    layout = layout_of(world)
+    return check_bridge(world, layout.solved_log, layout.chasm)
 
 
 def log_hides(heightmap: HeightMap, block: Block, spawn: XZ, food: XZ) -> bool:
@@ -583,7 +650,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             span = narrowest_outside_stretch_m(ground, chasm)
             if span <= LOG_SIZE_M[2]:
                 raise ImpossibleWorldError(f"bridge: the chasm outside its stretch spans only {span:.2f} m: the log would bridge it")
-            on_terrain = resting_log(ground, _at(centre, stretch, edge(stretch) + width / 2.0), _radial_yaw(stretch))
+            on_terrain = resting_log(ground, _at(centre, stretch, trench_middle_m(ground, chasm, edge(stretch) + width / 2.0)),
+                                     _radial_yaw(stretch))
             rests = end_rests_m(ground, on_terrain)
             if min(rests) < MIN_REST_M:
                 raise ImpossibleWorldError(f"bridge: the log across the trench would rest only {min(rests):.2f} m on one side")
@@ -591,8 +659,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             if in_place:
                 log = solved_log
             else:
-                log_radius = edge(stretch) + width + LOG_BEYOND_CHASM_M
-                log_angle = stretch + log_arc / log_radius
+                log_angle = stretch + log_arc / (edge(stretch) + width + LOG_BEYOND_CHASM_M)
+                # The noisy edge where the log lies, the whole log's length either side.
+                log_radius = max(edge(log_angle + k * LOG_SIZE_M[2] / (2 * width)) for k in (-1, 0, 1)) + width + LOG_BEYOND_CHASM_M
                 log = resting_log(ground, _at(centre, log_angle, log_radius), _radial_yaw(log_angle) + math.pi / 2.0)
                 heights = footprint_ground_m(ground, log_block(log))
                 if heights.max() - heights.min() > REST_TOLERANCE_M:
@@ -625,7 +694,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             )
             world = attr.evolve(outdoor.world, entities=outdoor.world.entities + piers + (log,))
             outdoor = attr.evolve(outdoor, world=world)
-            certified = check_bridge(world, solved_log)
+            certified = check_bridge(world, solved_log, chasm)
             if not certified.ok:
                 raise ImpossibleWorldError(f"bridge: {certified.reason}")
             return BridgeLayout(outdoor=outdoor, chasm=chasm, solved_log=solved_log, in_place=in_place,

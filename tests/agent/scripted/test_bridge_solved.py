@@ -107,13 +107,13 @@ def camera_env():
     env.close()
 
 
-@pytest.mark.parametrize("difficulty, seed", [(0.0, 0), (0.0, 3), (0.0, 6), (0.0, 7), (1.0, 4), (1.0, 8)])
+@pytest.mark.parametrize("difficulty, seed", [(0.0, 0), (0.0, 3), (0.0, 6), (0.0, 7), (1.0, 4), (1.0, 7), (1.0, 9)])
 def test_the_log_settles_where_it_was_placed(camera_env, tmp_path, difficulty, seed):
     # The world as generated but for the log's colour (magenta, to find it in the frames). The agent
     # turns to the log and looks down at it (12 steps at most); then and after 40 steps the log's top is where the
     # World spec puts it and its pixels lie over its footprint. (Without the piers, logs resting on
     # the height field's lips slid into the trench in 3 of 10 worlds at d = 0: seeds 3, 6 and 7. At
-    # d = 1 the two seeds of 0-9 whose log lies within 7 m of the spawn: farther, 96-pixel frames
+    # d = 1 the three seeds of 0-9 whose log lies within 13 m of the spawn: farther, 96-pixel frames
     # resolve it too coarsely.)
     world = build_world("bridge", difficulty, seed)
     log = next(entity for entity in world.entities if entity.kind == "log")
