@@ -21,9 +21,10 @@ from avalon.datagen.biomes import Biome, BiomeMap
 from avalon.datagen.export import export_world
 from avalon.datagen.preview import top_down_preview
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import FlatGround, Terrain, World
+from avalon.datagen.world import Entity, FlatGround, Terrain, World
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import build_world, check_difficulty, check_task
 from avalon.validation import check_int
 
@@ -55,7 +56,15 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         spawn=(x, z, world.spawn_yaw_rad),
         rings=terrain.ring_outlines,
         pixels=pixels,
+        items=[_footprint(entity) for entity in world.entities if entity.kind in TOOL_SIZE_M],
     )
+
+
+def _footprint(tool: Entity) -> tuple[float, float, float, float, float]:
+    """A tool entity's footprint: (x, z, width, length, yaw), metres and radians."""
+    scale = float(tool.param("safe_scale", 1.0))
+    width, _, length = TOOL_SIZE_M[tool.kind]
+    return tool.position[0], tool.position[2], width * scale, length * scale, tool.yaw_rad
 
 
 def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_RESOLUTION) -> Image.Image:

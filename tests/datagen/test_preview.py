@@ -6,7 +6,7 @@ from PIL import Image
 
 from avalon.datagen.biomes import assign_biomes
 from avalon.datagen.obstacles import ObstacleRing, apply_ring
-from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, SPAWN_COLOR, top_down_preview
+from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, ITEM_COLOR, SPAWN_COLOR, top_down_preview
 from avalon.datagen.scenery import place_scenery
 from avalon.datagen.terrain import HeightMap, WorldConfig, build_heightmap
 
@@ -58,6 +58,18 @@ def test_food_markers(half_sea):
     assert _pixel(image, bm.heightmap, 15.0, 20.0) == FOOD_COLOR
     with pytest.raises(ValueError, match="food position"):
         top_down_preview(bm.heightmap, bm, food=[(1.0,)], pixels=64)
+
+
+def test_item_footprints_lie_along_their_yaw(half_sea):
+    bm = half_sea
+    hm = bm.heightmap
+    # A 1 m x 9 m log turned 90 degrees: its length runs along x.
+    image = top_down_preview(hm, bm, items=[(10.0, 5.0, 1.0, 9.0, math.pi / 2)], pixels=256)
+    assert _pixel(image, hm, 10.0, 5.0) == ITEM_COLOR
+    assert _pixel(image, hm, 13.5, 5.0) == ITEM_COLOR and _pixel(image, hm, 6.5, 5.0) == ITEM_COLOR
+    assert _pixel(image, hm, 10.0, 8.0) != ITEM_COLOR and _pixel(image, hm, 16.0, 5.0) != ITEM_COLOR
+    with pytest.raises(ValueError, match="item"):
+        top_down_preview(hm, bm, items=[(1.0, 2.0)], pixels=64)
 
 
 def test_full_world_with_scenery_and_rings():
