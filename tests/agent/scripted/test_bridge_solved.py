@@ -1,10 +1,11 @@
-"""The scripted agent crosses bridge worlds in the real simulator: at d = 0 the log lies across the
-trench (its certificate's solved place); the agent follows the certificate's route
-(``task_route("bridge", 0, seed)``) with :class:`~avalon.agent.scripted.bridge.LogBridgeFollower`:
-it jumps onto the log's end, walks along its top over the trench, steps off on the plateau, eats the
-apple and gets ``success`` in evaluation mode. Walking the log's top at the log's height over the
-chasm also shows the log settled where the generator placed it. At d = 0.5 in a world whose log
-lies elsewhere, the agent fetches it, lays it across and crosses (one world)."""
+"""The scripted agent crosses bridge worlds in the real simulator, at d = 0 and 0.5, seeds 0-2: it
+follows the certificate's route (``task_route("bridge", d, seed)``) with
+:class:`~avalon.agent.scripted.bridge.LogBridgeFollower`: where the log lies across the trench
+already (always at d = 0), it jumps onto the log's end, walks along its top over the trench, steps
+off on the plateau, eats the apple and gets ``success`` in evaluation mode; where it lies elsewhere
+(d = 0.5, seed 1), it fetches the log, lays it across and crosses. Walking the log's top at its
+height over the chasm also shows the log where it was placed. Then the log observed in the
+frames: it settles where the World spec puts it."""
 
 from __future__ import annotations
 
@@ -47,52 +48,41 @@ class Track:
         return result
 
 
+@pytest.mark.parametrize("difficulty", [0.0, 0.5])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_the_scripted_agent_walks_over_the_log_and_eats_the_food(env, tmp_path, seed):
-    world, route = task_route("bridge", 0.0, seed)
+def test_the_scripted_agent_crosses_on_the_log_and_eats_the_food(env, tmp_path, difficulty, seed):
+    world, route = task_route("bridge", difficulty, seed)
+    layout = layout_of(world)
     log = next(entity for entity in world.entities if entity.kind == "log")
-    world_dir = export_world(world, tmp_path / f"bridge-{seed}")
+    world_dir = export_world(world, tmp_path / f"bridge-{difficulty}-{seed}")
     track = Track(env)
-    episode = run_episode(track, LogBridgeFollower(world, route), seed=seed, options={"world_dir": str(world_dir)})
-    where = f"bridge d=0 seed={seed}: {episode.follow.describe()}"
+    episode = run_episode(track, LogBridgeFollower(world, route, layout), seed=seed, options={"world_dir": str(world_dir)})
+    where = f"bridge d={difficulty} seed={seed}: {episode.follow.describe()}"
     assert episode.success and episode.follow.succeeded, where
     assert not episode.truncated and episode.steps < world.time_limit_frames, where
     assert episode.info["food_eaten"] == 1 and "eat" in episode.info["achievements"], where
-    # Over the trench (the middle third of the log), the feet were on the log's top where it was placed.
-    block = log_block(log)
+    names = [result.name for result in episode.follow.primitives]
+    if layout.in_place:  # walk, mount, walk along, step off, walk, eat
+        assert names == ["walk", "mount", "walk", "fall", "walk", "eat"], where
+    else:  # fetched: grasped, carried, laid, then crossed within the one primitive
+        assert math.dist(log.position, layout.solved_log.position) > 5.0
+        assert names == ["lay log", "eat"] and "grasp" in episode.info["achievements"], where
+    # Over the trench (the middle third of the laid log), the feet were on the log's top.
+    block = log_block(layout.solved_log)
     positions = np.array(track.positions)
     across, along = block.local(positions[:, 0], positions[:, 2])
     middle = (np.abs(along) < block.length_m / 6.0) & (np.abs(across) < block.width_m / 2.0)
     assert middle.sum() >= 2, where
     on_log = positions[middle, 1] - block.top_m
-    # Where the agent first stands over the trench the log is where it was placed; under the agent's
-    # weight it may give a little as it is walked (a log on two rims, not fixed to them).
+    # Where the agent first stands over the trench the log is where it was placed (or laid); under
+    # the agent's weight it may give a little as it is walked.
     assert abs(on_log[0]) < 0.1 and np.all(np.abs(on_log) < 0.3), (positions[middle], block.top_m)
-    assert block.top_m - log.position[1] == pytest.approx(LOG_SIZE_M[1] / 2.0)
+    assert block.top_m - layout.solved_log.position[1] == pytest.approx(LOG_SIZE_M[1] / 2.0)
 
 
-def test_the_scripted_agent_fetches_the_log_lays_it_across_and_crosses(env, tmp_path):
-    # d = 0.5, seed 1: the log lies beyond the chasm, 8-15 m round the ring from the stretch. The
-    # agent grasps its end, carries it along the ring, turns it over the chasm, lays it across the
-    # trench and crosses on it. Not every such world works yet (docs/tasks.md: about half).
-    world, route = task_route("bridge", 0.5, 1)
-    layout = layout_of(world)
-    log = next(entity for entity in world.entities if entity.kind == "log")
-    assert not layout.in_place and math.dist(log.position, layout.solved_log.position) > 5.0
-    world_dir = export_world(world, tmp_path / "bridge-carry")
-    follower = LogBridgeFollower(world, route, layout)
-    track = Track(env)
-    episode = run_episode(track, follower, seed=1, options={"world_dir": str(world_dir)})
-    where = f"bridge d=0.5 seed=1: {episode.follow.describe()}"
-    assert episode.success and episode.follow.succeeded, where
-    assert "grasp" in episode.info["achievements"] and not episode.truncated, where
-    assert [result.name for result in episode.follow.primitives] == ["lay log", "eat"], where
-    # The crossing went over the trench on the log: the feet over its middle at the laid log's top.
-    block = log_block(layout.solved_log)
-    positions = np.array(track.positions)
-    across, along = block.local(positions[:, 0], positions[:, 2])
-    middle = (np.abs(along) < block.length_m / 6.0) & (np.abs(across) < block.width_m / 2.0)
-    assert middle.sum() >= 2 and np.all(np.abs(positions[middle, 1] - block.top_m) < 0.3), (positions[middle], block.top_m)
+def test_some_worlds_need_the_log_fetched():
+    # d = 0.5, seeds 0-2 hold both kinds: the log across already, and one to fetch (seed 1).
+    assert {layout_of(task_route("bridge", 0.5, seed)[0]).in_place for seed in SEEDS} == {True, False}
 
 
 def _magenta(r, g, b):  # nothing else in these worlds is magenta
