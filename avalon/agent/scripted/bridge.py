@@ -116,6 +116,8 @@ def bridge_primitives(route: Route) -> list[Primitive]:
 
 #: The agent grasps the log standing this far beyond its end on its axis, metres.
 GRASP_STAND_OFF_M = 0.6
+#: The walk to the log round the ring goes by points this far apart, metres.
+APPROACH_LEG_M = 4.0
 #: ...closing the hand on its top this far in from the end, metres.
 GRIP_FROM_END_M = 0.15
 #: The hand tries this many steps to close on the log.
@@ -192,6 +194,18 @@ class LayLogAcross(Primitive):
         axis = np.asarray(block.axis) * -sign  # from the gripped end along the log
         stand = end - axis * GRASP_STAND_OFF_M
         ground = situation.ground
+        # More than a quarter round the ring, go round it in short walks (a walk judges its progress
+        # by the straight-line distance, which a way round the chasm first lengthens); then to where
+        # it stands to grasp.
+        here, there = np.asarray(situation.body.xz) - centre, stand - centre
+        radius = max(float(np.hypot(*here)), float(np.hypot(*there)))
+        start = math.atan2(here[1], here[0])
+        turn = math.remainder(math.atan2(there[1], there[0]) - start, 2 * math.pi)
+        legs = int(abs(turn) * radius / APPROACH_LEG_M) if abs(turn) > math.pi / 2 else 0
+        for k in range(1, legs + 1):
+            angle = start + turn * k / (legs + 1)
+            point = centre + radius * np.array([math.cos(angle), math.sin(angle)])
+            yield from WalkTo((point[0], ground.height(*point), point[1]), must_reach=False).actions(situation)
         yield from WalkTo((stand[0], ground.height(*stand), stand[1]), tolerance_m=0.15).actions(situation)
         grip = end + axis * GRIP_FROM_END_M
         grip_point = (grip[0], block.top_m, grip[1])
