@@ -14,21 +14,24 @@ bridge the chasm." Difficulty sets every factor through :data:`KNOBS` (:class:`B
   on each side; the stretch gets shorter with difficulty (``bridgeable_length_m``) and turns away
   from the spawn (``max_stretch_bearing_deg``);
 - the log (:data:`LOG_SCALE` times the default: 9 m long, 0.9 m thick, 30 kg, liftable) lies
-  across the trench already (with chance ``log_in_place_chance``: always at d = 0, never at 1), or
-  else on level ground beyond the chasm on the spawn's side, along the ring, farther round it
-  from the stretch with difficulty (``log_distance_m``);
+  across the trench already, on two piers (static stone boxes under its ends: on the height
+  field's lips alone a log slid into the trench in 3 of 10 worlds), with chance
+  ``log_in_place_chance`` (always at d = 0, never at 1), or else on level ground beyond the chasm
+  on the spawn's side, along the ring, farther round it from the stretch with difficulty
+  (``log_distance_m``);
 - the spawn stands farther from the bridge, the food farther in from it.
 
 The chasm's outer half is climbable and its inner half is not (as in ``jump``): an agent that
 falls in climbs back out to where it came from, never up to the food. The ground round the chasm is
 levelled (:func:`levelled`) so the log lies flat wherever it is put.
 
-Every world is certified at generation (:func:`certificate`, docs/tasks.md "Solvability
-certificates"): the terrain alone gives no route to the food, whatever the skills (bypass
-limits, any fall short of a lethal one); with the log burned into the height map across the
+Every world is certified at generation (:func:`check_bridge`; docs/tasks.md "Solvability
+certificates" and the bridge section): the terrain alone gives no route to the food (the bypass
+search with every skill but the jump, any fall short of a lethal one, and :func:`jump_across`: no
+jump at the bypass limits crosses the chasm); with the log burned into the height map across the
 trench (:func:`~avalon.tasks.kit.solved.with_blocks`) a route walks over it; and the world's log
-suffices: one log, liftable, resting at least ``MIN_REST_M`` on the ground at each end across the
-trench, reachable on foot from the spawn.
+suffices: one log, liftable, reachable on foot from the spawn, the solved log on two piers at
+least ``MIN_REST_M`` long.
 """
 
 from __future__ import annotations
@@ -213,6 +216,7 @@ class BridgeChasm:
     stretch_angle_deg: float = attr.ib(validator=check.finite())
 
     def obstacle(self) -> ObstacleRing:
+        """The chasm as an obstacle ring (sharp-sided stretch, near-vertical walls)."""
         return ObstacleRing(
             kind=RingKind.CHASM, centre_x_m=self.centre[0], centre_z_m=self.centre[1], inner_radius_m=PLATEAU_RADIUS_M,
             width_m=self.width_m, height_m=self.depth_m, gap_angle_deg=self.stretch_angle_deg,
