@@ -167,6 +167,31 @@ def _turn_to(situation: Situation, yaw_rad: float) -> Iterator[Action]:
         yield _grasping_action(head_yaw=turn_rate(error))
 
 
+def _to_world_xz(body: Body, vector) -> np.ndarray:
+    """A body-frame vector (x right, z back) turned into the world's (x, z)."""
+    c, s = math.cos(body.yaw_rad), math.sin(body.yaw_rad)
+    return np.array([c * vector[0] + s * vector[2], -s * vector[0] + c * vector[2]])
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Grip:
+    """How a held log lies relative to the hand that holds it (it follows the hand rigidly): its
+    centre from the hand's, in the body frame, metres, and its yaw less the body's, radians."""
+
+    offset: np.ndarray
+    relative_yaw_rad: float
+
+    @classmethod
+    def taken(cls, body: Body, log: Entity) -> "Grip":
+        """The grip of the right hand that has just closed on ``log`` (still where the World spec has it)."""
+        offset = body.to_body_frame(np.array(log.position)) - body.to_body_frame(_hand_world(body))
+        return cls(offset, wrap_angle(log.yaw_rad - body.yaw_rad))
+
+    def log_xz(self, body: Body) -> np.ndarray:
+        """Where the held log's centre is, (x, z)."""
+        return _hand_world(body)[[0, 2]] + _to_world_xz(body, self.offset)
+
+
 @attr.s(auto_attribs=True)
 class LayLogAcross(Primitive):
     """Fetch ``log`` (the World spec's) and lay it where ``solved`` lies across a chasm round
@@ -185,18 +210,28 @@ class LayLogAcross(Primitive):
         return 3000
 
     def actions(self, situation: Situation) -> Iterator[Action]:
-        world, block, solved = situation.world, bridge_task.log_block(self.log), bridge_task.log_block(self.solved)
-        centre = np.asarray(self.centre)
+        block = bridge_task.log_block(self.log)
+        stretch = np.asarray(bridge_task.log_block(self.solved).centre) - np.asarray(self.centre)
         # Grip the end farther from the stretch: the log then points round the ring the way it goes.
-        stretch = np.asarray(solved.centre) - centre
-        sign = 1.0 if math.dist(block.end(1.0), tuple(centre + stretch)) > math.dist(block.end(-1.0), tuple(centre + stretch)) else -1.0
+        towards = tuple(np.asarray(self.centre) + stretch)
+        sign = 1.0 if math.dist(block.end(1.0), towards) > math.dist(block.end(-1.0), towards) else -1.0
         end = np.asarray(block.end(sign))
         axis = np.asarray(block.axis) * -sign  # from the gripped end along the log
-        stand = end - axis * GRASP_STAND_OFF_M
-        ground = situation.ground
-        # More than a quarter round the ring, go round it in short walks (a walk judges its progress
-        # by the straight-line distance, which a way round the chasm first lengthens); then to where
-        # it stands to grasp.
+        yield from self._walk_to(situation, end - axis * GRASP_STAND_OFF_M)
+        grip_at = end + axis * GRIP_FROM_END_M
+        yield from self._grasp(situation, (grip_at[0], block.top_m, grip_at[1]))
+        grip = Grip.taken(situation.body, self.log)
+        for _ in range(8):  # stand up, the hand (and the log) back to carrying height
+            yield _grasping_action(head_pitch=turn_rate(-situation.body.head_pitch_rad))
+        yield from self._carry_round(situation, math.atan2(stretch[1], stretch[0]))
+        yield from self._lay(situation, grip, -stretch / np.linalg.norm(stretch))
+        yield from self._cross(situation)
+
+    def _walk_to(self, situation: Situation, stand: np.ndarray) -> Iterator[Action]:
+        """To ``stand`` (x, z), beside the log's end. More than a quarter round the ring, round it in
+        short walks first (a walk judges its progress by the straight-line distance, which a way
+        round the chasm first lengthens)."""
+        centre, ground = np.asarray(self.centre), situation.ground
         here, there = np.asarray(situation.body.xz) - centre, stand - centre
         radius = max(float(np.hypot(*here)), float(np.hypot(*there)))
         start = math.atan2(here[1], here[0])
@@ -207,9 +242,10 @@ class LayLogAcross(Primitive):
             point = centre + radius * np.array([math.cos(angle), math.sin(angle)])
             yield from WalkTo((point[0], ground.height(*point), point[1]), must_reach=False).actions(situation)
         yield from WalkTo((stand[0], ground.height(*stand), stand[1]), tolerance_m=0.15).actions(situation)
-        grip = end + axis * GRIP_FROM_END_M
-        grip_point = (grip[0], block.top_m, grip[1])
-        for _ in range(40):  # face along the log
+
+    def _grasp(self, situation: Situation, grip_point) -> Iterator[Action]:
+        """Face along the log, look down at ``grip_point`` (on its top) and close the right hand."""
+        for _ in range(40):
             error = situation.body.yaw_error_rad(grip_point)
             if abs(error) < 0.02:
                 break
@@ -217,59 +253,53 @@ class LayLogAcross(Primitive):
         for _ in range(GRASP_STEPS):
             body = situation.body
             if body.grasping[1]:
-                break
+                return
             pitch = body.pitch_to_rad(grip_point) - body.head_pitch_rad
             yield action(right_grasp=1, head_pitch=turn_rate(pitch), head_yaw=turn_rate(body.yaw_error_rad(grip_point)))
-        else:
+        if not situation.body.grasping[1]:
             raise PrimitiveFailed(f"the hand did not close on the log's end at {grip_point} ({describe(situation.body)})")
-        # The log follows the hand rigidly: keep where it lies relative to the hand, in the body's frame.
-        body = situation.body
-        hand = _hand_world(body)
-        offset = body.to_body_frame(np.array(self.log.position)) - body.to_body_frame(hand)
-        relative_yaw = wrap_angle(self.log.yaw_rad - body.yaw_rad)
-        for _ in range(8):  # stand up, the hand (and the log) back to carrying height
-            yield _grasping_action(head_pitch=turn_rate(-situation.body.head_pitch_rad))
-        # Along the ring, beyond the chasm, to the stretch's direction...
+
+    def _carry_round(self, situation: Situation, stretch_angle_rad: float) -> Iterator[Action]:
+        """Holding the log, along the ring (at the body's distance from the centre) to the stretch's direction."""
+        centre = np.asarray(self.centre)
         radius = float(np.hypot(*(np.asarray(situation.body.xz) - centre)))
         here = math.atan2(situation.body.xz[1] - centre[1], situation.body.xz[0] - centre[0])
-        target = math.atan2(stretch[1], stretch[0])
-        turn = math.remainder(target - here, 2 * math.pi)
+        turn = math.remainder(stretch_angle_rad - here, 2 * math.pi)
         legs = max(1, int(math.ceil(abs(turn) * radius / CARRY_LEG_M)))
         for k in range(1, legs + 1):
             angle = here + turn * k / legs
             yield from _carry_to(situation, (centre[0] + radius * math.cos(angle), centre[1] + radius * math.sin(angle)))
-        # ...face the centre (the log swings out over the chasm) and walk in to the brink.
-        inward = -stretch / np.linalg.norm(stretch)
+
+    def _lay(self, situation: Situation, grip: Grip, inward: np.ndarray) -> Iterator[Action]:
+        """Turn the held log out over the chasm onto the solved log's axis, walk in until it lies
+        over the piers, let go; :attr:`laid` is where it then lies."""
         facing = math.atan2(-inward[0], -inward[1])
         # The heading that turns the held log onto the solved log's axis (the closer of its two ways round).
-        aligned = wrap_angle(self.solved.yaw_rad - relative_yaw)
+        aligned = wrap_angle(self.solved.yaw_rad - grip.relative_yaw_rad)
         if abs(wrap_angle(aligned - facing)) > math.pi / 2:
             aligned = wrap_angle(aligned + math.pi)
         yield from _turn_to(situation, aligned)
         body = situation.body
         # Where the body stands when the log, held as it is, lies where the solved log does.
-        c, s = math.cos(body.yaw_rad), math.sin(body.yaw_rad)
-        ox, oy, oz = offset + body.to_body_frame(_hand_world(body))
-        log_from_body = np.array([c * ox + s * oz, -s * ox + c * oz])
-        brink = np.asarray(solved.centre) - log_from_body
+        brink = np.array([self.solved.position[0], self.solved.position[2]]) - (grip.log_xz(body) - np.asarray(body.xz))
         yield from _carry_to(situation, (brink[0], brink[1]), tolerance_m=0.1)
         yield from _turn_to(situation, aligned)
         body = situation.body
-        hand = _hand_world(body)
-        c, s = math.cos(body.yaw_rad), math.sin(body.yaw_rad)
-        ox, _, oz = offset
-        position = (hand[0] + c * ox + s * oz, hand[2] - s * ox + c * oz)
+        position = tuple(float(v) for v in grip.log_xz(body))
         yield action()  # let go
         for _ in range(SETTLE_STEPS):
             yield action()
-        heightmap = world.ground.heightmap
-        laid = bridge_task.resting_log(heightmap, position, wrap_angle(body.yaw_rad + relative_yaw), name=self.log.name)
+        laid = bridge_task.resting_log(situation.world.ground.heightmap, position,
+                                       wrap_angle(body.yaw_rad + grip.relative_yaw_rad), name=self.log.name)
         # On the piers it lies as high as the solved log (the terrain under it is lower).
         self.laid = attr.evolve(laid, position=(position[0], max(laid.position[1], self.solved.position[1]), position[1]))
-        # Cross on it, the agent's ground now knowing the log where it was laid.
+
+    def _cross(self, situation: Situation) -> Iterator[Action]:
+        """Cross on the laid log, the agent's ground now knowing it where it was laid."""
+        world = situation.world
         others = [entity for entity in world.entities if entity is not self.log]
         situation.ground = Ground(bridged_world(attr.evolve(world, entities=others), [self.laid]))
-        steps = bridge_task.crossing_steps(heightmap, self.laid, self.food)
+        steps = bridge_task.crossing_steps(world.ground.heightmap, self.laid, self.food)
         for primitive in bridge_primitives(Route(start=situation.body.position, steps=steps)):
             primitive.budget_steps(situation)
             yield from primitive.actions(situation)
