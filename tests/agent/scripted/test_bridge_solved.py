@@ -20,6 +20,8 @@ from avalon.agent.scripted.actions import action, turn_rate
 from avalon.agent.scripted.body import Body
 from avalon.agent.scripted.bridge import LogBridgeFollower
 from avalon.agent.scripted.episode import run_episode
+from avalon.agent.scripted.follower import RouteFollower
+from avalon.agent.scripted.policy import follower_for
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world
@@ -78,6 +80,14 @@ def test_the_scripted_agent_crosses_on_the_log_and_eats_the_food(env, tmp_path, 
     # the agent's weight it may give a little as it is walked.
     assert abs(on_log[0]) < 0.1 and np.all(np.abs(on_log) < 0.3), (positions[middle], block.top_m)
     assert block.top_m - layout.solved_log.position[1] == pytest.approx(LOG_SIZE_M[1] / 2.0)
+
+
+def test_bridge_worlds_get_the_log_bridge_follower():
+    # ScriptedPolicy and bin/scripted_agent_success.py take their follower from follower_for.
+    world, route = task_route("bridge", 0.0, 0)
+    assert type(follower_for(world, route)) is LogBridgeFollower
+    jump_world, jump_route = task_route("jump", 0.0, 0)
+    assert type(follower_for(jump_world, jump_route)) is RouteFollower
 
 
 def test_some_worlds_need_the_log_fetched():
