@@ -61,10 +61,10 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
 
 
 def _footprint(tool: Entity) -> tuple[float, float, float, float, float]:
-    """A tool entity's footprint: (x, z, width, length, yaw), metres and radians."""
+    """(x, z, width, depth, yaw) of a tool entity, metres and radians."""
     scale = float(tool.param("safe_scale", 1.0))
-    width, _, length = TOOL_SIZE_M[tool.kind]
-    return tool.position[0], tool.position[2], width * scale, length * scale, tool.yaw_rad
+    width, _, depth = TOOL_SIZE_M[tool.kind]
+    return tool.position[0], tool.position[2], width * scale, depth * scale, tool.yaw_rad
 
 
 def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_RESOLUTION) -> Image.Image:

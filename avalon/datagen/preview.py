@@ -2,9 +2,8 @@
 
 North (-z) is up and +x is right, so image rows follow height-map rows. Water is blue (ocean deep
 blue, pools teal), scenery is drawn as dots coloured by kind (see the legend), food as red
-markers, tools (stones, boulders, logs) as brown footprints outlined in white, the spawn point as
-a magenta disc with an arrow showing where the agent faces, and obstacle rings as outlines with
-the passable gap in yellow.
+markers, the spawn point as a magenta disc with an arrow showing where the agent faces, and
+obstacle rings as outlines with the passable gap in yellow.
 """
 
 from __future__ import annotations
@@ -23,9 +22,9 @@ from avalon.datagen.terrain import HeightMap
 from avalon.validation import check_int
 
 SPAWN_COLOR = (255, 0, 255)
+#: Tools and movable items on the map.
+ITEM_COLOR = (170, 168, 160)
 FOOD_COLOR = (230, 20, 20)
-#: Fill of a tool's footprint.
-ITEM_COLOR = (150, 90, 30)
 RING_COLOR = (255, 255, 255)
 GAP_COLOR = (255, 220, 0)
 OCEAN_SHALLOW = np.array([0.25, 0.50, 0.78])
@@ -159,10 +158,11 @@ def top_down_preview(
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
-    ``food`` holds world positions, either (x, y, z) or (x, z), metres. ``items`` holds tools'
-    footprints, each ``(x_m, z_m, width_m, length_m, yaw_rad)`` (length along the turned z axis). ``spawn`` is
+    ``food`` holds world positions, either (x, y, z) or (x, z), metres. ``spawn`` is
     ``(x_m, z_m, yaw_rad)``; yaw 0 faces -z (up in the picture), as in Godot. ``rings`` are the
-    outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
+    outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them). ``items`` are
+    the footprints of tools and movable items, ``(x_m, z_m, width_m, depth_m, yaw_rad)`` (width
+    along the item's own x, depth along its z), drawn as grey outlined rectangles.
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -190,12 +190,13 @@ def top_down_preview(
 
     for item in items:
         if len(item) != 5:
-            raise ValueError(f"item {item!r}: expected (x_m, z_m, width_m, length_m, yaw_rad)")
-        ix, iz, width, length, yaw = (float(v) for v in item)
-        ax, az = math.sin(yaw), math.cos(yaw)  # the length's direction
-        corners = [(ix + u * az + v * ax, iz - u * ax + v * az) for u, v in
-                   ((-width / 2, -length / 2), (width / 2, -length / 2), (width / 2, length / 2), (-width / 2, length / 2))]
-        draw.polygon([_xy(heightmap, pixels, cx, cz) for cx, cz in corners], fill=ITEM_COLOR, outline=(255, 255, 255))
+            raise ValueError(f"item footprint {item!r}: expected (x_m, z_m, width_m, depth_m, yaw_rad)")
+        ix, iz, width, depth, yaw = (float(v) for v in item)
+        cos, sin = math.cos(yaw), math.sin(yaw)
+        # A turn by yaw about +y takes the item's x axis to (cos, -sin) and its z axis to (sin, cos) in (x, z).
+        corners = [(ix + a * cos + b * sin, iz - a * sin + b * cos)
+                   for a, b in ((-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2), (-width / 2, depth / 2))]
+        draw.polygon([_xy(heightmap, pixels, cx, cz) for cx, cz in corners], fill=ITEM_COLOR, outline=(40, 40, 40))
 
     for position in food:
         if len(position) == 3:

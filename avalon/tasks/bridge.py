@@ -29,7 +29,7 @@ Every world is certified at generation (:func:`check_bridge`; docs/tasks.md "Sol
 certificates" and the bridge section): the terrain alone gives no route to the food (the bypass
 search with every skill but the jump, any fall short of a lethal one, and :func:`jump_across`: no
 jump at the bypass limits crosses the chasm); with the log burned into the height map across the
-trench (:func:`~avalon.tasks.kit.solved.with_blocks`) a route walks over it; and the world's log
+trench (:func:`~avalon.tasks.kit.solved.with_blocks`, two grid cells wide) a route walks over it; and the world's log
 suffices: one log, liftable, reachable on foot from the spawn, the solved log on two piers at
 least ``MIN_REST_M`` long.
 """
@@ -89,7 +89,7 @@ from avalon.tasks.kit.sites import (
     site_mask,
     tree_behind_food,
 )
-from avalon.tasks.kit.solved import Block, block_mask, footprint_ground_m, with_blocks
+from avalon.tasks.kit.solved import Block, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -249,21 +249,73 @@ def bridge_chasm(difficulty: float, centre: XZ, stretch_angle_deg: float) -> Bri
     )
 
 
-def log_block(log: Entity) -> Block:
-    """The footprint and top of a log entity as a :class:`~avalon.tasks.kit.solved.Block`."""
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class LogFootprint:
+    """Where a log (or a pier, or any box lying along its own z) stands: footprint centre (x, z),
+    ``width_m`` across and ``length_m`` along, turned by ``yaw_rad`` (an entity's yaw: its length
+    runs along (sin yaw, cos yaw)), and its top's height. Metres and radians."""
+
+    centre: XZ = attr.ib(converter=lambda c: (float(c[0]), float(c[1])))
+    width_m: float = attr.ib(validator=check.positive())
+    length_m: float = attr.ib(validator=check.positive())
+    yaw_rad: float = attr.ib(validator=check.finite())
+    top_m: float = attr.ib(validator=check.finite())
+
+    @property
+    def axis(self) -> XZ:
+        """Unit (x, z) direction of its length."""
+        return math.sin(self.yaw_rad), math.cos(self.yaw_rad)
+
+    def local(self, x, z) -> tuple[np.ndarray, np.ndarray]:
+        """World (x, z) (arrays) as (across, along) from the centre, metres."""
+        ax, az = self.axis
+        dx = np.asarray(x, dtype=np.float64) - self.centre[0]
+        dz = np.asarray(z, dtype=np.float64) - self.centre[1]
+        return dx * az - dz * ax, dx * ax + dz * az
+
+    def end(self, sign: float) -> XZ:
+        """The middle of its end along +axis (``sign`` 1) or -axis (-1)."""
+        ax, az = self.axis
+        half = sign * self.length_m / 2.0
+        return self.centre[0] + half * ax, self.centre[1] + half * az
+
+    def points(self, spacing_m: float = 0.1) -> np.ndarray:
+        """Points covering the footprint (its edges included) about ``spacing_m`` apart, (n, 2) (x, z)."""
+        across = np.linspace(-self.width_m / 2.0, self.width_m / 2.0, max(2, int(math.ceil(self.width_m / spacing_m)) + 1))
+        along = np.linspace(-self.length_m / 2.0, self.length_m / 2.0, max(2, int(math.ceil(self.length_m / spacing_m)) + 1))
+        u, v = np.meshgrid(across, along)
+        ax, az = self.axis
+        return np.column_stack([self.centre[0] + u.ravel() * az + v.ravel() * ax,
+                                self.centre[1] - u.ravel() * ax + v.ravel() * az])
+
+    def block(self, min_width_m: float = 0.0) -> Block:
+        """The kit's :class:`~avalon.tasks.kit.solved.Block` of it, at least ``min_width_m`` wide."""
+        return Block(centre_x_m=self.centre[0], centre_z_m=self.centre[1], width_m=max(self.width_m, min_width_m),
+                     depth_m=self.length_m, top_m=self.top_m, yaw_rad=self.yaw_rad)
+
+
+def footprint_ground_m(heightmap: HeightMap, footprint: LogFootprint, spacing_m: float = 0.1) -> np.ndarray:
+    """The terrain surface's height at :meth:`LogFootprint.points`, metres."""
+    points = footprint.points(spacing_m)
+    return np.asarray(ground_height(heightmap, points[:, 0], points[:, 1]), dtype=np.float64)
+
+
+def log_footprint(log: Entity) -> LogFootprint:
+    """The footprint and top of a log entity."""
     scale = float(log.param("safe_scale", 1.0) or 1.0)
     width, height, length = (v * scale for v in TOOL_SIZE_M["log"])
-    return Block(centre=(log.position[0], log.position[2]), width_m=width, length_m=length, yaw_rad=log.yaw_rad,
-                 top_m=log.position[1] + height / 2.0)
+    return LogFootprint(centre=(log.position[0], log.position[2]), width_m=width, length_m=length, yaw_rad=log.yaw_rad,
+                        top_m=log.position[1] + height / 2.0)
 
 
 def resting_log(heightmap: HeightMap, centre: XZ, yaw_rad: float, name: str = "log") -> Entity:
     """The log of this task with its footprint centred on ``centre``, turned by ``yaw_rad``, its
     bottom on the highest ground under the footprint (never in the terrain)."""
-    probe = Block(centre=centre, width_m=LOG_SIZE_M[0], length_m=LOG_SIZE_M[2], yaw_rad=yaw_rad, top_m=0.0)
+    probe = LogFootprint(centre=centre, width_m=LOG_SIZE_M[0], length_m=LOG_SIZE_M[2], yaw_rad=yaw_rad, top_m=0.0)
     # The surface is flat on each triangle: its highest point under the footprint is a grid point
     # inside it or on its outline, sampled finely; a few millimetres more keep every corner clear.
-    inside = block_mask(heightmap, probe, widen=False)
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    inside = probe.block().covers(x, z)
     highest = max(float(footprint_ground_m(heightmap, probe, spacing_m=0.05).max()),
                   float(heightmap.heights[inside].max()) if inside.any() else -np.inf)
     bottom = highest + REST_CLEARANCE_M
@@ -274,7 +326,7 @@ def end_rests_m(heightmap: HeightMap, log: Entity) -> tuple[float, float]:
     """How much of the log's length rests on the ground at each end (from its -axis end, then its
     +axis end), metres: the run from each end over which the ground under its axis lies within
     ``REST_TOLERANCE_M`` below its bottom."""
-    block = log_block(log)
+    block = log_footprint(log)
     bottom = log.position[1] - LOG_SIZE_M[1] / 2.0
     along = np.linspace(-block.length_m / 2.0, block.length_m / 2.0, int(block.length_m / 0.05) + 1)
     ax, az = block.axis
@@ -332,7 +384,7 @@ def narrowest_outside_stretch_m(heightmap: HeightMap, chasm: BridgeChasm) -> flo
 def piers_under(heightmap: HeightMap, log: Entity) -> tuple[tuple[Entity, Entity], Entity]:
     """Two piers under the ends of ``log`` (resting on the terrain across the trench), each as long
     as the log rests on the ground there (:func:`end_rests_m`), and the log raised onto them."""
-    block = log_block(log)
+    block = log_footprint(log)
     top = log.position[1] - LOG_SIZE_M[1] / 2.0 + PIER_LIFT_M
     ax, az = block.axis
     piers = []
@@ -393,7 +445,7 @@ def crossing_steps(heightmap: HeightMap, log: Entity, food: XZ) -> list[RouteSte
     """The crossing of a log laid across the trench from its outer end (the one farther from the
     food, which lies on the plateau): walk to before that end, jump onto it, walk along its top,
     step off beyond its inner end, walk to beside the food."""
-    block = log_block(log)
+    block = log_footprint(log)
     sign = 1.0 if math.dist(block.end(1.0), food) > math.dist(block.end(-1.0), food) else -1.0
     ax, az = block.axis
     outer = block.end(sign)
@@ -480,8 +532,10 @@ def check_bridge(world: World, solved_log: Entity, chasm: BridgeChasm) -> Certif
         reasons.append(jump)
     # The piers lie under the burned-in log (the route search would take them for obstacles).
     bare = attr.evolve(world, entities=[entity for entity in world.entities if not is_pier(entity)])
-    solved = certify(with_blocks(bare, [log_block(solved_log)]), food, frozenset(), frozenset(SKILLS),
-                     max_fall_m=mechanics.SAFE_FALL_M)
+    # Widened to two grid cells across: the height map's triangles need two raised points side by
+    # side to be floor, and a 0.9 m log on the 1 m grid may cover one (the simulator tests walk the log itself).
+    burned = log_footprint(solved_log).block(min_width_m=2.0 * world.ground.heightmap.cell_size_m)
+    solved = certify(with_blocks(bare, [burned]), food, frozenset(), frozenset(SKILLS), max_fall_m=mechanics.SAFE_FALL_M)
     if not solved.solvable:
         reasons.append(f"with the log across the trench: {solved.reason}")
     why = log_suffices(world, solved_log)
@@ -513,7 +567,7 @@ def log_suffices(world: World, solved_log: Entity) -> Optional[str]:
         return "the log across the trench does not lie on two piers"
     if min(float(pier.param("size")[2]) for pier in piers) < MIN_REST_M:
         return f"a pier under the log is shorter than {MIN_REST_M} m"
-    block = log_block(log)
+    block = log_footprint(log)
     spawn = world.spawn_position
     walkable = walkable_grid(heightmap)
     if not any(path_exists(heightmap, walkable, spawn, _beside(heightmap, block, sign)) for sign in (1.0, -1.0)):
@@ -521,7 +575,7 @@ def log_suffices(world: World, solved_log: Entity) -> Optional[str]:
     return None
 
 
-def _beside(heightmap: HeightMap, block: Block, sign: float) -> tuple[float, float, float]:
+def _beside(heightmap: HeightMap, block: LogFootprint, sign: float) -> tuple[float, float, float]:
     """Ground half a metre beyond one end of ``block`` on its axis."""
     ax, az = block.axis
     x, z = block.end(sign)
@@ -550,7 +604,7 @@ def certificate(world: World) -> Certificate:
     return check_bridge(world, layout.solved_log, layout.chasm)
 
 
-def log_hides(heightmap: HeightMap, block: Block, spawn: XZ, food: XZ) -> bool:
+def log_hides(heightmap: HeightMap, block: LogFootprint, spawn: XZ, food: XZ) -> bool:
     """Whether a log (``block``) stands between the eyes at ``spawn`` and an apple lying at ``food``."""
     eye = np.asarray(eye_position((spawn[0], ground_height(heightmap, *spawn), spawn[1])))
     target = np.asarray((food[0], ground_height(heightmap, *food) + FOOD_RADIUS_M["apple"], food[1]))
@@ -576,7 +630,7 @@ def _radial_yaw(angle_rad: float) -> float:
     return math.atan2(math.cos(angle_rad), math.sin(angle_rad))
 
 
-def _clear_of(block: Block, point: XZ) -> float:
+def _clear_of(block: LogFootprint, point: XZ) -> float:
     across, along = block.local(point[0], point[1])
     return float(np.hypot(max(abs(float(across)) - block.width_m / 2.0, 0.0),
                           max(abs(float(along)) - block.length_m / 2.0, 0.0)))
@@ -619,9 +673,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             spawn_radius = max(spawn_radius, width + SPAWN_BEYOND_CHASM_M)
         spawn = _at(centre, away, PLATEAU_RADIUS_M + spawn_radius)
         stretch_nominal = math.radians(chasm.stretch_angle_deg)
-        nominal_log = Block(centre=_at(centre, stretch_nominal, PLATEAU_RADIUS_M + width / 2.0), width_m=LOG_SIZE_M[0],
-                            length_m=LOG_SIZE_M[2], yaw_rad=_radial_yaw(stretch_nominal),
-                            top_m=float(ground_height(natural, *centre)) + LOG_SIZE_M[1])
+        nominal_log = LogFootprint(centre=_at(centre, stretch_nominal, PLATEAU_RADIUS_M + width / 2.0),
+                                   width_m=LOG_SIZE_M[0], length_m=LOG_SIZE_M[2], yaw_rad=_radial_yaw(stretch_nominal),
+                                   top_m=float(ground_height(natural, *centre)) + LOG_SIZE_M[1])
         for food_angle in food_angles:  # the first direction whose food the laid log leaves in sight
             food_angle = float(food_angle)
             food_radius = log_in - from_bridge
@@ -667,14 +721,14 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 # The noisy edge where the log lies, the whole log's length either side.
                 log_radius = max(edge(log_angle + k * LOG_SIZE_M[2] / (2 * width)) for k in (-1, 0, 1)) + width + LOG_BEYOND_CHASM_M
                 log = resting_log(ground, _at(centre, log_angle, log_radius), _radial_yaw(log_angle) + math.pi / 2.0)
-                heights = footprint_ground_m(ground, log_block(log))
+                heights = footprint_ground_m(ground, log_footprint(log))
                 if heights.max() - heights.min() > REST_TOLERANCE_M:
                     raise ImpossibleWorldError(f"bridge: the ground under the log at {log.position} is not level")
-            if log_hides(ground, log_block(solved_log), spawn_at, food_at) or log_hides(ground, log_block(log), spawn_at, food_at):
+            if log_hides(ground, log_footprint(solved_log), spawn_at, food_at) or log_hides(ground, log_footprint(log), spawn_at, food_at):
                 raise ImpossibleWorldError(f"bridge: the log hides the food at {food_at} from the spawn")
             for name, point in (("spawn", spawn_at), ("food", food_at)):
-                if _clear_of(log_block(log), point) < LOG_CLEARANCE_M or \
-                        _clear_of(log_block(solved_log), point) < LOG_CLEARANCE_M:
+                if _clear_of(log_footprint(log), point) < LOG_CLEARANCE_M or \
+                        _clear_of(log_footprint(solved_log), point) < LOG_CLEARANCE_M:
                     raise ImpossibleWorldError(f"bridge: the {name} at {point} would be by the log")
                 if ground_height(ground, *point) < ground_height(natural, *point) - 0.25:
                     raise ImpossibleWorldError(f"bridge: the {name} at {point} would stand in the chasm")
@@ -682,7 +736,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             if ground_height(ground, *tree_site) < ground_height(natural, *tree_site) - 0.25 or \
                     not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
                 raise ImpossibleWorldError(f"bridge: no fruit tree site at {tree_site}")
-            solved_block, log_now = log_block(solved_log), log_block(log)
+            solved_block, log_now = log_footprint(solved_log), log_footprint(log)
             corridors = [*corridor_discs(spawn_at, solved_block.end(1.0), CORRIDOR_HALF_WIDTH_M),
                          *corridor_discs(solved_block.end(1.0), solved_block.end(-1.0), CORRIDOR_HALF_WIDTH_M),
                          *corridor_discs(solved_block.end(-1.0), food_at, CORRIDOR_HALF_WIDTH_M),

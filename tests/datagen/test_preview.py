@@ -60,15 +60,14 @@ def test_food_markers(half_sea):
         top_down_preview(bm.heightmap, bm, food=[(1.0,)], pixels=64)
 
 
-def test_item_footprints_lie_along_their_yaw(half_sea):
+def test_item_footprints_are_drawn_turned_by_their_yaw(half_sea):
     bm = half_sea
     hm = bm.heightmap
-    # A 1 m x 9 m log turned 90 degrees: its length runs along x.
-    image = top_down_preview(hm, bm, items=[(10.0, 5.0, 1.0, 9.0, math.pi / 2)], pixels=256)
-    assert _pixel(image, hm, 10.0, 5.0) == ITEM_COLOR
-    assert _pixel(image, hm, 13.5, 5.0) == ITEM_COLOR and _pixel(image, hm, 6.5, 5.0) == ITEM_COLOR
-    assert _pixel(image, hm, 10.0, 8.0) != ITEM_COLOR and _pixel(image, hm, 16.0, 5.0) != ITEM_COLOR
-    with pytest.raises(ValueError, match="item"):
+    # 6 m wide (its own x) and 1 m deep, turned 90 degrees: it lies along z.
+    image = top_down_preview(hm, bm, items=[(10.0, 0.0, 6.0, 1.0, math.pi / 2)], pixels=256)
+    assert _pixel(image, hm, 10.0, 2.0) == ITEM_COLOR and _pixel(image, hm, 10.0, -2.0) == ITEM_COLOR
+    assert _pixel(image, hm, 12.0, 0.0) != ITEM_COLOR
+    with pytest.raises(ValueError, match="item footprint"):
         top_down_preview(hm, bm, items=[(1.0, 2.0)], pixels=64)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import math
 
+import attr
 import numpy as np
 import pytest
 
@@ -16,7 +17,7 @@ from avalon.tasks import bridge, build_world, with_retries
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
 from avalon.tasks.kit.route import SKILLS
 from avalon.tasks.kit.routes import bypass_reaches, certify
-from avalon.tasks.kit.solved import footprint_ground_m, with_blocks
+from avalon.tasks.kit.solved import with_blocks
 from tests.tasks.helpers import world_digest
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -105,7 +106,9 @@ def test_every_world_needs_the_log_and_the_log_suffices(case):
     # No way on the terrain alone, whatever the skills and any fall short of a lethal one...
     assert not bypass_reaches(world, food, frozenset(SKILLS), max_fall_m=mechanics.LETHAL_FALL_M)
     # ...and a route with the log burned in across the trench.
-    solved = certify(with_blocks(world, [bridge.log_block(layout.solved_log)]), food, frozenset(), frozenset(SKILLS))
+    bare = attr.evolve(world, entities=[entity for entity in world.entities if not bridge.is_pier(entity)])
+    burned = bridge.log_footprint(layout.solved_log).block(min_width_m=2.0)
+    solved = certify(with_blocks(bare, [burned]), food, frozenset(), frozenset(SKILLS))
     assert solved.solvable, solved.reason
     log = _log(layout)
     assert float(log.param("mass", bridge.LOG_MASS_KG)) <= mechanics.MAX_LIFT_MASS_KG
@@ -122,17 +125,17 @@ def test_the_log_rests_on_the_ground_and_clear_of_everything(case):
     world = layout.world
     heightmap = world.ground.heightmap
     log = _log(layout)
-    block = bridge.log_block(log)
+    block = bridge.log_footprint(log)
     bottom = log.position[1] - bridge.LOG_SIZE_M[1] / 2.0
-    ground = footprint_ground_m(heightmap, block, spacing_m=0.02)
+    ground = bridge.footprint_ground_m(heightmap, block, spacing_m=0.02)
     assert ground.max() <= bottom + 1e-6, "the log is inside the terrain"
     piers = [entity for entity in world.entities if bridge.is_pier(entity)]
     assert len(piers) == 2
     for pier in piers:  # static stone boxes standing in the ground under the laid log's ends
         width, height, length = pier.param("size")
-        pier_block = bridge.Block(centre=(pier.position[0], pier.position[2]), width_m=width, length_m=length,
+        pier_block = bridge.LogFootprint(centre=(pier.position[0], pier.position[2]), width_m=width, length_m=length,
                                   yaw_rad=pier.yaw_rad, top_m=pier.position[1] + height / 2)
-        under = footprint_ground_m(heightmap, pier_block, spacing_m=0.05)
+        under = bridge.footprint_ground_m(heightmap, pier_block, spacing_m=0.05)
         # It stands in the ground (which may fall away under its corner over the trench's lip), its
         # top a little above the highest ground under it.
         assert pier.position[1] - height / 2 < under.max() <= pier_block.top_m - bridge.PIER_LIFT_M + 1e-6
@@ -169,13 +172,13 @@ def test_the_log_lies_across_at_d0_and_elsewhere_at_d1():
         assert not layout.in_place
         chasm = layout.chasm
         centre = np.asarray(chasm.centre)
-        points = bridge.log_block(_log(layout)).footprint_points()
+        points = bridge.log_footprint(_log(layout)).points()
         assert np.hypot(*(points - centre).T).min() > bridge.PLATEAU_RADIUS_M + chasm.width_m  # beyond the chasm
 
 
 def test_the_log_starts_farther_from_the_stretch_with_difficulty():
     def distance(layout):
-        return math.dist(bridge.log_block(_log(layout)).centre, bridge.log_block(layout.solved_log).centre)
+        return math.dist(bridge.log_footprint(_log(layout)).centre, bridge.log_footprint(layout.solved_log).centre)
 
     assert np.mean([distance(_layout(1.0, seed)) for seed in SEEDS]) > \
         np.mean([distance(_layout(0.5, seed)) for seed in SEEDS]) > np.mean([distance(_layout(0.0, seed)) for seed in SEEDS])

@@ -85,11 +85,12 @@ def test_the_world_keeps_the_specs_time_limits(case):
 
 
 def _horizontal_gap_m(entity: Entity, x: float, z: float) -> float:
-    """Horizontal distance from (x, z) to the entity: to a box's or a tool's footprint, or to a sphere's surface."""
+    """Horizontal distance from (x, z) to the entity: to a box's or a tool's footprint, or to a
+    sphere's surface."""
     dx, dz = x - entity.position[0], z - entity.position[2]
     if entity.kind == "box" or entity.kind in TOOL_SIZE_M:
         scale = float(entity.param("safe_scale", 1.0))
-        width, _, depth = entity.param("size") if entity.kind == "box" else (v * scale for v in TOOL_SIZE_M[entity.kind])
+        width, _, depth = entity.param("size") if entity.kind == "box" else np.multiply(TOOL_SIZE_M[entity.kind], scale)
         c, s = math.cos(entity.yaw_rad), math.sin(entity.yaw_rad)
         right, back = c * dx - s * dz, s * dx + c * dz  # into the box's frame (Godot's basis, transposed)
         return math.hypot(max(abs(right) - width / 2, 0.0), max(abs(back) - depth / 2, 0.0))

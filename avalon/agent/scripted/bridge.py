@@ -210,8 +210,8 @@ class LayLogAcross(Primitive):
         return 3000
 
     def actions(self, situation: Situation) -> Iterator[Action]:
-        block = bridge_task.log_block(self.log)
-        stretch = np.asarray(bridge_task.log_block(self.solved).centre) - np.asarray(self.centre)
+        block = bridge_task.log_footprint(self.log)
+        stretch = np.asarray(bridge_task.log_footprint(self.solved).centre) - np.asarray(self.centre)
         # Grip the end farther from the stretch: the log then points round the ring the way it goes.
         towards = tuple(np.asarray(self.centre) + stretch)
         sign = 1.0 if math.dist(block.end(1.0), towards) > math.dist(block.end(-1.0), towards) else -1.0
@@ -314,10 +314,9 @@ class LogBridgeFollower(RouteFollower):
         layout = bridge_task.layout_of(world) if layout is None else layout
         solved = layout.solved_log
         log = next(entity for entity in world.entities if entity.kind == "log")
-        super().__init__(bridged_world(world), route, foods=world.food)
-        eat = self._primitives[len(route_primitives(route)):]
         if math.dist(log.position, solved.position) < 0.05:
-            self._primitives = bridge_primitives(route) + eat
+            primitives = bridge_primitives(route)
         else:
             food = world.food[0].position
-            self._primitives = [LayLogAcross(log, solved, layout.chasm.centre, (food[0], food[2]))] + eat
+            primitives = [LayLogAcross(log, solved, layout.chasm.centre, (food[0], food[2]))]
+        super().__init__(bridged_world(world), route, foods=world.food, primitives=primitives)

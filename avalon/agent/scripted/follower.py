@@ -89,14 +89,18 @@ class FollowResult:
 
 
 class RouteFollower:
-    """Follows ``route`` through ``world``, then eats ``foods`` (default: every food of the world)."""
+    """Follows ``route`` through ``world``, then eats ``foods`` (default: every food of the world).
+    ``primitives`` replaces the route's own (``route_primitives``): a task whose steps need other
+    skills' primitives (jumping onto loose items) gives its own."""
 
-    def __init__(self, world: World, route: Route, foods: Optional[Sequence[Entity]] = None) -> None:
+    def __init__(self, world: World, route: Route, foods: Optional[Sequence[Entity]] = None,
+                 primitives: Optional[Sequence[Primitive]] = None) -> None:
         self.world = world
         self.route = route
         self.foods = tuple(world.food if foods is None else foods)
         self.ground = Ground(world)
-        self._primitives: list[Primitive] = route_primitives(route) + [EatFood(self.foods)]
+        steps = route_primitives(route) if primitives is None else list(primitives)
+        self._primitives: list[Primitive] = steps + [EatFood(self.foods)]
         self._situation: Optional[Situation] = None
         self._index = 0
         self._run: Optional[PrimitiveRun] = None

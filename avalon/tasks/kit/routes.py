@@ -179,12 +179,13 @@ def require_certificate(world: World, food, required: frozenset[str], allowed: f
     return certificate
 
 
-def bypass_reaches(world: World, food: Union[Entity, Sequence[float]], allowed: frozenset[str] = frozenset(SKILLS), *,
-                   max_fall_m: float = mechanics.LETHAL_FALL_M) -> bool:
-    """Whether the bypass search (:data:`BYPASS_CAPABILITIES`, falls up to ``max_fall_m``) reaches
-    ``food`` from the spawn of ``world`` with ``allowed``: for a task whose obstacle no skill
-    crosses (an object task: the terrain alone must give no way to the food). ``ValueError`` as
-    :func:`certify`."""
+def bypass_reaches(world: World, food, allowed: frozenset[str] = frozenset(SKILLS), *,
+                   max_fall_m: float = mechanics.SAFE_FALL_M) -> bool:
+    """Whether the bypass search (:data:`~avalon.tasks.kit.capabilities.BYPASS_CAPABILITIES`: every
+    limit a margin beyond the measured one) reaches ``food`` from the spawn with ``allowed`` and
+    falls up to ``max_fall_m``: :func:`certify`'s ``bypassed`` half alone, for a task whose obstacle
+    is passed with items the height map does not hold (its terrain must not let the body by
+    without them, with any skill). Same ``ValueError`` s as :func:`certify`."""
     allowed = _skill_set(allowed, "allowed")
     if "walk" not in allowed:
         check.refuse("allowed", sorted(allowed), "a set of skills that includes 'walk'")

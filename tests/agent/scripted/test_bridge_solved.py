@@ -25,7 +25,7 @@ from avalon.agent.scripted.policy import follower_for
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world
-from avalon.tasks.bridge import LOG_SIZE_M, layout_of, log_block
+from avalon.tasks.bridge import LOG_SIZE_M, layout_of, log_footprint
 from tests.env.camera import colour_mask, world_points
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
@@ -70,7 +70,7 @@ def test_the_scripted_agent_crosses_on_the_log_and_eats_the_food(env, tmp_path, 
         assert math.dist(log.position, layout.solved_log.position) > 5.0
         assert names == ["lay log", "eat"] and "grasp" in episode.info["achievements"], where
     # Over the trench (the middle third of the laid log), the feet were on the log's top.
-    block = log_block(layout.solved_log)
+    block = log_footprint(layout.solved_log)
     positions = np.array(track.positions)
     across, along = block.local(positions[:, 0], positions[:, 2])
     middle = (np.abs(along) < block.length_m / 6.0) & (np.abs(across) < block.width_m / 2.0)
@@ -121,7 +121,7 @@ def test_the_log_settles_where_it_was_placed(camera_env, tmp_path, difficulty, s
     world = attr.evolve(world, entities=tuple(painted if entity is log else entity for entity in world.entities))
     world_dir = export_world(world, tmp_path / f"settle-{difficulty}-{seed}")
     observation, info = camera_env.reset(seed=seed, options={"world_dir": str(world_dir)})
-    block = log_block(log)
+    block = log_footprint(log)
     target = (block.centre[0], block.top_m, block.centre[1])
     seen = []
     for step in range(40):
