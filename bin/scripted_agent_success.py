@@ -17,7 +17,7 @@ import json
 import time
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.agent.scripted import RouteFollower, route_for, run_episode
+from avalon.agent.scripted import follower_for, route_for, run_episode
 from avalon.agent.scripted.actions import ACTION_SPACE
 from avalon.tasks import build_world, check_difficulty, check_task
 
@@ -30,7 +30,7 @@ def run(task: str, difficulty: float, episodes: int, first_seed: int) -> dict:
     try:
         for seed in range(first_seed, first_seed + episodes):
             world = build_world(task, difficulty, seed)
-            episode = run_episode(env, RouteFollower(world, route_for(world)), seed=seed)
+            episode = run_episode(env, follower_for(world, route_for(world)), seed=seed)
             successes += episode.success
             steps.append(episode.steps)
             if not episode.success:

@@ -13,6 +13,7 @@ from avalon.cli import main
 from avalon.evalsets import load_scores, load_set
 from avalon.evalsets.build import build_report, build_set, verify_set
 from avalon.evalsets.recipe import PlannedWorld, SetRecipe, plan_worlds, recipe as set_recipe
+from avalon.evaluation import RANDOM_SOURCE, SCRIPTED_SOURCE
 from avalon.tasks import TASKS, WorldGenerationError, build_world
 
 TINY = SetRecipe(name="tiny", version=1, worlds_per_task=3, hardest_share=0.0, force_every_value=False, tasks=("eat", "jump"))
@@ -168,7 +169,7 @@ def test_the_reference_agent_plays_every_world_and_its_scores_are_kept_beside_th
     assert set(scores) == {w.key for w in result.evalset.worlds}
     for built in result.built:
         entry = scores[built.world.key]
-        assert entry == {"score": built.reference.score, "success": built.reference.success}
+        assert entry == {"score": built.reference.score, "success": built.reference.success, "source": SCRIPTED_SOURCE}
         assert math.isfinite(entry["score"]) and built.reference.steps > 0
         if entry["success"]:  # Appendix M: eating early scores above zero
             assert entry["score"] > 0
@@ -195,5 +196,5 @@ def test_the_random_baseline_plays_every_world_to_its_time_limit_and_writes_its_
         played = worker.random_run(world)  # the same seeds: the same episode
     finally:
         worker.close_envs()
-    assert {"score": played.score, "success": played.success} == scores[world.key]
+    assert {"score": played.score, "success": played.success, "source": RANDOM_SOURCE} == scores[world.key]
     assert 0 < played.steps <= TASKS["eat"].evaluation_time_limit_frames

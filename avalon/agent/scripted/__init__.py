@@ -21,7 +21,7 @@ from avalon.agent.scripted.fall import FallTo
 from avalon.agent.scripted.follower import FollowResult, RouteFollower
 from avalon.agent.scripted.jump import JumpTo
 from avalon.agent.scripted.look import LookAt, TurnToFace
-from avalon.agent.scripted.policy import ScriptedPolicy
+from avalon.agent.scripted.policy import ScriptedPolicy, follower_for
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, PrimitiveResult, Situation
 from avalon.agent.scripted.push import JumpOnto, PushTo
 from avalon.agent.scripted.task_routes import route_for, task_route, walk_route
@@ -45,6 +45,7 @@ __all__ = [
     "Situation",
     "TurnToFace",
     "WalkTo",
+    "follower_for",
     "route_for",
     "run_episode",
     "task_route",

@@ -12,10 +12,20 @@ from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from avalon.agent.scripted.actions import ACTION_SPACE, Action
+from avalon.agent.scripted.bridge import LogBridgeFollower
 from avalon.agent.scripted.follower import FollowResult, RouteFollower
 from avalon.agent.scripted.task_routes import route_for
 from avalon.datagen.world import World
 from avalon.tasks.kit.route import Route
+
+#: Tasks whose routes need more than a :class:`RouteFollower` (items to use on the way), and the
+#: follower that walks them.
+TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {"bridge": LogBridgeFollower}
+
+
+def follower_for(world: World, route: Route) -> RouteFollower:
+    """The follower of ``route`` in ``world``: its task's (``TASK_FOLLOWERS``), else a :class:`RouteFollower`."""
+    return TASK_FOLLOWERS.get(world.task, RouteFollower)(world, route)
 
 
 class ScriptedPolicy:
@@ -32,7 +42,7 @@ class ScriptedPolicy:
 
     def reset(self, world: World, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
         """Start an episode in ``world`` (the spec of the world the env has just reset to)."""
-        self._follower = RouteFollower(world, self.find_route(world))
+        self._follower = follower_for(world, self.find_route(world))
         self._follower.reset(observation, info)
 
     def act(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> Action:
