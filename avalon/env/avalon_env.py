@@ -18,6 +18,7 @@ from avalon.datagen.world_folder import WorldInfo, read_world_info
 from avalon.env.config import EnvConfig, check_seed, check_time_limit_frames
 from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
 from avalon.errors import SimulatorError
+from avalon.rules.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ABSENT
 from avalon.rules.mechanics import FRAME_PENALTY, INITIAL_ENERGY
 from avalon.sim import protocol
 from avalon.sim.simulator import Simulator
@@ -27,6 +28,14 @@ from avalon.tasks import generate_world, world_key
 _OFFSETS = protocol.feature_offsets()
 _OBSERVED = [(feature.name, _OFFSETS[feature.name], feature.size) for feature in protocol.OBSERVED_FEATURES]
 _ACHIEVEMENTS = slice(_OFFSETS["achievements"], _OFFSETS["achievements"] + len(protocol.ACHIEVEMENTS))
+_ANIMALS = slice(_OFFSETS["animals"], _OFFSETS["animals"] + MAX_REPORTED_ANIMALS * ANIMAL_STATE_FIELD_COUNT)
+
+
+def _animals(features: np.ndarray) -> np.ndarray:
+    """The ground-truth state of the world's animals: one row (x, y, z, state, hits) per animal, in
+    the world's entity order, the first ``MAX_REPORTED_ANIMALS`` of them (float32, shape (n, 5))."""
+    rows = features[_ANIMALS].reshape(MAX_REPORTED_ANIMALS, ANIMAL_STATE_FIELD_COUNT)
+    return rows[rows[:, 3] != STATE_ABSENT].copy()
 
 
 def _feature(features: np.ndarray, name: str) -> float:
@@ -337,4 +346,5 @@ class AvalonEnv(gym.Env):
             "achievements": self._achievements,
             "world_body_position": features[offset : offset + 3].copy(),
             "world_body_yaw": _feature(features, "world_body_yaw"),
+            "animals": _animals(features),
         }
