@@ -151,14 +151,14 @@ def close_envs() -> None:
 
 
 def _reference_run(world: World, folder: Path) -> ReferenceRun:
-    from avalon.agent.scripted import RouteFollower, route_for, run_episode
+    from avalon.agent.scripted import follower_for, route_for, run_episode
     from avalon.agent.scripted.actions import ACTION_SPACE, action
 
     idle, last_error = action(), ""
     for _ in range(REFERENCE_ATTEMPTS):
         env = _worker_env(ACTION_SPACE)
         try:
-            episode = run_episode(env, RouteFollower(world, route_for(world)),
+            episode = run_episode(env, follower_for(world, route_for(world)),
                                   options={"world_dir": str(folder), "episode_seed": world.seed})
         except SimulatorError:  # the env starts a fresh simulator at its next reset
             last_error = traceback.format_exc(limit=2)

@@ -198,3 +198,16 @@ def test_the_random_baseline_plays_every_world_to_its_time_limit_and_writes_its_
         worker.close_envs()
     assert {"score": played.score, "success": played.success, "source": RANDOM_SOURCE} == scores[world.key]
     assert 0 < played.steps <= TASKS["eat"].evaluation_time_limit_frames
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_reference_agent_lays_the_log_on_a_bridge_world():
+    # Bridge routes need the task's own follower (it fetches and lays the log): the set's reference
+    # runs take it from follower_for, as ScriptedPolicy does.
+    try:
+        built = worker.build_one(PlannedWorld("bridge", 0.0, 0), run_reference=True)
+    finally:
+        worker.close_envs()
+    assert built.reference is not None and built.reference.success, built.reference
+    assert built.reference.score > 0
