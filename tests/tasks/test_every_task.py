@@ -23,6 +23,7 @@ import pytest
 import avalon.tasks
 from avalon.datagen.export import content_hash
 from avalon.datagen.world import Entity, FlatGround, Terrain, World
+from avalon.rules.animals import ANIMALS
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import TASKS, build_world, generate_world
 from avalon.tasks.kit.geometry import AGENT_RADIUS_M, component_labels, triangle_index, walkable_grid
@@ -96,6 +97,8 @@ def _horizontal_gap_m(entity: Entity, x: float, z: float) -> float:
         c, s = math.cos(entity.yaw_rad), math.sin(entity.yaw_rad)
         right, back = c * dx - s * dz, s * dx + c * dz  # into the box's frame (Godot's basis, transposed)
         return math.hypot(max(abs(right) - width / 2, 0.0), max(abs(back) - depth / 2, 0.0))
+    if entity.kind in ANIMALS:  # an animal: the circle round its box at any yaw
+        return math.hypot(dx, dz) - math.hypot(ANIMALS[entity.kind].size_m[0], ANIMALS[entity.kind].size_m[2]) / 2
     return math.hypot(dx, dz) - float(entity.param("radius"))
 
 
