@@ -24,6 +24,7 @@ from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import FlatGround, Terrain, World
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.rules.animals import ANIMALS
 from avalon.rules.tools import TOOLS
 from avalon.tasks import build_world, check_difficulty, check_task
 from avalon.validation import check_int
@@ -57,6 +58,8 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         rings=terrain.ring_outlines,
         pixels=pixels,
         footprints=footprints(world),
+        animals=[(a.position[0], a.position[2], float(a.param("activation_radius_m", ANIMALS[a.kind].activation_radius_m)),
+                  ANIMALS[a.kind].color) for a in world.animals],
     )
 
 

@@ -3,8 +3,9 @@
 North (-z) is up and +x is right, so image rows follow height-map rows. Water is blue (ocean deep
 blue, pools teal), scenery is drawn as dots coloured by kind (see the legend), food as red
 markers, the spawn point as a magenta disc with an arrow showing where the agent faces,
-obstacle rings as outlines with the passable gap in yellow, and footprints (static boxes, tools)
-as outlined rectangles in their own colours.
+obstacle rings as outlines with the passable gap in yellow, footprints (static boxes, tools)
+as outlined rectangles in their own colours, and animals as dots in their colours inside a thin
+circle of their activation radius.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ SCENERY_STYLE: dict[SceneryKind, tuple[tuple[int, int, int], float]] = {
 
 #: A rectangle seen from above: centre x, centre z, width, depth (metres), yaw (radians), RGB in [0, 1].
 Footprint = tuple[float, float, float, float, float, tuple[float, float, float]]
+#: An animal seen from above: x, z, activation radius (metres; drawn as a thin circle), RGB in [0, 1].
+AnimalMark = tuple[float, float, float, tuple[float, float, float]]
 
 #: Sun direction for the hillshade: from the upper left (-x, -z) and 45 degrees up.
 _LIGHT = np.array([-1.0, math.sqrt(2.0), -1.0]) / 2.0
@@ -158,6 +161,7 @@ def top_down_preview(
     rings: Sequence[RingOutline | RingResult] = (),
     pixels: int = 512,
     footprints: Sequence[Footprint] = (),
+    animals: Sequence[AnimalMark] = (),
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
@@ -165,7 +169,9 @@ def top_down_preview(
     ``(x_m, z_m, yaw_rad)``; yaw 0 faces -z (up in the picture), as in Godot. ``rings`` are the
     outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
     ``footprints`` are rectangles seen from above: (centre x, centre z, width along the local x,
-    depth along the local z, yaw (radians, Godot's), RGB colour in [0, 1]), metres.
+    depth along the local z, yaw (radians, Godot's), RGB colour in [0, 1]), metres. ``animals``
+    are (x, z, activation radius, RGB in [0, 1]): a dot in the animal's colour, outlined black,
+    inside a thin circle of its activation radius.
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -200,6 +206,18 @@ def top_down_preview(
                    for u, v in ((-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2), (-width / 2, depth / 2))]
         fill = tuple(int(round(255 * float(v))) for v in colour)
         draw.polygon([_xy(heightmap, pixels, x, z) for x, z in corners], fill=fill, outline=(255, 255, 255))
+
+    for mark in animals:
+        if len(mark) != 4:
+            raise ValueError(f"animal {mark!r}: expected (x_m, z_m, activation_radius_m, (r, g, b))")
+        ax, az, radius_m, colour = mark
+        px, py = _xy(heightmap, pixels, ax, az)
+        fill = tuple(int(round(255 * float(v))) for v in colour)
+        reach = float(radius_m) * scale
+        draw.ellipse([px - reach, py - reach, px + reach, py + reach], outline=fill, width=max(1, pixels // 256))
+        r = max(3.0, 0.6 * scale)
+        draw.ellipse([px - r - 1, py - r - 1, px + r + 1, py + r + 1], fill=(0, 0, 0))
+        draw.ellipse([px - r, py - r, px + r, py + r], fill=fill)
 
     for position in food:
         if len(position) == 3:

@@ -73,6 +73,20 @@ def test_item_footprints_are_drawn_turned_by_their_yaw(half_sea):
         top_down_preview(hm, bm, footprints=[(1.0, 2.0)], pixels=64)
 
 
+def test_animals_are_dots_in_their_colour_inside_their_activation_radius(half_sea):
+    bm = half_sea
+    hm = bm.heightmap
+    colour = (0.25, 0.5, 1.0)
+    image = top_down_preview(hm, bm, animals=[(10.0, 0.0, 8.0, colour)], pixels=256)
+    drawn = (64, 128, 255)
+    assert _pixel(image, hm, 10.0, 0.0) == drawn
+    ring = [_pixel(image, hm, 10.0 + 8.0 * math.cos(a), 8.0 * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 16)]
+    assert sum(p == drawn for p in ring) >= 8  # the circle of its radius, a pixel or two wide
+    assert _pixel(image, hm, 14.0, 0.0) != drawn
+    with pytest.raises(ValueError, match="animal"):
+        top_down_preview(hm, bm, animals=[(1.0, 2.0)], pixels=64)
+
+
 def test_full_world_with_scenery_and_rings():
     hm = build_heightmap(np.random.default_rng(2), WorldConfig())
     ring = ObstacleRing(kind="cliff", centre_x_m=0.0, centre_z_m=0.0, inner_radius_m=6.0, width_m=1.0,
