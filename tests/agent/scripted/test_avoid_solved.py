@@ -12,10 +12,12 @@ import math
 import pytest
 
 from avalon.agent.scripted.avoid import AvoidFollower
+from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.policy import follower_for
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
-from avalon.rules.animals import ANIMALS
+from avalon.rules.animals import ANIMALS, STATE_ACTIVE
+from avalon.tasks.kit.predators import certify_on_foot
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -55,3 +57,30 @@ def test_the_scripted_agent_eats_the_food_a_bee_guards_in_an_easy_fight_world(en
         world, info, follower, states, nearest_home, steps = _play(env, tmp_path, "fight", 0.0, seed)
         assert [a.kind for a in world.animals] == ["bee"]
         assert info["success"], f"fight d = 0 seed {seed}: {follower.result.describe()}, {steps} steps"
+
+
+@pytest.mark.parametrize("task", ["avoid", "fight"])
+def test_guards_of_hard_worlds_wake_and_bite_an_agent_walking_straight_to_the_food(env, tmp_path, task):
+    # At d = 1 the predators stand 2-4 m (avoid) or 2-3 m (fight) from the food: a plain route
+    # follower walking straight to it (no waiting) wakes some of them, and they attack. (Not every
+    # one every time: a bee may have wandered off, a snake backs away first, a jaguar must see the
+    # agent moving.)
+    woke, attacked, seen = 0, 0, []
+    for seed in (0, 1, 2):
+        world, _ = task_route(task, 1.0, seed)
+        route = certify_on_foot(world, world.food[0]).route
+        folder = export_world(world, tmp_path / f"{task}-straight-{seed}")
+        follower = RouteFollower(world, route)
+        observation, info = env.reset(seed=seed, options={"world_dir": str(folder)})
+        follower.reset(observation, info)
+        states, lowest = set(), 1.0
+        for _ in range(400):
+            observation, _, terminated, truncated, info = env.step(follower.act(observation, info))
+            states.update(int(row[3]) for row in info["animals"])
+            lowest = min(lowest, float(info["energy"]) - float(info["food_eaten"]))
+            if terminated or truncated or info["success"] or follower.result.finished:
+                break
+        woke += STATE_ACTIVE in states
+        attacked += lowest < 1.0
+        seen.append(([a.kind for a in world.animals], sorted(states), round(lowest, 2)))
+    assert woke >= 2 and attacked >= 1, f"{task} d = 1: (species, states, lowest energy) per seed {seen}"
