@@ -262,7 +262,7 @@ def _stack_uses(layout: stack.StackLayout) -> tuple[ItemUse, ...]:
 def _stack_relocate(rng: np.random.Generator, layout: stack.StackLayout, uses: tuple[ItemUse, ...],
                     distance_band: tuple[float, float]) -> dict[str, Entity]:
     """Each stone at the drawn distance from its place in any direction, on dry ground that varies
-    by at most ``STONE_RELIEF_M`` under it (it rests on its highest point), clear of the plateau,
+    by at most ``STONE_RELIEF_M`` under it (it rests on its highest point, ``bridge.REST_CLEARANCE_M`` above it), clear of the plateau,
     the staircase, the other stones and the spawn."""
     world, staircase = layout.world, layout.staircase
     heightmap = world.ground.heightmap
@@ -305,7 +305,10 @@ def _stack_relocate(rng: np.random.Generator, layout: stack.StackLayout, uses: t
             if highest - float(heights.min()) > STONE_RELIEF_M:
                 reason = f"the ground under {use.name} at {point} varies by more than {STONE_RELIEF_M} m"
                 continue
-            moved[use.name] = tool_entity("stone", use.name, (point[0], highest, point[1]), yaw_rad=yaw,
+            # A few millimetres above its highest ground (as bridge puts its log): the outline's
+            # samples can miss a crest between them.
+            bottom = highest + bridge.REST_CLEARANCE_M
+            moved[use.name] = tool_entity("stone", use.name, (point[0], bottom, point[1]), yaw_rad=yaw,
                                           safe_scale=stack.STONE_SCALE, mass=float(use.place.param("mass")))
             break
         else:
