@@ -44,7 +44,7 @@ from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES, resolve_config
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import Forcing
-from avalon.tasks.kit.geometry import component_labels, is_dry_land, triangle_index, walkable_grid
+from avalon.tasks.kit.geometry import component_labels, ground_height, is_dry_land, triangle_centroids, triangle_index, walkable_grid
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sight import OCCLUDER_PARTS
 from avalon.tasks.kit.sites import corridor_discs
@@ -82,6 +82,21 @@ CORRIDOR_HALF_WIDTH_M = 1.0
 STONE_RELIEF_M = 0.15
 #: A moved stone keeps this far from water, metres.
 STONE_WATER_CLEARANCE_M = 1.5
+#: Walking round a moved item, the centres of the walkable triangles the body crosses keep this
+#: far from its footprint, metres...
+WALK_ROUND_CLEARANCE_M = mechanics.BODY_RADIUS_M + 0.1
+#: ...to points this far beyond each end of it, on its axis, metres (where the hand takes a log),
+#: within this of its footprint (round it, not round the whole chasm), metres.
+BESIDE_END_M = WALK_ROUND_CLEARANCE_M + 0.5
+WALK_ROUND_WINDOW_M = 3.0
+#: A log carried round the ring (at its own distance from the chasm's centre, held out ahead
+#: along the ring's tangent, the way it goes) sweeps ground that rises at most this above the
+#: ground where it lay, metres (a held log's far end is about 0.2 m above the ground; ground rising
+#: beyond the levelled disc catches it and the hand loses it).
+CARRY_SWEEP_RISE_M = 0.15
+#: ...sampled every this many degrees of the ring, and every this many metres along the log.
+CARRY_SWEEP_STEP_DEG = 2.0
+CARRY_SWEEP_SPACING_M = 0.5
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -235,8 +250,38 @@ def _bridge_relocate(rng: np.random.Generator, layout: bridge.BridgeLayout, uses
         if bridge.log_hides(heightmap, block, spawn, food):
             reason = f"the log at {log.position} would hide the food from the spawn"
             continue
+        cramped = walk_round_reasons(world, log)
+        if cramped:
+            reason = cramped[0]
+            continue
+        rise = carry_sweep_rise_m(heightmap, chasm, log)
+        if rise > CARRY_SWEEP_RISE_M:
+            reason = f"the ground the log at {log.position} sweeps carried round the ring rises {rise:.2f} m"
+            continue
         return {use.name: log}
     raise ImpossibleWorldError(f"carry (bridge): {reason}")
+
+
+def carry_sweep_rise_m(heightmap, chasm: bridge.BridgeChasm, log: Entity) -> float:
+    """How far the ground rises above where ``log`` lies under it carried round the ring to the
+    bridgeable stretch: at the log's distance from the centre, its near end at the body, held out
+    ahead along the ring's tangent (a held log's length and a metre more), metres."""
+    block = bridge.log_footprint(log)
+    centre = np.asarray(chasm.centre)
+    offset = np.asarray(block.centre) - centre
+    radius = float(np.hypot(*offset))
+    start = math.atan2(offset[1], offset[0])
+    turn = math.remainder(math.radians(chasm.stretch_angle_deg) - start, 2 * math.pi)
+    angles = start + np.linspace(0.0, turn, max(2, int(abs(math.degrees(turn)) / CARRY_SWEEP_STEP_DEG) + 1))
+    ahead = np.arange(0.0, block.length_m + 1.0, CARRY_SWEEP_SPACING_M)
+    way = math.copysign(1.0, turn)
+    body = centre + radius * np.column_stack([np.cos(angles), np.sin(angles)])
+    tangent = way * np.column_stack([-np.sin(angles), np.cos(angles)])
+    points = body[:, None, :] + ahead[None, :, None] * tangent[:, None, :]
+    inside = heightmap.contains(points[..., 0], points[..., 1])
+    heights = np.asarray(ground_height(heightmap, points[..., 0][inside], points[..., 1][inside]))
+    bottom = log.position[1] - bridge.LOG_SIZE_M[1] / 2.0
+    return float(heights.max() - bottom) if heights.size else 0.0
 
 
 def _bridge_corridor(layout: bridge.BridgeLayout, moved: dict[str, Entity]) -> list[tuple[float, float, float]]:
@@ -308,8 +353,13 @@ def _stack_relocate(rng: np.random.Generator, layout: stack.StackLayout, uses: t
             # A few millimetres above its highest ground (as bridge puts its log): the outline's
             # samples can miss a crest between them.
             bottom = highest + bridge.REST_CLEARANCE_M
-            moved[use.name] = tool_entity("stone", use.name, (point[0], bottom, point[1]), yaw_rad=yaw,
-                                          safe_scale=stack.STONE_SCALE, mass=float(use.place.param("mass")))
+            stone = tool_entity("stone", use.name, (point[0], bottom, point[1]), yaw_rad=yaw,
+                                safe_scale=stack.STONE_SCALE, mass=float(use.place.param("mass")))
+            cramped = walk_round_reasons(world, stone)
+            if cramped:
+                reason = cramped[0]
+                continue
+            moved[use.name] = stone
             break
         else:
             raise ImpossibleWorldError(f"carry (stack): {reason}")
@@ -349,10 +399,35 @@ def variant_named(base_task: str) -> CarryVariant:
 # --- the certificate ------------------------------------------------------------------------------------
 
 
+def walk_round_reasons(world: World, item: Entity) -> list[str]:
+    """Why the agent cannot walk round ``item`` from beside one end to beside the other
+    (``BESIDE_END_M`` beyond them on its axis), or nothing: over walkable triangles whose centres
+    lie ``WALK_ROUND_CLEARANCE_M`` to ``WALK_ROUND_WINDOW_M`` from its footprint (a long log on a
+    narrow ledge may leave no way round it to its far end, but the long way round the chasm)."""
+    heightmap = world.ground.heightmap
+    walkable = walkable_grid(heightmap)
+    block = footprint(item)
+    x, z = triangle_centroids(heightmap)
+    across, along = block.local(x, z)
+    gap = np.hypot(np.maximum(np.abs(across) - block.width_m / 2.0, 0.0), np.maximum(np.abs(along) - block.length_m / 2.0, 0.0))
+    room = walkable & (gap >= WALK_ROUND_CLEARANCE_M) & (gap <= WALK_ROUND_WINDOW_M)
+    labels = component_labels(room)
+    ax, az = block.axis
+    ends = []
+    for sign in (1.0, -1.0):
+        end = block.end(sign)
+        beside = (end[0] + sign * BESIDE_END_M * ax, end[1] + sign * BESIDE_END_M * az)
+        ends.append(labels[triangle_index(heightmap, *beside)] if heightmap.contains(*beside) else -1)
+    if ends[0] < 0 or ends[0] != ends[1]:
+        return [f"no walk round {item.name} from beside one end to beside the other"]
+    return []
+
+
 def carry_reasons(world: World, uses: tuple[ItemUse, ...], min_distance_m: float) -> list[str]:
     """Why the moved items of ``world`` break carry's guarantee (empty when they keep it): each is
     in the world, of its place's kind, at least ``min_distance_m`` from its place of use, on ground
-    the spawn walks to, and the agent walks from it to where it is used."""
+    the spawn walks to, with room to walk round it to both its ends (:func:`walk_round_reasons`),
+    and the agent walks from it to where it is used."""
     heightmap = world.ground.heightmap
     labels = component_labels(walkable_grid(heightmap))
     start = labels[triangle_index(heightmap, world.spawn_position[0], world.spawn_position[2])]
@@ -363,6 +438,7 @@ def carry_reasons(world: World, uses: tuple[ItemUse, ...], min_distance_m: float
         if item is None or item.kind != use.place.kind:
             reasons.append(f"the world holds no {use.place.kind} named {use.name}")
             continue
+        reasons.extend(walk_round_reasons(world, item))
         distance = math.hypot(item.position[0] - use.place.position[0], item.position[2] - use.place.position[2])
         if distance < min_distance_m - 1e-9:
             reasons.append(f"{use.name} lies {distance:.2f} m from where it is used: less than {min_distance_m:.2f} m")

@@ -22,7 +22,7 @@ BRIDGE_CASES = [(d, seed) for d in (0.0, 0.25, 0.5, 0.75, 1.0) for seed in range
 STACK_CASES = [(d, seed) for d in (0.0, 0.5, 1.0) for seed in range(2)]
 
 GOLDEN = {
-    (0.5, 0, "bridge"): "d90c23727f338d0ddf42704f409fbe8092e8fade4a1496dbd88ac76c5704f4c2",
+    (0.5, 0, "bridge"): "667f3e87e3b1b3aaa5916be604834be0bb03d2203e82227e4aac124c98adbed2",
     (0.5, 0, "stack"): "c973faed0a534f10864ae721fa6b670029a5f3f0d78b6a47fb6fe9cc4d806e2f",
 }
 
@@ -117,6 +117,8 @@ def test_bridge_worlds_the_log_lies_the_knobs_distance_away_on_level_ground_the_
     walkable = walkable_grid(heightmap)
     assert path_exists(heightmap, walkable, world.spawn_position, log.position)
     assert path_exists(heightmap, walkable, log.position, use.approach)
+    assert carry.walk_round_reasons(world, log) == []
+    assert carry.carry_sweep_rise_m(heightmap, base.chasm, log) <= carry.CARRY_SWEEP_RISE_M
     # The base task's own guarantee: nothing crosses without the log, the log across the trench does.
     certificate = bridge.check_bridge(world, base.solved_log, base.chasm)
     assert certificate.ok and not certificate.bypassed, certificate.reason
@@ -189,6 +191,30 @@ def test_an_item_the_spawn_cannot_walk_to_fails_the_certificate():
     moved = attr.evolve(world, entities=tuple(sunk if e.name == log.name else e for e in world.entities))
     reasons = carry.carry_reasons(moved, layout.uses, 0.0)
     assert any("does not walk to" in reason for reason in reasons), reasons
+
+
+def test_a_log_with_no_walk_round_it_or_rising_ground_on_its_way_is_refused():
+    layout = _layout(0.5, 2, "bridge")
+    world, chasm = layout.world, layout.base.chasm
+    log = _items(layout)[0]
+    heightmap = world.ground.heightmap
+    # Turned across the ring, its inner end over the chasm: no way round to beside that end.
+    offset = np.asarray((log.position[0], log.position[2])) - np.asarray(chasm.centre)
+    angle = math.atan2(offset[1], offset[0])
+    middle = np.asarray(chasm.centre) + (chasm.outer_radius_m + 1.0) * np.array([math.cos(angle), math.sin(angle)])
+    across = attr.evolve(log, position=(middle[0], log.position[1], middle[1]), yaw_rad=math.atan2(math.cos(angle), math.sin(angle)))
+    assert carry.walk_round_reasons(world, log) == []
+    assert carry.walk_round_reasons(world, across) != []
+    # A 1 m bump on the ring just ahead of the log, the way it is carried.
+    rise = carry.carry_sweep_rise_m(heightmap, chasm, log)
+    assert rise <= carry.CARRY_SWEEP_RISE_M
+    turn = math.remainder(math.radians(chasm.stretch_angle_deg) - angle, 2 * math.pi)
+    ahead = angle + math.copysign(math.radians(10.0), turn)
+    radius = float(np.hypot(*offset))
+    bx, bz = chasm.centre[0] + radius * math.cos(ahead), chasm.centre[1] + radius * math.sin(ahead)
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    bumped = heightmap.with_heights(heightmap.heights + (np.hypot(x - bx, z - bz) < 1.5).astype(heightmap.heights.dtype))
+    assert carry.carry_sweep_rise_m(bumped, chasm, log) > 0.9
 
 
 def test_bad_input_is_refused_by_name():
