@@ -527,19 +527,20 @@ def generate(rng: np.random.Generator, difficulty: float, config: Optional[objec
 
 def layout_of(world: World) -> CarryLayout:
     """The layout of a carry world, rebuilt from its seed with ``build_world``'s retry rule and the
-    default config, its variant the one whose items it holds; ``ValueError`` for another task's
-    world or one made with another config."""
+    default config: unforced, or else forced to the variant whose items it holds (a forced world
+    may come from another attempt than the unforced one: an attempt that failed for the drawn
+    variant may work for the forced one); ``ValueError`` for another task's world or one made with
+    another config."""
     from avalon.tasks import with_retries  # the registry imports this module
 
     if world.task != "carry":
         check.refuse("world.task", world.task, "'carry'")
     kinds = {entity.kind for entity in world.entities}
-    for variant in VARIANTS:
-        if not set(variant.item_kinds) <= kinds:
-            continue
-        layout = with_retries(lambda rng, base=variant.base_task: build_layout(rng, world.difficulty, base_task=base), "carry",
+    candidates = [None] + [variant.base_task for variant in VARIANTS if set(variant.item_kinds) <= kinds]
+    for base_task in candidates:
+        layout = with_retries(lambda rng, base=base_task: build_layout(rng, world.difficulty, base_task=base), "carry",
                               world.difficulty, world.seed)
-        if layout.world.spawn_position == world.spawn_position:
+        if layout.world.spawn_position == world.spawn_position and set(layout.variant.item_kinds) <= kinds:
             return layout
     raise ValueError(f"the carry world of difficulty {world.difficulty} and seed {world.seed} is not one its seed builds "
                      f"for any base task ({', '.join(BASE_TASKS)}): was it made with another config?")
