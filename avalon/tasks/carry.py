@@ -34,6 +34,7 @@ from typing import Any, Optional
 
 import attr
 import numpy as np
+from scipy import ndimage
 
 from avalon import validation as check
 from avalon.datagen.world import Entity, World, tool_entity
@@ -80,6 +81,8 @@ CORRIDOR_HALF_WIDTH_M = 1.0
 #: A stone lies where the ground under its footprint varies by at most this, metres (on the yard it
 #: is level; beyond it, the gentle island's ground).
 STONE_RELIEF_M = 0.15
+#: Directions round its place a moved stone's is drawn among (those where the ground is level enough).
+STONE_DIRECTIONS = 720
 #: A moved stone keeps this far from water, metres.
 STONE_WATER_CLEARANCE_M = 1.5
 #: Walking round a moved item, the centres of the walkable triangles the body crosses keep this
@@ -306,12 +309,19 @@ def _stack_uses(layout: stack.StackLayout) -> tuple[ItemUse, ...]:
 
 def _stack_relocate(rng: np.random.Generator, layout: stack.StackLayout, uses: tuple[ItemUse, ...],
                     distance_band: tuple[float, float]) -> dict[str, Entity]:
-    """Each stone at the drawn distance from its place in any direction, on dry ground that varies
-    by at most ``STONE_RELIEF_M`` under it (it rests on its highest point, ``bridge.REST_CLEARANCE_M`` above it), clear of the plateau,
-    the staircase, the other stones and the spawn."""
+    """Each stone at the drawn distance from its place, in a direction drawn among those where the
+    ground varies little enough round it, on dry ground that varies by at most ``STONE_RELIEF_M``
+    under it (it rests on its highest point, ``bridge.REST_CLEARANCE_M`` above it), clear of the
+    plateau, the staircase, the other stones and the spawn."""
     world, staircase = layout.world, layout.staircase
     heightmap = world.ground.heightmap
     x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    # The relief of the square round each grid point that holds a stone however it is turned: a
+    # cheap screen of the directions (a stone 20 m out lies on natural ground, mostly too steep).
+    side = int(math.ceil(stack.STONE_WIDTH_M * math.sqrt(2.0) / heightmap.cell_size_m)) + 1
+    heights = heightmap.heights.astype(np.float64)
+    relief = ndimage.maximum_filter(heights, size=side) - ndimage.minimum_filter(heights, size=side)
+    directions = np.linspace(-math.pi, math.pi, STONE_DIRECTIONS, endpoint=False)
     spawn = (world.spawn_position[0], world.spawn_position[2])
     reach = stack.STONE_WIDTH_M / math.sqrt(2.0)
     stair = [staircase.column_xz(k) for k in range(staircase.layers)]
@@ -321,8 +331,14 @@ def _stack_relocate(rng: np.random.Generator, layout: stack.StackLayout, uses: t
         reason = "no place drawn"
         for _ in range(PLACE_ATTEMPTS):
             distance = float(rng.uniform(*distance_band))
-            angle = float(rng.uniform(-math.pi, math.pi))
             yaw = float(rng.uniform(-math.pi, math.pi))
+            px, pz = place[0] + distance * np.cos(directions), place[1] + distance * np.sin(directions)
+            fits = heightmap.contains(px, pz)
+            fits[fits] = heightmap.sample(relief, px[fits], pz[fits]) <= STONE_RELIEF_M
+            if not fits.any():
+                reason = f"the ground {distance:.1f} m from {use.name}'s place varies too much everywhere"
+                continue
+            angle = float(rng.choice(directions[fits]))
             point = (place[0] + distance * math.cos(angle), place[1] + distance * math.sin(angle))
             margin = reach + 1.0
             if not (heightmap.contains(point[0] - margin, point[1] - margin) and

@@ -23,7 +23,7 @@ STACK_CASES = [(d, seed) for d in (0.0, 0.5, 1.0) for seed in range(2)]
 
 GOLDEN = {
     (0.5, 0, "bridge"): "667f3e87e3b1b3aaa5916be604834be0bb03d2203e82227e4aac124c98adbed2",
-    (0.5, 0, "stack"): "c973faed0a534f10864ae721fa6b670029a5f3f0d78b6a47fb6fe9cc4d806e2f",
+    (0.5, 0, "stack"): "9e4ba4ef1042e5377ecd51bdb8f24eec646e92f42a3d07409384b6167923293d",
 }
 
 
