@@ -23,7 +23,9 @@ carrying is what gets harder.
 Every world is certified at generation (:func:`check_carry`): the base task's certificate holds
 on the world as it is (its item halves burn the items in at their place of use: bridge's log across
 the trench, stack's staircase), and every moved item is at least the knob's distance from its
-place, on ground the spawn walks to, from which the agent walks to where it is used.
+place, on ground the spawn walks to, with room to walk round it to both its ends, and from it the
+agent walks to where it is used. A bridge log also lies only where the way round the ring to the
+trench is level for a log held out ahead (:func:`carry_sweep_rise_m`).
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ class CarryVariant:
     base_task: str
     #: Kinds of the items it moves (a world holding them names its variant).
     item_kinds: tuple[str, ...]
-    #: ``(rng, difficulty, config) -> layout``: the base task's layout builder.
+    #: ``(rng, difficulty, config) -> layout``: the base task's layout builder (its layout has ``world``).
     build_layout: Callable[[np.random.Generator, float, Any], Any]
     #: ``layout -> uses``: the items that move and where they are used.
     uses: Callable[[Any], tuple[ItemUse, ...]]
