@@ -1,0 +1,79 @@
+#!/usr/bin/env python
+"""Pictures of carry worlds, one per base task and difficulty, with where the items are used marked.
+
+Like ``avalon world preview`` (left: from above, north up; right: the first frame from the spawn)
+but for each of carry's base tasks (forced), and with each moved item's place of use drawn under
+it in yellow (bridge: the log across the trench; stack: the staircase's stones), so the picture
+shows how far the items lie from it. Writes ``<out-dir>/carry-<base task>-d<difficulty>.png``.
+Usage:
+
+    bin/carry_previews.py [--difficulties 0,0.5,1] [--seed 0] [--out-dir docs/images] [--panel-pixels 320]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+
+import attr
+from PIL import Image, ImageDraw
+
+from avalon.datagen.export import export_world
+from avalon.datagen.world import Entity
+from avalon.tasks import build_world, carry, check_difficulty
+from avalon.world_preview import first_person, top_down
+
+#: The colour the places of use are drawn in.
+PLACE_COLOR = (1.0, 0.85, 0.1)
+
+
+def picture(base_task: str, difficulty: float, seed: int, panel_pixels: int, renderer: str) -> Image.Image:
+    world = build_world("carry", difficulty, seed, forced={"base_task": base_task})
+    layout = carry.layout_of(world)
+    places = []
+    for use in layout.uses:
+        block = carry.footprint(use.place)
+        places.append(Entity(kind="box", name=f"place-of-{use.name}", position=use.place.position, yaw_rad=use.place.yaw_rad,
+                             params={"size": (block.width_m, 0.1, block.length_m), "color": PLACE_COLOR}))
+    marked = attr.evolve(world, entities=tuple(places) + world.entities)  # the items drawn over their places
+    work = Path(tempfile.mkdtemp(prefix="carry-preview-"))
+    try:
+        view = first_person(export_world(world, work / "world"), renderer).resize((panel_pixels, panel_pixels), Image.BILINEAR)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    caption = 24
+    out = Image.new("RGB", (2 * panel_pixels, panel_pixels + caption), (20, 20, 20))
+    out.paste(top_down(marked, panel_pixels), (0, caption))
+    out.paste(view, (panel_pixels, caption))
+    ImageDraw.Draw(out).text((8, 6), f"carry ({base_task})  difficulty {difficulty:g}  seed {seed}  (yellow: where used)",
+                             fill=(230, 230, 230))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--difficulties", default="0,0.5,1")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out-dir", default="docs/images")
+    parser.add_argument("--panel-pixels", type=int, default=320)
+    parser.add_argument("--renderer", default="GLES3")
+    parser.add_argument("--base-tasks", default=",".join(carry.BASE_TASKS))
+    args = parser.parse_args(argv)
+    try:
+        difficulties = [check_difficulty(float(part)) for part in args.difficulties.split(",") if part.strip()]
+        bases = [carry.variant_named(part.strip()).base_task for part in args.base_tasks.split(",") if part.strip()]
+    except ValueError as error:
+        parser.error(str(error))
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for base in bases:
+        for difficulty in difficulties:
+            path = out_dir / f"carry-{base}-d{difficulty:g}.png"
+            picture(base, difficulty, args.seed, args.panel_pixels, args.renderer).save(path, optimize=True)
+            print(path, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""The scripted agent solves carry worlds of the bridge variant in the real simulator, at d = 0,
+seeds 0-3: the follower the registry gives (``follower_for``: ``carry_follower``, bridge's
+``LogBridgeFollower`` told where the base task lays the log) walks to the log where carry put it,
+10-12 m round the ring from the trench, grasps it, carries it round the ring, lays it across the
+trench, crosses on it and eats the apple, with ``success`` in evaluation mode. The log where it
+was laid is where the feet were over the trench: on its top."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from avalon.agent.scripted.bridge import LogBridgeFollower
+from avalon.agent.scripted.episode import run_episode
+from avalon.agent.scripted.follower import RouteFollower
+from avalon.agent.scripted.policy import follower_for
+from avalon.agent.scripted.task_routes import route_for
+from avalon.datagen.export import export_world
+from avalon.tasks import build_world, carry
+from avalon.tasks.bridge import log_footprint
+
+pytestmark = [pytest.mark.godot, pytest.mark.slow]
+
+SEEDS = (0, 1, 2, 3)
+
+
+class Track:
+    """Wraps the env to keep the body's positions."""
+
+    def __init__(self, env):
+        self.env, self.positions = env, []
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        self.positions.append(np.asarray(info["world_body_position"], np.float64))
+        return observation, info
+
+    def step(self, action):
+        result = self.env.step(action)
+        self.positions.append(np.asarray(result[-1]["world_body_position"], np.float64))
+        return result
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_scripted_agent_fetches_the_log_lays_it_across_and_eats_the_food(env, tmp_path, seed):
+    world = build_world("carry", 0.0, seed, forced={"base_task": "bridge"})
+    layout = carry.layout_of(world)
+    solved = layout.base.solved_log
+    log = next(entity for entity in world.entities if entity.kind == "log")
+    low, _ = carry.KNOBS.carry_distance_m.at(0.0)
+    assert math.dist(log.position, solved.position) >= low  # the log must be fetched
+    follower = follower_for(world, route_for(world))
+    assert type(follower) is LogBridgeFollower
+    track = Track(env)
+    world_dir = export_world(world, tmp_path / f"carry-{seed}")
+    episode = run_episode(track, follower, seed=seed, options={"world_dir": str(world_dir)})
+    where = f"carry (bridge) d=0 seed={seed}: {episode.follow.describe()}"
+    assert episode.success and episode.follow.succeeded, where
+    assert not episode.truncated and episode.steps < world.time_limit_frames, where
+    assert episode.info["food_eaten"] == 1 and "grasp" in episode.info["achievements"], where
+    assert [result.name for result in episode.follow.primitives] == ["lay log", "eat"], where
+    # Over the trench (the middle third of where the log goes), the feet were on a log's top.
+    block = log_footprint(solved)
+    positions = np.array(track.positions)
+    across, along = block.local(positions[:, 0], positions[:, 2])
+    middle = (np.abs(along) < block.length_m / 6.0) & (np.abs(across) < block.width_m / 2.0 + 0.3)
+    assert middle.sum() >= 2, where
+    assert np.all(np.abs(positions[middle, 1] - block.top_m) < 0.3), (positions[middle], block.top_m)
+
+
+def test_stack_carry_worlds_get_the_plain_route_follower():
+    # The scripted agent does not carry stack's 35 kg stones yet.
+    world = build_world("carry", 0.0, 0, forced={"base_task": "stack"})
+    assert type(follower_for(world, route_for(world))) is RouteFollower
