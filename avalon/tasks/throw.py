@@ -53,7 +53,7 @@ PREY_LADDER: tuple[str, ...] = tuple(s.species for s in PREY if s.domain == "gro
     s.species for s in PREY if s.domain == "air")
 assert sorted(PREY_LADDER) == sorted(PREY_KINDS), "PREY_LADDER must hold every prey species once"
 #: Rocks lie in a row across the line from the spawn, this far apart, metres.
-ROCK_SPACING_M = 0.5
+ROCK_SPACING_M = 1.2
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)

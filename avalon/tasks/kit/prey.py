@@ -25,6 +25,7 @@ import numpy as np
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules.animals import PREY_KINDS, animal_spec
+from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
     FOOD_MAX_SLOPE_DEG,
@@ -60,6 +61,9 @@ CLEAR_RADIUS_M = 1.0
 SIGHT_CORRIDOR_M = 1.0
 #: Tools and prey start on terrain triangles at most this steep, degrees.
 MAX_SLOPE_DEG = FOOD_MAX_SLOPE_DEG
+#: Tools lie on triangles at most this steep (a rock on a steeper one rolls off its place as the
+#: simulation starts, where the agent, which knows it from the World spec, misses it), degrees.
+TOOL_MAX_SLOPE_DEG = 10.0
 #: Sites keep this far inside the world's edge beyond the farthest prey, metres (so the prey has
 #: room all round; the site mask keeps the spawn that far in).
 EDGE_MARGIN_M = 4.0
@@ -196,6 +200,12 @@ def _footprint_top_m(heightmap, x: float, z: float, reach_m: float) -> float:
     return float(np.max(ground_height(heightmap, xs, zs)))
 
 
+def _tool_reach_m(kind: str) -> float:
+    """Half the larger side of the footprint of a tool of ``kind``, metres."""
+    width, _, depth = TOOL_SIZE_M[kind]
+    return max(width, depth) / 2.0
+
+
 def prey_entity(species: str, index: int, heightmap, xz: XZ, yaw_rad: float, wander_speed_fraction: float) -> Entity:
     """Prey animal ``index`` of ``species`` starting at ``xz``: wandering at ``wander_speed_fraction``
     of its species' idle speed, an air prey flying no higher than ``MAX_PREY_FLY_HEIGHT_M``."""
@@ -229,11 +239,12 @@ def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPla
 
         tool_sites = [at(d, b) for d, b in zip(plan.tool_distance_m, plan.tool_bearing_rad)]
         prey_sites = [at(d, b) for d, b in zip(plan.prey_distance_m, plan.prey_bearing_rad)]
-        for label, point in [("a tool", p) for p in tool_sites] + [("a prey", p) for p in prey_sites]:
+        sites = [("a tool", p, TOOL_MAX_SLOPE_DEG) for p in tool_sites] + [("a prey", p, MAX_SLOPE_DEG) for p in prey_sites]
+        for label, point, steepest in sites:
             if not bool(ground.contains(*point)) or not is_dry_land(ground, *point, min_water_distance_m=1.0):
                 return f"{label} at {point} would not be on dry land"
-            if slopes[triangle_index(ground, *point)] > MAX_SLOPE_DEG:
-                return f"{label} at {point} would be on ground steeper than {MAX_SLOPE_DEG} degrees"
+            if slopes[triangle_index(ground, *point)] > steepest:
+                return f"{label} at {point} would be on ground steeper than {steepest} degrees"
         tool_yaws = [float(streams.sites.uniform(-math.pi, math.pi)) for _ in tool_sites]
         prey_yaws = [float(streams.sites.uniform(-math.pi, math.pi)) for _ in prey_sites]
 
@@ -248,7 +259,8 @@ def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPla
                 food_on_foot=False,
             )
             tools = tuple(
-                tool_entity(kind, f"{TOOL_PREFIX}{i}_{kind}", (x, float(ground_height(ground, x, z)), z), yaw_rad=tool_yaw)
+                tool_entity(kind, f"{TOOL_PREFIX}{i}_{kind}", (x, _footprint_top_m(ground, x, z, _tool_reach_m(kind)), z),
+                            yaw_rad=tool_yaw)
                 for i, (kind, (x, z), tool_yaw) in enumerate(zip(plan.tools, tool_sites, tool_yaws))
             )
             prey = tuple(

@@ -8,6 +8,7 @@ export var is_food = false
 export var energy = 1.0
 export var size = Vector3(0.5, 0.5, 0.5)
 var mesh = null
+const MIN_HALF_EXTENT_M = 0.1
 
 
 func _ready():
@@ -16,7 +17,9 @@ func _ready():
 	if is_food:
 		add_to_group("food")
 	var shape = BoxShape.new()
-	shape.extents = size / 2.0
+	# At least MIN_HALF_EXTENT_M thick every way: physics steps at 10 Hz, and a rock landing on a
+	# thinner body (a frog's is 0.1 m tall) pressed it through the terrain's height map in one step.
+	shape.extents = Vector3(max(size.x, 2.0 * MIN_HALF_EXTENT_M), max(size.y, 2.0 * MIN_HALF_EXTENT_M), max(size.z, 2.0 * MIN_HALF_EXTENT_M)) / 2.0
 	var shape_node = CollisionShape.new()
 	shape_node.name = "Shape"
 	shape_node.shape = shape
