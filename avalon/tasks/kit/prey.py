@@ -63,7 +63,7 @@ SIGHT_CORRIDOR_M = 1.0
 MAX_SLOPE_DEG = FOOD_MAX_SLOPE_DEG
 #: Tools lie on triangles at most this steep (a rock on a steeper one rolls off its place as the
 #: simulation starts, where the agent, which knows it from the World spec, misses it), degrees.
-TOOL_MAX_SLOPE_DEG = 10.0
+TOOL_MAX_SLOPE_DEG = 6.0
 #: Sites keep this far inside the world's edge beyond the farthest prey, metres (so the prey has
 #: room all round; the site mask keeps the spawn that far in).
 EDGE_MARGIN_M = 4.0
