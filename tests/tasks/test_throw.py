@@ -21,8 +21,8 @@ from tests.tasks.helpers import world_digest
 #: 30 worlds for the properties.
 PROPERTY_CASES = [(d, seed) for d in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0) for seed in range(5)]
 
-GOLDEN = {(0.0, 0): "f40ce848affbdabc4028d3bfd79b8107e91462663f42e3dc3a19ac8520f30a03",
-          (0.5, 3): "507d090e27654a11ce25663c2cb8dad512a542fb6339788aa38f538579e122f7"}
+GOLDEN = {(0.0, 0): "701b07243b20aabd9c11188bb588be75e69b4630fad23a871d0ca889581aa7b2",
+          (0.5, 3): "1db625779101f4fbe5fe9a71ca28fc16d5962d167e0997e8105e9a2e1a3b46dc"}
 
 
 @functools.lru_cache(maxsize=None)

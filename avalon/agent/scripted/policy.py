@@ -15,12 +15,13 @@ from avalon.agent.scripted.actions import ACTION_SPACE, Action
 from avalon.agent.scripted.bridge import LogBridgeFollower
 from avalon.agent.scripted.follower import FollowResult, RouteFollower
 from avalon.agent.scripted.task_routes import route_for
+from avalon.agent.scripted.throw import ThrowFollower
 from avalon.datagen.world import World
 from avalon.tasks.kit.route import Route
 
 #: Tasks whose routes need more than a :class:`RouteFollower` (items to use on the way), and the
 #: follower that walks them.
-TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {"bridge": LogBridgeFollower}
+TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {"bridge": LogBridgeFollower, "throw": ThrowFollower}
 
 
 def follower_for(world: World, route: Route) -> RouteFollower:
