@@ -23,35 +23,31 @@ nearest rock, then to the prey.
 
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import attr
 import numpy as np
 
 from avalon.datagen.world import World
-from avalon.rules.animals import PREY, PREY_KINDS
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES, resolve_config, split_streams
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import ForcedOptions, Forcing
 from avalon.tasks.kit.prey import (
+    PREY_LADDER,
     PreyLayout,
     PreyPlan,
     build_prey_layout,
     ladder_kinds,
     prey_certificate,
+    signed_bearing_rad,
     spread_bearings,
+    whole_count,
     world_side_m,
 )
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.spec import TaskSpec
 from avalon.validation import check_choice
 
-#: Prey from easy to hard to hit: the ground prey of Table 4 in its order (a frog never flees; a
-#: deer takes two hits), then the air prey (``avalon.rules.animals.PREY``).
-PREY_LADDER: tuple[str, ...] = tuple(s.species for s in PREY if s.domain == "ground") + tuple(
-    s.species for s in PREY if s.domain == "air")
-assert sorted(PREY_LADDER) == sorted(PREY_KINDS), "PREY_LADDER must hold every prey species once"
 #: Rocks lie in a row across the line from the spawn, this far apart, metres.
 ROCK_SPACING_M = 1.2
 
@@ -93,16 +89,12 @@ def prey_kinds(difficulty: float) -> tuple[str, ...]:
 
 def rock_count(difficulty: float) -> int:
     """Rocks in a throw world at ``difficulty``."""
-    return max(1, int(math.floor(KNOBS.rock_count.at(difficulty) + 0.5)))
+    return whole_count(KNOBS.rock_count.at(difficulty))
 
 
 def world_size_m(difficulty: float) -> float:
     """Side of the island at ``difficulty``, metres (the knob rounded down to a multiple of 32 m)."""
     return world_side_m(KNOBS.world_size_m.at(difficulty))
-
-
-def _signed(rng: np.random.Generator, limit_deg: float) -> float:
-    return math.radians(float(rng.uniform(-1.0, 1.0)) * limit_deg)
 
 
 def draw_plan(rng: np.random.Generator, difficulty: float, prey_kind: Optional[str] = None) -> PreyPlan:
@@ -113,10 +105,10 @@ def draw_plan(rng: np.random.Generator, difficulty: float, prey_kind: Optional[s
     if prey_kind is not None:
         species = check_choice(prey_kind, "prey_kind", PREY_LADDER)
     prey_distance = float(rng.uniform(*KNOBS.prey_distance_m.at(difficulty)))
-    prey_bearing = _signed(rng, KNOBS.prey_bearing_deg.at(difficulty))
+    prey_bearing = signed_bearing_rad(rng, KNOBS.prey_bearing_deg.at(difficulty))
     count = rock_count(difficulty)
     rock_distance = float(rng.uniform(*KNOBS.rock_distance_m.at(difficulty)))
-    rock_bearing = _signed(rng, KNOBS.rock_bearing_deg.at(difficulty))
+    rock_bearing = signed_bearing_rad(rng, KNOBS.rock_bearing_deg.at(difficulty))
     return PreyPlan(
         species=(species,), prey_distance_m=(prey_distance,), prey_bearing_rad=(prey_bearing,),
         tools=("rock",) * count, tool_distance_m=(rock_distance,) * count,

@@ -12,17 +12,18 @@ import numpy as np
 import pytest
 
 from avalon.rules.animals import ANIMALS, PREY_KINDS
+from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import TASKS, build_world, throw, with_retries
 from avalon.tasks.kit.forcing import Forcing
-from avalon.tasks.kit.geometry import component_labels, triangle_index, walkable_grid
-from avalon.tasks.kit.prey import MAX_PREY_FLY_HEIGHT_M, prey_of, tools_of
+from avalon.tasks.kit.geometry import component_labels, ground_height, triangle_index, triangle_slopes_deg, walkable_grid
+from avalon.tasks.kit.prey import MAX_PREY_FLY_HEIGHT_M, PREY_LADDER, TOOL_MAX_SLOPE_DEG, TOOL_NUDGES_M, prey_of, tools_of
 from tests.tasks.helpers import world_digest
 
 #: 30 worlds for the properties.
 PROPERTY_CASES = [(d, seed) for d in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0) for seed in range(5)]
 
 GOLDEN = {(0.0, 0): "701b07243b20aabd9c11188bb588be75e69b4630fad23a871d0ca889581aa7b2",
-          (0.5, 3): "1db625779101f4fbe5fe9a71ca28fc16d5962d167e0997e8105e9a2e1a3b46dc"}
+          (0.5, 3): "25a756bbcaaec93d6013513311d047044638dec951abec2efe405808f0dde2f0"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -85,9 +86,9 @@ def test_the_knobs_are_monotone_in_difficulty():
 
 
 def test_the_ladder_puts_ground_prey_first_and_flyers_last():
-    domains = [ANIMALS[kind].domain for kind in throw.PREY_LADDER]
+    domains = [ANIMALS[kind].domain for kind in PREY_LADDER]
     assert domains == sorted(domains, key=lambda d: d == "air") and domains[-1] == "air" and domains[0] == "ground"
-    assert throw.PREY_LADDER[0] == "frog"
+    assert PREY_LADDER[0] == "frog"
 
 
 def test_difficulty_zero_is_a_still_frog_ahead_and_the_rocks_a_step_ahead():
@@ -103,7 +104,7 @@ def test_difficulty_zero_is_a_still_frog_ahead_and_the_rocks_a_step_ahead():
         assert ahead == pytest.approx(_spawn_distance_m(world, prey), abs=1e-6)  # straight ahead
         assert len(lay.tools) == 3
         for rock in lay.tools:
-            assert 0.9 <= _spawn_distance_m(world, rock) <= 1.4
+            assert 0.9 <= _spawn_distance_m(world, rock) <= 1.2 + TOOL_NUDGES_M[-1] + 1e-9
         gaps = [math.dist(a.position, b.position) for i, a in enumerate(lay.tools) for b in lay.tools[i + 1:]]
         assert min(gaps) >= 0.4  # the rocks lie apart
 
@@ -121,10 +122,16 @@ def test_the_generated_worlds_follow_the_knobs(difficulty, seed):
     assert prey.param("idle_speed_m_per_s") == pytest.approx(spec.idle_speed_m_per_s * fraction)
     assert len(lay.tools) == throw.rock_count(difficulty)
     low, high = throw.KNOBS.rock_distance_m.at(difficulty)
-    # The rocks' row is centred on the drawn distance; the outer ones lie a little farther.
-    assert all(low - 1e-9 <= _spawn_distance_m(world, rock) <= math.hypot(high, throw.ROCK_SPACING_M) + 1e-9
-               for rock in lay.tools)
+    # On an arc at the drawn distance, a rock on too steep ground moved out a little.
+    assert all(low - 1e-9 <= _spawn_distance_m(world, rock) <= high + TOOL_NUDGES_M[-1] + 1e-9 for rock in lay.tools)
     assert world.ground.heightmap.size_m == throw.world_size_m(difficulty)
+    # Rocks lie on level ground (a lump rolls off a slope), resting on it: the highest ground
+    # under their footprint, within the footprint's rise.
+    slopes = triangle_slopes_deg(world.ground.heightmap)
+    for rock in lay.tools:
+        x, y, z = rock.position
+        assert slopes[triangle_index(world.ground.heightmap, x, z)] <= TOOL_MAX_SLOPE_DEG["rock"]
+        assert 0.0 <= y - TOOL_SIZE_M["rock"][1] / 2 - float(ground_height(world.ground.heightmap, x, z)) <= 0.05
     if spec.domain == "air":
         assert prey.param("fly_height_m") <= MAX_PREY_FLY_HEIGHT_M
 
@@ -184,7 +191,7 @@ def test_the_certificate_fails_without_the_rocks_or_the_prey_or_off_the_spawns_g
 
 
 def test_throw_declares_every_prey_species_as_forcible():
-    assert TASKS["throw"].forcing == (Forcing("prey_kind", throw.PREY_LADDER),)
+    assert TASKS["throw"].forcing == (Forcing("prey_kind", PREY_LADDER),)
 
 
 @pytest.mark.parametrize("difficulty", [0.0, 1.0])

@@ -24,7 +24,7 @@ import numpy as np
 
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import Entity, World, tool_entity
-from avalon.rules.animals import PREY_KINDS, animal_spec
+from avalon.rules.animals import PREY, PREY_KINDS, animal_spec
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
@@ -50,6 +50,11 @@ from avalon.tasks.kit.route import Route, RouteStep
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
 
+#: Prey from easy to hard to hit: the ground prey of Table 4 in its order (a frog never flees; a
+#: deer takes two hits), then the air prey (``avalon.rules.animals.PREY``).
+PREY_LADDER: tuple[str, ...] = tuple(s.species for s in PREY if s.domain == "ground") + tuple(
+    s.species for s in PREY if s.domain == "air")
+assert sorted(PREY_LADDER) == sorted(PREY_KINDS), "PREY_LADDER must hold every prey species once"
 #: The tools a prey task may give (``avalon.rules.tools``): a rock is thrown, a stick swung.
 PREY_TOOLS = ("rock", "stick")
 #: Air prey fly no higher than this above the ground in prey worlds, metres: a rock thrown up
@@ -61,9 +66,13 @@ CLEAR_RADIUS_M = 1.0
 SIGHT_CORRIDOR_M = 1.0
 #: Tools and prey start on terrain triangles at most this steep, degrees.
 MAX_SLOPE_DEG = FOOD_MAX_SLOPE_DEG
-#: Tools lie on triangles at most this steep (a rock on a steeper one rolls off its place as the
-#: simulation starts, where the agent, which knows it from the World spec, misses it), degrees.
-TOOL_MAX_SLOPE_DEG = 6.0
+#: Tools lie on triangles at most this steep, degrees: a rock (a lump) on a steeper one rolls off
+#: its place as the simulation starts, where the agent, which knows it from the World spec, misses
+#: it; a stick (a beam) stays put.
+TOOL_MAX_SLOPE_DEG = {"rock": 6.0, "stick": MAX_SLOPE_DEG}
+#: A tool whose place is too steep or wet goes this much farther out along its bearing instead,
+#: the first of these that fits, metres.
+TOOL_NUDGES_M = (0.0, 0.3, 0.6)
 #: Sites keep this far inside the world's edge beyond the farthest prey, metres (so the prey has
 #: room all round; the site mask keeps the spawn that far in).
 EDGE_MARGIN_M = 4.0
@@ -226,7 +235,7 @@ def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPla
     biome_map = make_biomes(streams.biomes, heightmap, config)
     ground = biome_map.heightmap
     slopes = triangle_slopes_deg(ground)
-    reach = max(plan.prey_distance_m + plan.tool_distance_m)
+    reach = max(plan.prey_distance_m + tuple(d + TOOL_NUDGES_M[-1] for d in plan.tool_distance_m))
     edge = min(reach + EDGE_MARGIN_M, ground.half_size_m - 2.0)
     mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=edge)
 
@@ -237,14 +246,26 @@ def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPla
             dx, dz = facing_direction(yaw + bearing)
             return spawn[0] + distance * dx, spawn[1] + distance * dz
 
-        tool_sites = [at(d, b) for d, b in zip(plan.tool_distance_m, plan.tool_bearing_rad)]
-        prey_sites = [at(d, b) for d, b in zip(plan.prey_distance_m, plan.prey_bearing_rad)]
-        sites = [("a tool", p, TOOL_MAX_SLOPE_DEG) for p in tool_sites] + [("a prey", p, MAX_SLOPE_DEG) for p in prey_sites]
-        for label, point, steepest in sites:
+        def problem(label: str, point: XZ, steepest: float) -> str:
             if not bool(ground.contains(*point)) or not is_dry_land(ground, *point, min_water_distance_m=1.0):
                 return f"{label} at {point} would not be on dry land"
             if slopes[triangle_index(ground, *point)] > steepest:
                 return f"{label} at {point} would be on ground steeper than {steepest} degrees"
+            return ""
+
+        tool_sites = []
+        for kind, distance, bearing in zip(plan.tools, plan.tool_distance_m, plan.tool_bearing_rad):
+            # Out along its bearing, the first place gentle enough (a rock needs level ground).
+            candidates = [at(distance + extra, bearing) for extra in TOOL_NUDGES_M]
+            why = [problem(f"a {kind}", point, TOOL_MAX_SLOPE_DEG[kind]) for point in candidates]
+            if all(why):
+                return why[0]
+            tool_sites.append(candidates[why.index("")])
+        prey_sites = [at(d, b) for d, b in zip(plan.prey_distance_m, plan.prey_bearing_rad)]
+        for point in prey_sites:
+            why = problem("a prey", point, MAX_SLOPE_DEG)
+            if why:
+                return why
         tool_yaws = [float(streams.sites.uniform(-math.pi, math.pi)) for _ in tool_sites]
         prey_yaws = [float(streams.sites.uniform(-math.pi, math.pi)) for _ in prey_sites]
 
@@ -296,6 +317,17 @@ def ladder_kinds(ladder: Sequence[str], difficulty: float, kinds_per_unit: float
 
 
 def spread_bearings(bearing_rad: float, distance_m: float, count: int, spacing_m: float) -> tuple[float, ...]:
-    """Bearings of ``count`` items in a row across the line of sight at ``distance_m``, ``spacing_m``
-    apart, centred on ``bearing_rad``."""
+    """Bearings of ``count`` items at ``distance_m`` on an arc round the spawn, centred on
+    ``bearing_rad``, each turned ``atan(spacing_m / distance_m)`` from the next (about
+    ``spacing_m`` apart at a few metres; closer near the spawn)."""
     return tuple(bearing_rad + math.atan2((i - (count - 1) / 2.0) * spacing_m, distance_m) for i in range(count))
+
+
+def whole_count(value: float) -> int:
+    """``value`` rounded to the nearest whole number, at least 1 (a count of tools or prey)."""
+    return max(1, int(math.floor(value + 0.5)))
+
+
+def signed_bearing_rad(rng: np.random.Generator, limit_deg: float) -> float:
+    """A bearing drawn uniformly within ``limit_deg`` either side, radians (one draw from ``rng``)."""
+    return math.radians(float(rng.uniform(-1.0, 1.0)) * limit_deg)
