@@ -21,7 +21,8 @@ from avalon.tasks.kit.route import Route
 
 #: Tasks whose routes need more than a :class:`RouteFollower` (items to use on the way), and the
 #: follower that walks them.
-TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {"bridge": LogBridgeFollower, "throw": ThrowFollower}
+TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {"bridge": LogBridgeFollower, "hunt": ThrowFollower,
+                                                                        "throw": ThrowFollower}
 
 
 def follower_for(world: World, route: Route) -> RouteFollower:

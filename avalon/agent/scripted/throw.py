@@ -92,7 +92,7 @@ EAT_STAND_OFF_M = STAND_OFF_M
 #: ...and steps back with whatever the hand took instead before dropping it.
 PUT_AWAY_STEPS = 4
 #: Approaches to one prey with one rock before the throw is given up.
-APPROACHES = 6
+APPROACHES = 30
 
 
 class PreyWatch:

@@ -70,3 +70,15 @@ def test_a_knocked_out_frog_stays_on_the_terrain_under_the_rock_that_struck_it(e
     # lies near where the frog was (a slope and the rock may shift it a little).
     assert lowest >= -0.05, f"seed {seed}: the body sank {lowest:.2f} m into the ground"
     assert np.hypot(x - frog.position[0], z - frog.position[2]) < 2.5
+
+
+@pytest.mark.parametrize("seed", (0, 1))
+def test_the_scripted_agent_solves_a_hunt_world_with_the_rocks_it_holds(env, tmp_path, seed):
+    world, route = task_route("hunt", 0.0, seed)
+    assert any(tool.kind == "rock" for tool in world.entities)
+    agent = follower_for(world, route)
+    assert isinstance(agent, ThrowFollower)
+    world_dir = export_world(world, tmp_path / f"hunt-0-{seed}")
+    episode = run_episode(env, agent, seed=seed, options={"world_dir": str(world_dir)})
+    assert episode.success and episode.follow.succeeded, f"hunt d=0 seed={seed}: {episode.follow.describe()}"
+    assert {"throw", "kill_frog", "eat_prey"} <= set(episode.info["achievements"])
