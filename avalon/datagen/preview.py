@@ -2,7 +2,7 @@
 
 North (-z) is up and +x is right, so image rows follow height-map rows. Water is blue (ocean deep
 blue, pools teal), scenery is drawn as dots coloured by kind (see the legend), food as red
-markers, the spawn point as a magenta disc with an arrow showing where the agent faces,
+markers, animals as triangles (prey cyan, predators black), the spawn point as a magenta disc with an arrow showing where the agent faces,
 obstacle rings as outlines with the passable gap in yellow, and footprints (static boxes, tools)
 as outlined rectangles in their own colours.
 """
@@ -23,6 +23,9 @@ from avalon.datagen.terrain import HeightMap
 from avalon.validation import check_int
 
 SPAWN_COLOR = (255, 0, 255)
+#: Animals: one triangle each, prey in one colour, predators in another.
+PREY_COLOR = (0, 200, 255)
+PREDATOR_COLOR = (20, 20, 20)
 #: Tools and movable items on the map.
 FOOD_COLOR = (230, 20, 20)
 RING_COLOR = (255, 255, 255)
@@ -158,6 +161,7 @@ def top_down_preview(
     rings: Sequence[RingOutline | RingResult] = (),
     pixels: int = 512,
     footprints: Sequence[Footprint] = (),
+    animals: Sequence[tuple[float, float, bool]] = (),
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
@@ -165,7 +169,8 @@ def top_down_preview(
     ``(x_m, z_m, yaw_rad)``; yaw 0 faces -z (up in the picture), as in Godot. ``rings`` are the
     outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
     ``footprints`` are rectangles seen from above: (centre x, centre z, width along the local x,
-    depth along the local z, yaw (radians, Godot's), RGB colour in [0, 1]), metres.
+    depth along the local z, yaw (radians, Godot's), RGB colour in [0, 1]), metres. ``animals``
+    are (x, z, is_predator), metres: a white-edged triangle each, ``PREY_COLOR`` or ``PREDATOR_COLOR``.
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -225,6 +230,17 @@ def top_down_preview(
         draw.line([(px, py), tip], fill=SPAWN_COLOR, width=max(2, int(r / 2)))
         draw.ellipse([px - r - 1, py - r - 1, px + r + 1, py + r + 1], fill=(255, 255, 255))
         draw.ellipse([px - r, py - r, px + r, py + r], fill=SPAWN_COLOR)
+
+    # Over the spawn's arrow: an animal may stand a few metres ahead of it.
+    for animal in animals:
+        if len(animal) != 3:
+            raise ValueError(f"animal {animal!r}: expected (x_m, z_m, is_predator)")
+        ax, az, predator = animal
+        px, py = _xy(heightmap, pixels, float(ax), float(az))
+        r = max(4.0, 0.6 * scale)
+        triangle = [(px, py - r), (px + r, py + r * 0.8), (px - r, py + r * 0.8)]
+        draw.polygon([(x, y + 1) for x, y in triangle], fill=(255, 255, 255))
+        draw.polygon(triangle, fill=PREDATOR_COLOR if predator else PREY_COLOR, outline=(255, 255, 255))
 
     _draw_scale_bar(draw, heightmap, pixels)
     _draw_legend(draw, (SceneryKind(s.kind) for s in scenery), pixels)

@@ -6,7 +6,7 @@ from PIL import Image
 
 from avalon.datagen.biomes import assign_biomes
 from avalon.datagen.obstacles import ObstacleRing, apply_ring
-from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, SPAWN_COLOR, top_down_preview
+from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, PREDATOR_COLOR, PREY_COLOR, SPAWN_COLOR, top_down_preview
 from avalon.datagen.scenery import place_scenery
 from avalon.datagen.terrain import HeightMap, WorldConfig, build_heightmap
 
@@ -58,6 +58,16 @@ def test_food_markers(half_sea):
     assert _pixel(image, bm.heightmap, 15.0, 20.0) == FOOD_COLOR
     with pytest.raises(ValueError, match="food position"):
         top_down_preview(bm.heightmap, bm, food=[(1.0,)], pixels=64)
+
+
+def test_animal_markers_are_coloured_by_prey_or_predator(half_sea):
+    bm = half_sea
+    image = top_down_preview(bm.heightmap, bm, animals=[(20.0, -10.0, False), (10.0, 20.0, True)], pixels=256)
+    assert _pixel(image, bm.heightmap, 20.0, -10.0) == PREY_COLOR
+    assert _pixel(image, bm.heightmap, 10.0, 20.0) == PREDATOR_COLOR
+    assert _pixel(top_down_preview(bm.heightmap, bm, pixels=256), bm.heightmap, 20.0, -10.0) != PREY_COLOR
+    with pytest.raises(ValueError, match="animal"):
+        top_down_preview(bm.heightmap, bm, animals=[(1.0, 2.0)], pixels=64)
 
 
 def test_item_footprints_are_drawn_turned_by_their_yaw(half_sea):
