@@ -225,3 +225,13 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="no terrain"):
         from avalon.datagen.world import FlatGround
         throw.certificate(attr.evolve(_layout(0.0, 0).world, ground=FlatGround()))
+
+
+@pytest.mark.parametrize("task", ["throw", "hunt"])
+@pytest.mark.parametrize("kind", ["pigeon", "crow"])
+def test_flyers_fly_within_a_thrown_rocks_reach_and_the_routes_end_below_them(task, kind):
+    world = build_world(task, 1.0, 3, forced={"prey_kind": kind})
+    (prey,) = prey_of(world)
+    assert prey.param("fly_height_m") == MAX_PREY_FLY_HEIGHT_M < ANIMALS[kind].fly_height_m + 1e-9
+    end = TASKS[task].certificate(world).route.steps[-1].target
+    assert math.dist(end, prey.position) < 3.0  # the rule every task's route keeps (test_every_task)

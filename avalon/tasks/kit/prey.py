@@ -58,8 +58,9 @@ assert sorted(PREY_LADDER) == sorted(PREY_KINDS), "PREY_LADDER must hold every p
 #: The tools a prey task may give (``avalon.rules.tools``): a rock is thrown, a stick swung.
 PREY_TOOLS = ("rock", "stick")
 #: Air prey fly no higher than this above the ground in prey worlds, metres: a rock thrown up
-#: during a standing jump rises to about 3.7 m (docs/mechanics.md, "Throwing a rock").
-MAX_PREY_FLY_HEIGHT_M = 3.0
+#: during a standing jump rises to about 3.7 m (docs/mechanics.md, "Throwing a rock"), and the
+#: prey stays within the reach every task's food keeps from the ground (3 m from a route's end).
+MAX_PREY_FLY_HEIGHT_M = 2.5
 #: Plants keep this far from each tool and each prey's start, metres.
 CLEAR_RADIUS_M = 1.0
 #: ...and this far either side of the spawn's sight line to each prey when the plan asks for it, metres.
