@@ -7,13 +7,16 @@ animal in the World spec's order: x, y, z, state, hits; ``avalon.rules.animals.S
 
 In the ``mouse_keyboard`` space ``right_throw`` swings the hand holding an item forward and up at
 full speed and opens it in the same step (docs/mechanics.md, "Throwing a rock"): a standing throw
-lands about :data:`THROW_RANGE_M` ahead of the body. So :class:`ThrowAt` walks, rock in hand, to
-the spot that range short of the prey, turns so the line of the right hand (to the right of the
-body's axis) passes through the prey, and throws. A rock that lands on the prey (or slides into
-it) fast enough is a hit (``animal.gd``: ``on_hit``); one hit knocks out every prey but a deer
-(two). A prey that moves while the agent walks up is followed; one that flees (it noticed the
-agent) is chased at a run. :class:`HuntWithRocks` takes the rocks nearest first until the prey is
-down, then eats it (:func:`~avalon.agent.scripted.eat.eat_one`, aimed at where ``info`` puts it).
+comes down about :data:`THROW_RANGE_M` ahead of the body. So :class:`ThrowAt` walks, rock in hand,
+to the spot that range short of the prey (from the side where the ground between is most even,
+the range corrected for the ground's drop), turns so the rock's line (:data:`HAND_OFFSET_M` to the
+right of the body's axis) passes through the prey, and throws. A rock must come down on the prey
+fast to hit it (``animal.gd``: ``on_hit``; one that lands short slides into it too slowly); one hit
+knocks out every prey but a deer (two). A prey that moves while the agent walks up is followed, a
+new approach each time it has moved half a metre. :class:`HuntWithRocks` takes the rocks nearest
+first, each thrown from another range, until the prey is down, then :class:`EatPrey` takes the
+body where ``info`` puts it and eats it (the eating of :mod:`~avalon.agent.scripted.eat`, from
+one stand-off only: stepping nearer, the body's capsule would press the small body into the ground).
 """
 
 from __future__ import annotations
@@ -71,9 +74,9 @@ TARGET_HEIGHT_M = 0.1
 #: against a metre of unevenness along the flight.
 APPROACH_DIRECTIONS = 16
 APPROACH_WALK_WEIGHT = 0.01
-#: The throw is made when the body stands within this of its spot, metres...
+#: The walk to the throwing spot ends within this of it, metres; then the body steps forward or
+#: back until its distance from the target is within this of the spot's, metres...
 STANCE_TOLERANCE_M = 0.15
-#: ...its distance from the target is within this of the spot's, metres...
 RANGE_TOLERANCE_M = 0.02
 #: ...and it faces within this of the aim, radians.
 AIM_TOLERANCE_RAD = math.radians(0.5)
@@ -83,15 +86,17 @@ SETTLE_STEPS = 30
 LANDING_STEPS = 15
 #: The walk up to the prey starts over when the prey has moved this far from where it was, metres.
 PREY_MOVED_M = 0.5
-#: Attempts at taking the knocked-out prey, each aimed at where it lies then, from the side the
-#: body is on turned by these, from this far off (then ``eat_one`` steps up to it), metres...
-EAT_APPROACH_TURNS_RAD = (0.0, math.pi / 2.0, -math.pi / 2.0, math.pi)
-EAT_APPROACH_M = 1.0
 #: The body's axis stands this far from the prey's centre to take it (as from food on the ground), metres.
 EAT_STAND_OFF_M = STAND_OFF_M
-#: ...and steps back with whatever the hand took instead before dropping it.
+#: Attempts at taking the knocked-out prey, each aimed at where it lies then, from the side the
+#: body is on turned by these, walking first to this far off (then up to ``EAT_STAND_OFF_M``), metres...
+EAT_APPROACH_TURNS_RAD = (0.0, math.pi / 2.0, -math.pi / 2.0, math.pi)
+EAT_APPROACH_M = 1.0
+#: ...and after a failed one it steps back this many steps with whatever the hand took instead
+#: (the rock), then drops it.
 PUT_AWAY_STEPS = 4
-#: Approaches to one prey with one rock before the throw is given up.
+#: Approaches to one prey with one rock (a new one each time it moved ``PREY_MOVED_M``) before the
+#: throw is given up.
 APPROACHES = 30
 
 
@@ -130,7 +135,7 @@ class PreyWatch:
         return self.state(k) == STATE_EATEN
 
     def as_food(self, k: int) -> Entity:
-        """Prey ``k`` where it lies now, as an entity :func:`~avalon.agent.scripted.eat.eat_one` can take."""
+        """Prey ``k`` where it lies now, as the food entity the eating of :mod:`~avalon.agent.scripted.eat` aims at."""
         entity = self.entities[k]
         spec = ANIMALS[entity.kind]
         return attr.evolve(entity, position=self.position(k),
