@@ -1,7 +1,7 @@
 """``avalon world preview``: a picture of a task's world, from above and through the agent's eyes.
 
 The left half is the top-down map of :func:`avalon.datagen.preview.top_down_preview` (shaded
-relief, biome colours, water, scenery, food, animals, spawn and obstacle rings); the right half is the
+relief, biome colours, water, scenery, food, spawn and obstacle rings); the right half is the
 first RGB frame Godot renders from the spawn point. :func:`previews` writes a task's pictures at
 several difficulties into a folder (``avalon world preview --task jump --difficulties 0,0.5,1
 --out-dir docs/images`` makes ``docs/images/jump-d0.png``, ``jump-d0.5.png`` and ``jump-d1.png``).
@@ -58,7 +58,8 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         rings=terrain.ring_outlines,
         pixels=pixels,
         footprints=footprints(world),
-        animals=[(a.position[0], a.position[2], ANIMALS[a.kind].is_predator) for a in world.animals],
+        animals=[(a.position[0], a.position[2], float(a.param("activation_radius_m", ANIMALS[a.kind].activation_radius_m)),
+                  ANIMALS[a.kind].color) for a in world.animals],
     )
 
 

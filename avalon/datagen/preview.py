@@ -2,9 +2,10 @@
 
 North (-z) is up and +x is right, so image rows follow height-map rows. Water is blue (ocean deep
 blue, pools teal), scenery is drawn as dots coloured by kind (see the legend), food as red
-markers, animals as triangles (prey cyan, predators black), the spawn point as a magenta disc with an arrow showing where the agent faces,
-obstacle rings as outlines with the passable gap in yellow, and footprints (static boxes, tools)
-as outlined rectangles in their own colours.
+markers, the spawn point as a magenta disc with an arrow showing where the agent faces,
+obstacle rings as outlines with the passable gap in yellow, footprints (static boxes, tools)
+as outlined rectangles in their own colours, and animals as dots in their colours inside a thin
+circle of their activation radius.
 """
 
 from __future__ import annotations
@@ -23,9 +24,6 @@ from avalon.datagen.terrain import HeightMap
 from avalon.validation import check_int
 
 SPAWN_COLOR = (255, 0, 255)
-#: Animals: one triangle each, prey in one colour, predators in another.
-PREY_COLOR = (0, 200, 255)
-PREDATOR_COLOR = (20, 20, 20)
 #: Tools and movable items on the map.
 FOOD_COLOR = (230, 20, 20)
 RING_COLOR = (255, 255, 255)
@@ -48,6 +46,8 @@ SCENERY_STYLE: dict[SceneryKind, tuple[tuple[int, int, int], float]] = {
 
 #: A rectangle seen from above: centre x, centre z, width, depth (metres), yaw (radians), RGB in [0, 1].
 Footprint = tuple[float, float, float, float, float, tuple[float, float, float]]
+#: An animal seen from above: x, z, activation radius (metres; drawn as a thin circle), RGB in [0, 1].
+AnimalMark = tuple[float, float, float, tuple[float, float, float]]
 
 #: Sun direction for the hillshade: from the upper left (-x, -z) and 45 degrees up.
 _LIGHT = np.array([-1.0, math.sqrt(2.0), -1.0]) / 2.0
@@ -161,7 +161,7 @@ def top_down_preview(
     rings: Sequence[RingOutline | RingResult] = (),
     pixels: int = 512,
     footprints: Sequence[Footprint] = (),
-    animals: Sequence[tuple[float, float, bool]] = (),
+    animals: Sequence[AnimalMark] = (),
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
@@ -170,7 +170,8 @@ def top_down_preview(
     outlines from :mod:`avalon.datagen.obstacles` (or the results that carry them).
     ``footprints`` are rectangles seen from above: (centre x, centre z, width along the local x,
     depth along the local z, yaw (radians, Godot's), RGB colour in [0, 1]), metres. ``animals``
-    are (x, z, is_predator), metres: a white-edged triangle each, ``PREY_COLOR`` or ``PREDATOR_COLOR``.
+    are (x, z, activation radius, RGB in [0, 1]): a dot in the animal's colour, outlined black,
+    inside a thin circle of its activation radius.
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -206,6 +207,18 @@ def top_down_preview(
         fill = tuple(int(round(255 * float(v))) for v in colour)
         draw.polygon([_xy(heightmap, pixels, x, z) for x, z in corners], fill=fill, outline=(255, 255, 255))
 
+    for mark in animals:
+        if len(mark) != 4:
+            raise ValueError(f"animal {mark!r}: expected (x_m, z_m, activation_radius_m, (r, g, b))")
+        ax, az, radius_m, colour = mark
+        px, py = _xy(heightmap, pixels, ax, az)
+        fill = tuple(int(round(255 * float(v))) for v in colour)
+        reach = float(radius_m) * scale
+        draw.ellipse([px - reach, py - reach, px + reach, py + reach], outline=fill, width=max(1, pixels // 256))
+        r = max(3.0, 0.6 * scale)
+        draw.ellipse([px - r - 1, py - r - 1, px + r + 1, py + r + 1], fill=(0, 0, 0))
+        draw.ellipse([px - r, py - r, px + r, py + r], fill=fill)
+
     for position in food:
         if len(position) == 3:
             fx, fz = position[0], position[2]
@@ -230,17 +243,6 @@ def top_down_preview(
         draw.line([(px, py), tip], fill=SPAWN_COLOR, width=max(2, int(r / 2)))
         draw.ellipse([px - r - 1, py - r - 1, px + r + 1, py + r + 1], fill=(255, 255, 255))
         draw.ellipse([px - r, py - r, px + r, py + r], fill=SPAWN_COLOR)
-
-    # Over the spawn's arrow: an animal may stand a few metres ahead of it.
-    for animal in animals:
-        if len(animal) != 3:
-            raise ValueError(f"animal {animal!r}: expected (x_m, z_m, is_predator)")
-        ax, az, predator = animal
-        px, py = _xy(heightmap, pixels, float(ax), float(az))
-        r = max(4.0, 0.6 * scale)
-        triangle = [(px, py - r), (px + r, py + r * 0.8), (px - r, py + r * 0.8)]
-        draw.polygon([(x, y + 1) for x, y in triangle], fill=(255, 255, 255))
-        draw.polygon(triangle, fill=PREDATOR_COLOR if predator else PREY_COLOR, outline=(255, 255, 255))
 
     _draw_scale_bar(draw, heightmap, pixels)
     _draw_legend(draw, (SceneryKind(s.kind) for s in scenery), pixels)

@@ -151,7 +151,4 @@ TASK = TaskSpec(
     food_reachable_on_foot=False,
     certificate=certificate,
     forcing=(Forcing("prey_kind", PREY_LADDER),),
-    # Not yet: the shipped sets (avalon/evalsets/v1.json) pin their task lists, and a recipe
-    # without a task list takes every task that says True here (a new set version will).
-    in_evaluation_sets=False,
 )

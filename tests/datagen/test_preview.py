@@ -6,7 +6,7 @@ from PIL import Image
 
 from avalon.datagen.biomes import assign_biomes
 from avalon.datagen.obstacles import ObstacleRing, apply_ring
-from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, PREDATOR_COLOR, PREY_COLOR, SPAWN_COLOR, top_down_preview
+from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, SPAWN_COLOR, top_down_preview
 from avalon.datagen.scenery import place_scenery
 from avalon.datagen.terrain import HeightMap, WorldConfig, build_heightmap
 
@@ -60,16 +60,6 @@ def test_food_markers(half_sea):
         top_down_preview(bm.heightmap, bm, food=[(1.0,)], pixels=64)
 
 
-def test_animal_markers_are_coloured_by_prey_or_predator(half_sea):
-    bm = half_sea
-    image = top_down_preview(bm.heightmap, bm, animals=[(20.0, -10.0, False), (10.0, 20.0, True)], pixels=256)
-    assert _pixel(image, bm.heightmap, 20.0, -10.0) == PREY_COLOR
-    assert _pixel(image, bm.heightmap, 10.0, 20.0) == PREDATOR_COLOR
-    assert _pixel(top_down_preview(bm.heightmap, bm, pixels=256), bm.heightmap, 20.0, -10.0) != PREY_COLOR
-    with pytest.raises(ValueError, match="animal"):
-        top_down_preview(bm.heightmap, bm, animals=[(1.0, 2.0)], pixels=64)
-
-
 def test_item_footprints_are_drawn_turned_by_their_yaw(half_sea):
     bm = half_sea
     hm = bm.heightmap
@@ -81,6 +71,20 @@ def test_item_footprints_are_drawn_turned_by_their_yaw(half_sea):
     assert _pixel(image, hm, 12.0, 0.0) != drawn
     with pytest.raises(ValueError, match="footprint"):
         top_down_preview(hm, bm, footprints=[(1.0, 2.0)], pixels=64)
+
+
+def test_animals_are_dots_in_their_colour_inside_their_activation_radius(half_sea):
+    bm = half_sea
+    hm = bm.heightmap
+    colour = (0.25, 0.5, 1.0)
+    image = top_down_preview(hm, bm, animals=[(10.0, 0.0, 8.0, colour)], pixels=256)
+    drawn = (64, 128, 255)
+    assert _pixel(image, hm, 10.0, 0.0) == drawn
+    ring = [_pixel(image, hm, 10.0 + 8.0 * math.cos(a), 8.0 * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 16)]
+    assert sum(p == drawn for p in ring) >= 8  # the circle of its radius, a pixel or two wide
+    assert _pixel(image, hm, 14.0, 0.0) != drawn
+    with pytest.raises(ValueError, match="animal"):
+        top_down_preview(hm, bm, animals=[(1.0, 2.0)], pixels=64)
 
 
 def test_full_world_with_scenery_and_rings():

@@ -89,16 +89,16 @@ def _horizontal_gap_m(entity: Entity, x: float, z: float) -> float:
     """Horizontal distance from (x, z) to the entity: to a box's or a tool's footprint (its bounding
     box at its scale), or to a sphere's surface."""
     dx, dz = x - entity.position[0], z - entity.position[2]
-    if entity.kind == "box" or entity.kind in TOOL_SIZE_M or entity.kind in ANIMALS:
+    if entity.kind == "box" or entity.kind in TOOL_SIZE_M:
         if entity.kind == "box":
             width, _, depth = entity.param("size")
-        elif entity.kind in ANIMALS:
-            width, _, depth = ANIMALS[entity.kind].size_m
         else:
             width, _, depth = (v * float(entity.param("safe_scale", 1.0)) for v in TOOL_SIZE_M[entity.kind])
         c, s = math.cos(entity.yaw_rad), math.sin(entity.yaw_rad)
         right, back = c * dx - s * dz, s * dx + c * dz  # into the box's frame (Godot's basis, transposed)
         return math.hypot(max(abs(right) - width / 2, 0.0), max(abs(back) - depth / 2, 0.0))
+    if entity.kind in ANIMALS:  # an animal: the circle round its box at any yaw
+        return math.hypot(dx, dz) - math.hypot(ANIMALS[entity.kind].size_m[0], ANIMALS[entity.kind].size_m[2]) / 2
     return math.hypot(dx, dz) - float(entity.param("radius"))
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from avalon.agent.scripted.actions import ACTION_SPACE, Action
+from avalon.agent.scripted.avoid import AvoidFollower
 from avalon.agent.scripted.bridge import LogBridgeFollower
 from avalon.agent.scripted.follower import FollowResult, RouteFollower
 from avalon.agent.scripted.task_routes import route_for
@@ -21,8 +22,9 @@ from avalon.tasks.kit.route import Route
 
 #: Tasks whose routes need more than a :class:`RouteFollower` (items to use on the way), and the
 #: follower that walks them.
-TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {"bridge": LogBridgeFollower, "hunt": ThrowFollower,
-                                                                        "throw": ThrowFollower}
+TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {
+    "bridge": LogBridgeFollower, "avoid": AvoidFollower, "fight": AvoidFollower, "hunt": ThrowFollower,
+    "throw": ThrowFollower}
 
 
 def follower_for(world: World, route: Route) -> RouteFollower:

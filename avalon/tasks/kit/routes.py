@@ -126,6 +126,7 @@ def certify(
     max_fall_m: float = mechanics.SAFE_FALL_M,
     bypass_max_fall_m: Optional[float] = None,
     sheer_triangles: Optional[np.ndarray] = None,
+    keep_out: Sequence[tuple[float, float, float]] = (),
 ) -> Certificate:
     """Whether ``food`` (an entity of ``world`` or its centre) can be reached from the spawn with
     ``allowed`` (``solvable``, with a route) and whether it can be without ``required``
@@ -135,7 +136,9 @@ def certify(
     ``sheer_triangles`` marks height-map triangles that stand for vertical faces (see
     :func:`~avalon.tasks.kit.reachability.make_ground`). ``ValueError`` for skills not in
     ``SKILLS``, an ``allowed`` without ``walk``, a ``required`` not within ``allowed``, a negative
-    fall height, a world without terrain or ``sheer_triangles`` not a bool grid of its triangles."""
+    fall height, a world without terrain or ``sheer_triangles`` not a bool grid of its triangles.
+    ``keep_out`` discs (x, z, radius in metres; a predator's activation radius) are places the
+    route search keeps the body's centre out of, like tree trunks; the bypass search ignores them."""
     required = _skill_set(required, "required")
     allowed = _skill_set(allowed, "allowed")
     if "walk" not in allowed:
@@ -156,7 +159,7 @@ def certify(
 
     radius = _food_radius_m(food)
     sheer = _check_sheer(sheer_triangles, heightmap)
-    found = _search(world, position, radius, allowed, ROUTE_CAPABILITIES, max_fall_m, sheer)
+    found = _search(world, position, radius, allowed, ROUTE_CAPABILITIES, max_fall_m, sheer, _discs(keep_out))
     solvable = found is not None
     bypassed = bool(required) and _search(world, position, radius, allowed - required, BYPASS_CAPABILITIES,
                                           bypass_max_fall_m, sheer) is not None
@@ -241,9 +244,11 @@ class Obstacles:
     boxes: np.ndarray
 
     @classmethod
-    def of(cls, world: World) -> "Obstacles":
+    def of(cls, world: World, keep_out: Optional[np.ndarray] = None) -> "Obstacles":
+        """The trunks and boxes of ``world``, and ``keep_out`` discs (rows x, z, radius) as trunks."""
         trunks = [(p.position[0], p.position[2], TRUNKS[p.kind].radius_m * p.scale + mechanics.BODY_RADIUS_M)
                   for p in world.scenery if p.kind.is_tree]
+        trunks += [tuple(float(v) for v in disc) for disc in (() if keep_out is None else keep_out)]
         boxes = []
         for box in world.entities:
             if box.kind == "box":
@@ -362,16 +367,27 @@ class _Found:
     ground: Ground
     reach: Optional[Reach]
     approach: dict
+    #: Keep-out discs (rows x, z, radius) the route's straight walks stay out of, or None.
+    keep_out: Optional[np.ndarray] = None
+
+
+def _discs(keep_out) -> Optional[np.ndarray]:
+    """``keep_out`` as rows (x, z, radius), or None when empty; ``ValueError`` for anything else."""
+    discs = np.asarray(keep_out, dtype=np.float64).reshape(-1, 3) if len(keep_out) else None
+    if discs is not None and not (np.isfinite(discs).all() and (discs[:, 2] >= 0).all()):
+        check.refuse("keep_out", keep_out, "discs (x, z, radius) in metres, finite, radius >= 0")
+    return discs
 
 
 def _search(world: World, food, food_radius_m: float, skills: frozenset[str], caps: Capabilities,
-            max_fall_m: float, sheer: Optional[np.ndarray] = None) -> Optional[_Found]:
+            max_fall_m: float, sheer: Optional[np.ndarray] = None,
+            keep_out: Optional[np.ndarray] = None) -> Optional[_Found]:
     heightmap = world.ground.heightmap
     spawn = world.spawn_position
-    obstacles = Obstacles.of(world)
+    obstacles = Obstacles.of(world, keep_out)
     ground = make_ground(heightmap, world.ground.biome_map.climbable, obstacles.grid(heightmap), caps, sheer)
     if _grasp_distance_m(food, *spawn) <= caps.grasp_reach_m:
-        return _Found(ground, None, {})
+        return _Found(ground, None, {}, keep_out)
     starts = _start_nodes(ground, spawn)
     if starts.size == 0:
         return None
@@ -381,7 +397,7 @@ def _search(world: World, food, food_radius_m: float, skills: frozenset[str], ca
     for node, point in approach.items():
         extra[node] = math.dist(point, _point(ground, node)[::2])
     reach = search(graph, starts, goal, let_go_below_hold_m=caps.let_go_feet_below_hold_m, goal_extra_cost=extra)
-    return _Found(ground, reach, approach) if reach.goal >= 0 else None
+    return _Found(ground, reach, approach, keep_out) if reach.goal >= 0 else None
 
 
 # --- the route -------------------------------------------------------------------------------------
@@ -395,8 +411,10 @@ def _point(ground: Ground, node: int) -> tuple[float, float, float]:
     return float(x), float(ground.heights[row, col]), float(z)
 
 
-def _line_on_floor(ground: Ground, a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Whether a straight walk from ``a`` to ``b`` ((x, z)) stays on floor triangles."""
+def _line_on_floor(ground: Ground, a: tuple[float, float], b: tuple[float, float],
+                   keep_out: Optional[np.ndarray] = None) -> bool:
+    """Whether a straight walk from ``a`` to ``b`` ((x, z)) stays on floor triangles (and out of
+    the ``keep_out`` discs)."""
     heightmap = ground.heightmap
     length = math.dist(a, b) / heightmap.cell_size_m
     samples = max(1, int(math.ceil(length * _LINE_SAMPLES_PER_CELL)))
@@ -406,10 +424,16 @@ def _line_on_floor(ground: Ground, a: tuple[float, float], b: tuple[float, float
     r0 = np.clip(np.floor(rows).astype(np.int64), 0, n - 2)
     c0 = np.clip(np.floor(cols).astype(np.int64), 0, n - 2)
     second = ((rows - r0) + (cols - c0) > 1.0).astype(np.int64)
+    if keep_out is not None:
+        x, z = a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])
+        for cx, cz, radius in keep_out:
+            if bool((np.hypot(x - cx, z - cz) < radius).any()):
+                return False
     return bool(ground.triangle_floor[r0, c0, second].all())
 
 
-def _straightened(ground: Ground, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def _straightened(ground: Ground, points: list[tuple[float, float]],
+                  keep_out: Optional[np.ndarray] = None) -> list[tuple[float, float]]:
     """The waypoints of a walk along ``points`` ((x, z); the first is where it starts): each the
     last point still in a straight line over floor from the one before."""
     if len(points) < 2:
@@ -417,7 +441,7 @@ def _straightened(ground: Ground, points: list[tuple[float, float]]) -> list[tup
     waypoints, anchor, i = [], points[0], 1
     while i < len(points):
         j = i
-        while j + 1 < len(points) and _line_on_floor(ground, anchor, points[j + 1]):
+        while j + 1 < len(points) and _line_on_floor(ground, anchor, points[j + 1], keep_out):
             j += 1
         waypoints.append(points[j])
         anchor, i = points[j], j + 1
@@ -451,7 +475,7 @@ def _route(world: World, found: _Found) -> Route:
     holds: list[int] = []
 
     def flush_walk() -> None:
-        steps.extend(RouteStep("walk", _surface_point(ground, xz)) for xz in _straightened(ground, walk))
+        steps.extend(RouteStep("walk", _surface_point(ground, xz)) for xz in _straightened(ground, walk, found.keep_out))
 
     def flush_holds() -> None:
         cells = [divmod(node - N, ground.n) for node in holds]
