@@ -31,9 +31,12 @@ func _ready():
 	material.rough = true  # the rougher of the two surfaces' frictions: it does not skate down the terrain
 	physics_material_override = material
 	var shape = BoxShape.new()
-	# At least MIN_HALF_EXTENT_M thick every way: physics steps at 10 Hz, and a rock landing on a
-	# thinner body (a frog's is 0.1 m tall) pressed it through the terrain's height map in one step.
-	shape.extents = Vector3(max(size.x, 2.0 * MIN_HALF_EXTENT_M), max(size.y, 2.0 * MIN_HALF_EXTENT_M), max(size.z, 2.0 * MIN_HALF_EXTENT_M)) / 2.0
+	# A prey's body (food) at least MIN_HALF_EXTENT_M thick every way: physics steps at 10 Hz, and a
+	# rock landing on a thinner one (a frog's is 0.1 m tall) pressed it through the terrain's height
+	# map in one step. A predator's keeps its size (a bee's, larger, stood in the way of a hand
+	# reaching for the food it fell by).
+	var least = MIN_HALF_EXTENT_M if is_food else 0.0
+	shape.extents = Vector3(max(size.x / 2.0, least), max(size.y / 2.0, least), max(size.z / 2.0, least))
 	# The thicker box's bottom where the animal's was (not in the ground), the mesh where the animal
 	# was (the box's extra height above it): the body is upside down, its local +y is down.
 	var lift = shape.extents.y - size.y / 2.0
