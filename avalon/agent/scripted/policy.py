@@ -17,13 +17,15 @@ from avalon.agent.scripted.bridge import LogBridgeFollower
 from avalon.agent.scripted.carry_task import carry_follower
 from avalon.agent.scripted.follower import FollowResult, RouteFollower
 from avalon.agent.scripted.task_routes import route_for
+from avalon.agent.scripted.throw import ThrowFollower
 from avalon.datagen.world import World
 from avalon.tasks.kit.route import Route
 
 #: Tasks whose routes need more than a :class:`RouteFollower` (items to use on the way), and the
 #: follower that walks them.
 TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {
-    "bridge": LogBridgeFollower, "avoid": AvoidFollower, "fight": AvoidFollower, "carry": carry_follower}
+    "bridge": LogBridgeFollower, "avoid": AvoidFollower, "fight": AvoidFollower, "hunt": ThrowFollower,
+    "throw": ThrowFollower, "carry": carry_follower}
 
 
 def follower_for(world: World, route: Route) -> RouteFollower:

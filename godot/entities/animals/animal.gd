@@ -125,6 +125,7 @@ var _answers = null  # a FuncRef to _answer, for its body
 var _reach = 0.25  # half the diagonal of its box's horizontal sides (the box at any yaw) + OBSTACLE_CONTACT_MARGIN_M: what must clear a static obstacle
 # Activation (all must hold) and deactivation (any ends activity) conditions.
 var _never_activates = false
+var _sampler = null  # the terrain's TerrainSampler (null: flat ground): the body it leaves keeps above its surface
 var _act_territory = false
 var _act_must_see = false
 var _act_unseen = false
@@ -355,6 +356,7 @@ func _new_target():
 # Returns "" or what went wrong.
 func set_terrain(node):
 	_body = AnimalBody.new()
+	_sampler = node.sampler if node != null else null
 	var problem = _native_call("setup", Protocol.ANIMAL_SETUP_ARGUMENTS, {
 		"terrain": node.sampler if node != null else null,
 		"flies": _flies,
@@ -484,6 +486,7 @@ func knock_out():
 	body.size = size
 	body.mass = max(0.01, mass_kg)
 	body.mesh = _mesh
+	body.sampler = _sampler
 	# Upside down: the same bounding box, clearly not standing any more.
 	body.transform = Transform(Basis(Vector3.UP, _body.yaw()) * Basis(Vector3(0.0, 0.0, 1.0), PI), _body.origin())
 	get_parent().add_child(body)
