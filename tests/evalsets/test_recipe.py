@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from avalon.evalsets.recipe import DEFAULT_SET, RECIPES, SetRecipe, difficulties, plan_worlds, recipe
-from avalon.tasks import TASKS
+from avalon.rules import animals
+from avalon.tasks import TASKS, build_world
 from avalon.tasks.eat import FOOD_LADDER
 
 
@@ -43,6 +44,18 @@ def test_eat_forces_every_food_kind_once_on_its_hardest_worlds():
     assert all(w.difficulty == 1.0 for w in forced)
     assert sum(w.difficulty == 1.0 and not w.forced for w in eat) == 1  # the spread's last world
     assert not any(w.forced for w in plan_worlds(RECIPES["v1"]) if not TASKS[w.task].forcing)
+
+
+def test_a_set_of_the_animal_tasks_forces_hunt_once_per_prey_and_avoid_once_per_predator_at_difficulty_one():
+    # G.1: "hunt every prey type and avoid every predator type"; the next set version takes these tasks.
+    planned = plan_worlds(SetRecipe(name="animals", version=1, worlds_per_task=50, tasks=("avoid", "hunt")))
+    for task, option, kinds in (("hunt", "prey_kind", set(animals.PREY_KINDS)),
+                                ("avoid", "predator_kind", set(animals.PREDATOR_KINDS))):
+        forced = [w for w in planned if w.task == task and w.forced]
+        assert sorted(w.forced[option] for w in forced) == sorted(kinds)
+        assert all(w.difficulty == 1.0 for w in forced)
+        world = build_world(task, 1.0, forced[0].seed, forced=forced[0].forced)
+        assert forced[0].forced[option] in {entity.kind for entity in world.entities}
 
 
 def test_a_rebuild_plans_the_same_worlds_and_another_version_other_seeds():
