@@ -19,10 +19,18 @@ carrying is what gets harder.
 - ``stack``: every stone of the two-layer staircase lies at ``carry_distance_m`` from its place
   in the staircase, on ground that varies by at most ``STONE_RELIEF_M`` under it (off the yard at
   the longer distances), clear of the plateau, the staircase, the other stones and the spawn.
+- ``throw`` and ``fight`` (:func:`relocate_tools`): the tools the base task laid by the spawn
+  (throw's rocks; fight's stick and rocks) move together, each keeping its place in the group,
+  ``carry_distance_m`` in a direction where each lands on ground no steeper than throw lays its
+  kind (``TOOL_MAX_SLOPE_DEG``: a rock rolls off a steeper triangle) that the spawn walks to; in a
+  fight world outside every predator's reach, and reached from the spawn without entering it
+  (``CarryVariant.keep_out``). They are used where the base task laid them: thrown at the prey
+  (the agent walks to its start), swung or thrown at the predators guarding the food.
 
 Every world is certified at generation (:func:`check_carry`): the base task's certificate holds
 on the world as it is (its item halves burn the items in at their place of use: bridge's log across
-the trench, stack's staircase), and every moved item is at least the knob's distance from its
+the trench, stack's staircase; throw's and fight's only ask that the tools are there, reached on
+foot), and every moved item is at least the knob's distance from its
 place, on ground the spawn walks to, with room to walk round it to both its ends, and from it the
 agent walks to where it is used. A bridge log also lies only where the way round the ring to the
 trench is level for a log held out ahead (:func:`carry_sweep_rise_m`).
