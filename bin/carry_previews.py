@@ -3,8 +3,9 @@
 
 Like ``avalon world preview`` (left: from above, north up; right: the first frame from the spawn)
 but for each of carry's base tasks (forced), and with each moved item's place of use drawn under
-it in yellow (bridge: the log across the trench; stack: the staircase's stones), so the picture
-shows how far the items lie from it. Writes ``<out-dir>/carry-<base task>-d<difficulty>.png``.
+it in yellow (bridge: the log across the trench; stack: the staircase's stones; throw's rocks and
+fight's tools where the base task lays them, by the spawn), so the picture shows how far the items
+lie from it; small items are marked by cyan squares. Writes ``<out-dir>/carry-<base task>-d<difficulty>.png``.
 Usage:
 
     bin/carry_previews.py [--difficulties 0,0.5,1] [--seed 0] [--out-dir docs/images] [--panel-pixels 320]
@@ -27,16 +28,27 @@ from avalon.world_preview import first_person, top_down
 
 #: The colour the places of use are drawn in.
 PLACE_COLOR = (1.0, 0.85, 0.1)
+#: Small items (throw's rocks, fight's sticks and rocks) and their places are marked by squares at
+#: least this wide, metres (a 0.2 m rock is under a pixel of a Small island's picture), the items'
+#: in this colour.
+MARK_M = 0.9
+ITEM_COLOR = (0.1, 0.95, 0.95)
 
 
 def picture(base_task: str, difficulty: float, seed: int, panel_pixels: int, renderer: str) -> Image.Image:
     world = build_world("carry", difficulty, seed, forced={"base_task": base_task})
     layout = carry.layout_of(world)
     places = []
+    items = {entity.name: entity for entity in world.entities}
     for use in layout.uses:
         block = carry.footprint(use.place)
         places.append(Entity(kind="box", name=f"place-of-{use.name}", position=use.place.position, yaw_rad=use.place.yaw_rad,
-                             params={"size": (block.width_m, 0.1, block.length_m), "color": PLACE_COLOR}))
+                             params={"size": (max(block.width_m, MARK_M), 0.1, max(block.length_m, MARK_M)),
+                                     "color": PLACE_COLOR}))
+        if max(block.width_m, block.length_m) < MARK_M:
+            item = items[use.name]
+            places.append(Entity(kind="box", name=f"mark-of-{use.name}", position=item.position, yaw_rad=item.yaw_rad,
+                                 params={"size": (MARK_M, 0.1, MARK_M), "color": ITEM_COLOR}))
     marked = attr.evolve(world, entities=tuple(places) + world.entities)  # the items drawn over their places
     work = Path(tempfile.mkdtemp(prefix="carry-preview-"))
     try:
@@ -47,7 +59,8 @@ def picture(base_task: str, difficulty: float, seed: int, panel_pixels: int, ren
     out = Image.new("RGB", (2 * panel_pixels, panel_pixels + caption), (20, 20, 20))
     out.paste(top_down(marked, panel_pixels), (0, caption))
     out.paste(view, (panel_pixels, caption))
-    ImageDraw.Draw(out).text((8, 6), f"carry ({base_task})  difficulty {difficulty:g}  seed {seed}  (yellow: where used)",
+    key = "yellow: where used" + ("; cyan: the items" if any(p.name.startswith("mark-of-") for p in places) else "")
+    ImageDraw.Draw(out).text((8, 6), f"carry ({base_task})  difficulty {difficulty:g}  seed {seed}  ({key})",
                              fill=(230, 230, 230))
     return out
 

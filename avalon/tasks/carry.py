@@ -19,10 +19,18 @@ carrying is what gets harder.
 - ``stack``: every stone of the two-layer staircase lies at ``carry_distance_m`` from its place
   in the staircase, on ground that varies by at most ``STONE_RELIEF_M`` under it (off the yard at
   the longer distances), clear of the plateau, the staircase, the other stones and the spawn.
+- ``throw`` and ``fight`` (:func:`relocate_tools`): the tools the base task laid by the spawn
+  (throw's rocks; fight's stick and rocks) move together, each keeping its place in the group,
+  ``carry_distance_m`` in a direction where each lands on ground no steeper than throw lays its
+  kind (``TOOL_MAX_SLOPE_DEG``: a rock rolls off a steeper triangle) that the spawn walks to; in a
+  fight world outside every predator's reach, and reached from the spawn without entering it
+  (``CarryVariant.keep_out``). They are used where the base task laid them: thrown at the prey
+  (the agent walks to its start), swung or thrown at the predators guarding the food.
 
 Every world is certified at generation (:func:`check_carry`): the base task's certificate holds
 on the world as it is (its item halves burn the items in at their place of use: bridge's log across
-the trench, stack's staircase), and every moved item is at least the knob's distance from its
+the trench, stack's staircase; throw's and fight's only ask that the tools are there, reached on
+foot), and every moved item is at least the knob's distance from its
 place, on ground the spawn walks to, with room to walk round it to both its ends, and from it the
 agent walks to where it is used. A bridge log also lies only where the way round the ring to the
 trench is level for a log held out ahead (:func:`carry_sweep_rise_m`).
@@ -39,15 +47,26 @@ import numpy as np
 from scipy import ndimage
 
 from avalon import validation as check
+from avalon.datagen.scenery import SceneryKind
 from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.tasks import bridge, stack
+from avalon.tasks import bridge, fight, stack, throw
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES, resolve_config
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import Forcing
-from avalon.tasks.kit.geometry import component_labels, ground_height, is_dry_land, triangle_centroids, triangle_index, walkable_grid
+from avalon.tasks.kit.geometry import (
+    component_labels,
+    ground_height,
+    is_dry_land,
+    triangle_centroids,
+    triangle_index,
+    triangle_slopes_deg,
+    walkable_grid,
+)
+from avalon.tasks.kit.predators import GuardLayout, keep_out_discs
+from avalon.tasks.kit.prey import TOOL_MAX_SLOPE_DEG, PreyLayout, footprint_top_m, prey_certificate, tool_reach_m
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sight import OCCLUDER_PARTS
 from avalon.tasks.kit.sites import corridor_discs
@@ -94,6 +113,13 @@ WALK_ROUND_CLEARANCE_M = mechanics.BODY_RADIUS_M + 0.1
 #: within this of its footprint (round it, not round the whole chasm), metres.
 BESIDE_END_M = WALK_ROUND_CLEARANCE_M + 0.5
 WALK_ROUND_WINDOW_M = 3.0
+#: A moved tool (throw's rocks, fight's sticks and rocks) keeps this far from the spawn, the food
+#: and every animal's start, metres, and this far from water.
+TOOL_CLEARANCE_M = 2.0
+TOOL_WATER_CLEARANCE_M = 1.0
+#: Directions round their places the moved tools' are screened in (those where every tool lies on
+#: gentle ground the spawn walks to are drawn from).
+TOOL_DIRECTIONS = 180
 #: A log carried round the ring (at its own distance from the chasm's centre, held out ahead
 #: along the ring's tangent, the way it goes) sweeps ground that rises at most this above the
 #: ground where it lay, metres (a held log's far end is about 0.2 m above the ground; ground rising
@@ -133,6 +159,9 @@ class CarryVariant:
     carry_corridor: Callable[[Any, dict[str, Entity]], list[tuple[float, float, float]]]
     #: ``(world, layout) -> Certificate``: the base task's certificate of the world as it is.
     certify: Callable[[World, Any], Certificate]
+    #: ``world -> discs``: (x, z, radius) discs the walk from the spawn to each moved item keeps out
+    #: of (fight's predators' reach); none by default.
+    keep_out: Callable[[World], list[tuple[float, float, float]]] = lambda world: []
 
 
 # --- footprints --------------------------------------------------------------------------------------
@@ -402,16 +431,170 @@ def _stack_certify(world: World, layout: stack.StackLayout) -> Certificate:
     return attr.evolve(base, solvable=False, route=None, reason="; ".join(filter(None, [base.reason, why])))
 
 
+# --- the throw and fight variants: tools moved together ---------------------------------------------
+
+
+def _ground_point(world: World, xz: tuple[float, float]) -> tuple[float, float, float]:
+    return (float(xz[0]), float(ground_height(world.ground.heightmap, xz[0], xz[1])), float(xz[1]))
+
+
+def _throw_uses(layout: PreyLayout) -> tuple[ItemUse, ...]:
+    """Throw's rocks: each is used where throw laid it, thrown from there at the prey (the agent
+    walks to the prey's start)."""
+    approach = _ground_point(layout.world, layout.prey_sites[0])
+    return tuple(ItemUse(name=rock.name, place=rock, approach=approach) for rock in layout.tools)
+
+
+def _fight_uses(layout: GuardLayout) -> tuple[ItemUse, ...]:
+    """Fight's sticks and rocks: each is used where fight laid it, by the spawn, on the predators
+    guarding the food (the agent walks to the food)."""
+    food = layout.food.position
+    approach = _ground_point(layout.world, (food[0], food[2]))
+    return tuple(ItemUse(name=tool.name, place=tool, approach=approach) for tool in layout.tools)
+
+
+def _safe_spawn_component(world: World, keep_out: list[tuple[float, float, float]]) -> tuple[np.ndarray, int]:
+    """Labels of the walkable triangles whose centres lie outside every ``keep_out`` disc (x, z,
+    radius), and the label of the spawn's (-1 where the spawn is not on one)."""
+    heightmap = world.ground.heightmap
+    walkable = walkable_grid(heightmap)
+    if keep_out:
+        x, z = triangle_centroids(heightmap)
+        for cx, cz, radius in keep_out:
+            walkable = walkable & (np.hypot(x - cx, z - cz) >= radius)
+    labels = component_labels(walkable)
+    return labels, int(labels[triangle_index(heightmap, world.spawn_position[0], world.spawn_position[2])])
+
+
+def _tool_place_problem(world: World, tool: Entity, slopes: np.ndarray, labels: np.ndarray, start: int,
+                        keep_out: list[tuple[float, float, float]]) -> str:
+    """Why ``tool`` cannot lie where it is, or nothing: it lies on dry land no steeper than prey
+    tasks lay its kind (``TOOL_MAX_SLOPE_DEG``), ``TOOL_CLEARANCE_M`` from the spawn, the food and
+    the animals, outside every ``keep_out`` disc and on ground the spawn walks to keeping out of
+    them, with room to walk round it, and no fruit tree's trunk in its footprint's clearance."""
+    heightmap = world.ground.heightmap
+    x, z = tool.position[0], tool.position[2]
+    if not bool(heightmap.contains(x, z)) or not is_dry_land(heightmap, x, z, min_water_distance_m=TOOL_WATER_CLEARANCE_M):
+        return f"{tool.name} at ({x:.1f}, {z:.1f}) would not lie on dry land"
+    if slopes[triangle_index(heightmap, x, z)] > TOOL_MAX_SLOPE_DEG[tool.kind]:
+        return f"{tool.name} at ({x:.1f}, {z:.1f}) would lie on ground steeper than {TOOL_MAX_SLOPE_DEG[tool.kind]} degrees"
+    others = [world.spawn_position] + [entity.position for entity in world.food + world.animals]
+    if any(math.hypot(x - p[0], z - p[2]) < TOOL_CLEARANCE_M for p in others):
+        return f"{tool.name} at ({x:.1f}, {z:.1f}) would lie by the spawn, the food or an animal"
+    if any(math.hypot(x - cx, z - cz) < radius for cx, cz, radius in keep_out):
+        return f"{tool.name} at ({x:.1f}, {z:.1f}) would lie within a predator's reach"
+    if start < 0 or labels[triangle_index(heightmap, x, z)] != start:
+        return f"{tool.name} at ({x:.1f}, {z:.1f}) would lie where the spawn does not walk to out of the predators' reach"
+    fruit_trees = [plant for plant in world.scenery if plant.kind == SceneryKind.FRUIT_TREE]
+    if any(math.hypot(cx - plant.position[0], cz - plant.position[2]) < radius + _trunk_radius_m(plant)
+           for cx, cz, radius in _footprint_discs(tool) for plant in fruit_trees):
+        return f"{tool.name} at ({x:.1f}, {z:.1f}) would lie by the fruit tree"
+    cramped = walk_round_reasons(world, tool)
+    return cramped[0] if cramped else ""
+
+
+def relocate_tools(rng: np.random.Generator, world: World, uses: tuple[ItemUse, ...], distance_band: tuple[float, float],
+                   keep_out: list[tuple[float, float, float]]) -> dict[str, Entity]:
+    """The tools of ``uses`` moved together (each keeps its place in the group and its yaw) by a
+    distance drawn from ``distance_band`` in a direction drawn among those (of ``TOOL_DIRECTIONS``)
+    where each lies on gentle ground the spawn walks to, each resting on the highest ground under
+    its footprint, where :func:`_tool_place_problem` finds nothing against it."""
+    heightmap = world.ground.heightmap
+    slopes = triangle_slopes_deg(heightmap)
+    labels, start = _safe_spawn_component(world, keep_out)
+
+    def gentle(x: float, z: float, kind: str) -> bool:
+        # The cheap screen of a direction: on the island, gentle enough, the spawn walks there.
+        if not bool(heightmap.contains(x, z)):
+            return False
+        index = triangle_index(heightmap, x, z)
+        return bool(slopes[index] <= TOOL_MAX_SLOPE_DEG[kind] and labels[index] == start >= 0)
+
+    reason = "no place drawn"
+    for _ in range(PLACE_ATTEMPTS):
+        distance = float(rng.uniform(*distance_band))
+        turn = float(rng.uniform(0.0, 2.0 * math.pi / TOOL_DIRECTIONS))
+        directions = [turn + 2.0 * math.pi * k / TOOL_DIRECTIONS for k in range(TOOL_DIRECTIONS)]
+        fits = [angle for angle in directions
+                if all(gentle(use.place.position[0] + distance * math.cos(angle),
+                              use.place.position[2] + distance * math.sin(angle), use.place.kind) for use in uses)]
+        if not fits:
+            reason = f"no direction {distance:.1f} m from the tools' places keeps every one on gentle ground the spawn walks to"
+            continue
+        angle = float(fits[int(rng.integers(len(fits)))])
+        dx, dz = distance * math.cos(angle), distance * math.sin(angle)
+        moved: dict[str, Entity] = {}
+        for use in uses:
+            x, z = use.place.position[0] + dx, use.place.position[2] + dz
+            y = footprint_top_m(heightmap, x, z, tool_reach_m(use.place.kind)) if heightmap.contains(x, z) else 0.0
+            tool = attr.evolve(use.place, position=(x, y, z))
+            reason = _tool_place_problem(world, tool, slopes, labels, start, keep_out)
+            if reason:
+                break
+            moved[use.name] = tool
+        else:
+            return moved
+    raise ImpossibleWorldError(f"carry: {reason}")
+
+
+def _throw_relocate(rng: np.random.Generator, layout: PreyLayout, uses: tuple[ItemUse, ...],
+                    distance_band: tuple[float, float]) -> dict[str, Entity]:
+    return relocate_tools(rng, layout.world, uses, distance_band, keep_out=[])
+
+
+def _fight_relocate(rng: np.random.Generator, layout: GuardLayout, uses: tuple[ItemUse, ...],
+                    distance_band: tuple[float, float]) -> dict[str, Entity]:
+    return relocate_tools(rng, layout.world, uses, distance_band, keep_out=keep_out_discs(layout.world))
+
+
+def _group_centre(moved: dict[str, Entity]) -> tuple[float, float]:
+    return (float(np.mean([t.position[0] for t in moved.values()])), float(np.mean([t.position[2] for t in moved.values()])))
+
+
+def _throw_corridor(layout: PreyLayout, moved: dict[str, Entity]) -> list[tuple[float, float, float]]:
+    """The ways from the spawn to the rocks and from the rocks to the prey, clear of plants."""
+    spawn = (layout.world.spawn_position[0], layout.world.spawn_position[2])
+    centre = _group_centre(moved)
+    return corridor_discs(spawn, centre, CORRIDOR_HALF_WIDTH_M) + corridor_discs(centre, layout.prey_sites[0],
+                                                                                 CORRIDOR_HALF_WIDTH_M)
+
+
+def _fight_corridor(layout: GuardLayout, moved: dict[str, Entity]) -> list[tuple[float, float, float]]:
+    """No corridor: a way cleared towards the food could take its fruit tree (the tools' own
+    footprints are cleared, away from it)."""
+    return []
+
+
+def _throw_certify(world: World, layout: PreyLayout) -> Certificate:
+    """Throw's certificate with the base world's rocks and prey (``throw.certificate`` counts the
+    rocks of the carry world's difficulty)."""
+    return prey_certificate(world, tuple(tool.kind for tool in layout.tools), len(layout.prey))
+
+
+def _fight_certify(world: World, layout: GuardLayout) -> Certificate:
+    return fight.certificate(world)
+
+
+def _predator_keep_out(world: World) -> list[tuple[float, float, float]]:
+    return keep_out_discs(world)
+
+
+
 # --- the table ------------------------------------------------------------------------------------------
 
-#: Carry's base tasks. Throw's and fight's join with one entry each once their modules exist.
+#: Carry's base tasks (drawn in this order; ``BASE_TASKS`` lists them by name).
 VARIANTS: tuple[CarryVariant, ...] = (
     CarryVariant(base_task="bridge", item_kinds=("log",), build_layout=bridge.build_layout, uses=_bridge_uses,
                  relocate=_bridge_relocate, carry_corridor=_bridge_corridor, certify=_bridge_certify),
     CarryVariant(base_task="stack", item_kinds=("stone",), build_layout=stack.build_layout, uses=_stack_uses,
                  relocate=_stack_relocate, carry_corridor=_stack_corridor, certify=_stack_certify),
+    CarryVariant(base_task="throw", item_kinds=("rock",), build_layout=throw.build_layout, uses=_throw_uses,
+                 relocate=_throw_relocate, carry_corridor=_throw_corridor, certify=_throw_certify),
+    CarryVariant(base_task="fight", item_kinds=("rock", "stick"), build_layout=fight.build_layout, uses=_fight_uses,
+                 relocate=_fight_relocate, carry_corridor=_fight_corridor, certify=_fight_certify,
+                 keep_out=_predator_keep_out),
 )
-BASE_TASKS = tuple(variant.base_task for variant in VARIANTS)
+BASE_TASKS = tuple(sorted(variant.base_task for variant in VARIANTS))
 
 
 def variant_named(base_task: str) -> CarryVariant:
@@ -459,14 +642,17 @@ def walk_round_reasons(world: World, item: Entity) -> list[str]:
     return []
 
 
-def carry_reasons(world: World, uses: tuple[ItemUse, ...], min_distance_m: float) -> list[str]:
+def carry_reasons(world: World, uses: tuple[ItemUse, ...], min_distance_m: float,
+                  keep_out: tuple[tuple[float, float, float], ...] | list[tuple[float, float, float]] = ()) -> list[str]:
     """Why the moved items of ``world`` break carry's guarantee (empty when they keep it): each is
     in the world, of its place's kind, at least ``min_distance_m`` from its place of use, on ground
-    the spawn walks to, with room to walk round it to both its ends (:func:`walk_round_reasons`),
-    and the agent walks from it to where it is used."""
+    the spawn walks to (keeping out of the ``keep_out`` discs, x, z, radius), with room to walk
+    round it to both its ends (:func:`walk_round_reasons`), and the agent walks from it to where
+    it is used."""
     heightmap = world.ground.heightmap
     labels = component_labels(walkable_grid(heightmap))
     start = labels[triangle_index(heightmap, world.spawn_position[0], world.spawn_position[2])]
+    safe, safe_start = _safe_spawn_component(world, list(keep_out)) if keep_out else (labels, start)
     entities = {entity.name: entity for entity in world.entities}
     reasons = []
     for use in uses:
@@ -480,6 +666,9 @@ def carry_reasons(world: World, uses: tuple[ItemUse, ...], min_distance_m: float
             reasons.append(f"{use.name} lies {distance:.2f} m from where it is used: less than {min_distance_m:.2f} m")
         if start < 0 or labels[triangle_index(heightmap, item.position[0], item.position[2])] != start:
             reasons.append(f"{use.name} at ({item.position[0]:.2f}, {item.position[2]:.2f}) lies where the spawn does not walk to")
+        elif keep_out and (safe_start < 0 or safe[triangle_index(heightmap, item.position[0], item.position[2])] != safe_start):
+            reasons.append(f"{use.name} at ({item.position[0]:.2f}, {item.position[2]:.2f}) lies where the spawn does not "
+                           "walk to out of the predators' reach")
         if labels[triangle_index(heightmap, use.approach[0], use.approach[2])] != \
                 labels[triangle_index(heightmap, item.position[0], item.position[2])]:
             reasons.append(f"from {use.name} the agent does not walk to where it is used, {use.approach}")
@@ -491,7 +680,7 @@ def check_carry(world: World, variant: CarryVariant, base_layout: Any, uses: tup
     """The base task's certificate of ``world`` (its item halves with the items at their place of
     use), failing too when :func:`carry_reasons` finds a moved item that breaks carry's guarantee."""
     base = variant.certify(world, base_layout)
-    reasons = carry_reasons(world, uses, min_distance_m)
+    reasons = carry_reasons(world, uses, min_distance_m, variant.keep_out(world))
     if not reasons:
         return base
     return attr.evolve(base, solvable=False, route=None, reason="; ".join(([base.reason] if base.reason else []) + reasons))

@@ -1,7 +1,8 @@
-"""The carry task: a bridge or stack world whose items lie away from their place of use, farther
-with difficulty; the base task's certificate and carry's own guarantees (each item at least the
-knob's distance from its place, on ground the spawn walks to, from which the agent walks to where
-it is used), checked independently on many worlds; forcing the base task; bad input."""
+"""The carry task: a bridge, fight, stack or throw world whose items lie away from their place of
+use, farther with difficulty; the base task's certificate and carry's own guarantees (each item at
+least the knob's distance from its place, on ground the spawn walks to, from which the agent walks
+to where it is used; in a fight world, out of the predators' reach), checked independently on many
+worlds; forcing the base task; bad input."""
 
 from __future__ import annotations
 
@@ -12,18 +13,30 @@ import attr
 import numpy as np
 import pytest
 
-from avalon.tasks import TASKS, bridge, build_world, carry, stack, with_retries
+from avalon.tasks import TASKS, bridge, build_world, carry, fight, stack, throw, with_retries
 from avalon.tasks.kit.forcing import Forcing
-from avalon.tasks.kit.geometry import ground_height, path_exists, walkable_grid
+from avalon.tasks.kit.geometry import (
+    ground_height,
+    path_exists,
+    triangle_centroids,
+    triangle_index,
+    triangle_slopes_deg,
+    walkable_grid,
+)
+from avalon.tasks.kit.predators import activation_radius_m, predators
+from avalon.tasks.kit.prey import TOOL_MAX_SLOPE_DEG, prey_certificate, prey_of, tool_reach_m
 from avalon.tasks.kit.sight import OCCLUDER_PARTS
 from tests.tasks.helpers import world_digest
 
 BRIDGE_CASES = [(d, seed) for d in (0.0, 0.25, 0.5, 0.75, 1.0) for seed in range(6)]
 STACK_CASES = [(d, seed) for d in (0.0, 0.5, 1.0) for seed in range(2)]
+TOOL_CASES = [(base, d, seed) for base in ("throw", "fight") for d in (0.0, 0.25, 0.5, 0.75, 1.0) for seed in range(4)]
 
 GOLDEN = {
     (0.5, 0, "bridge"): "667f3e87e3b1b3aaa5916be604834be0bb03d2203e82227e4aac124c98adbed2",
     (0.5, 0, "stack"): "9e4ba4ef1042e5377ecd51bdb8f24eec646e92f42a3d07409384b6167923293d",
+    (0.5, 0, "throw"): "0c699de1d50f8a1eed1d3b4fbf26361d09b8ae95167bfd683da25b115cdcfbb3",
+    (0.5, 0, "fight"): "27b0d0fb71e7de87c3077923c019d09ad7d683e50a4c9afe603b5cc8822ca7ae",
 }
 
 
@@ -65,24 +78,40 @@ def test_the_knobs_are_one_way_in_difficulty_and_the_base_task_stays_easy():
 
 
 def test_the_base_tasks_are_a_table_and_forcible():
-    assert carry.BASE_TASKS == ("bridge", "stack")
+    assert carry.BASE_TASKS == ("bridge", "fight", "stack", "throw")
     assert TASKS["carry"].forcing == (Forcing("base_task", carry.BASE_TASKS),)
     assert carry.variant_named("stack").build_layout is stack.build_layout
+    assert carry.variant_named("throw").build_layout is throw.build_layout
+    assert carry.variant_named("fight").build_layout is fight.build_layout
+
+
+def _base_task_of(world) -> str:
+    """Which base task a carry world is, from its items alone."""
+    kinds = {entity.kind for entity in world.entities}
+    for base, item in (("bridge", "log"), ("stack", "stone"), ("fight", "stick"), ("throw", "rock")):
+        if item in kinds:
+            return base
+    raise AssertionError(f"a carry world with none of the items: {sorted(kinds)}")
 
 
 def test_the_variant_is_drawn_from_the_worlds_rng_and_forcing_the_drawn_one_changes_nothing():
     seen = {}
-    for seed in range(6):
-        if len(seen) == 2:
+    for seed in range(16):
+        if len(seen) == len(carry.BASE_TASKS):
             break
         world = build_world("carry", 1.0, seed)
-        kinds = {entity.kind for entity in world.entities} & {"log", "stone"}
-        assert len(kinds) == 1
-        base = "bridge" if kinds == {"log"} else "stack"
-        seen.setdefault(base, (seed, world))
-    assert set(seen) == {"bridge", "stack"}
+        seen.setdefault(_base_task_of(world), (seed, world))
+    assert set(seen) == set(carry.BASE_TASKS)
     for base, (seed, world) in seen.items():
         assert world_digest(build_world("carry", 1.0, seed, forced={"base_task": base})) == world_digest(world)
+
+
+@pytest.mark.parametrize("base_task", ["bridge", "fight", "stack", "throw"])
+def test_forcing_the_base_task_gives_its_world(base_task):
+    for seed in range(3):
+        world = build_world("carry", 0.5, seed, forced={"base_task": base_task})
+        assert _base_task_of(world) == base_task
+        assert carry.layout_of(world).variant.base_task == base_task
 
 
 @pytest.mark.parametrize("case", BRIDGE_CASES, ids=lambda c: "d{}-seed{}".format(*c))
@@ -161,7 +190,68 @@ def test_the_distance_grows_with_difficulty():
     assert median(0.0) < median(0.5) < median(1.0)
 
 
-@pytest.mark.parametrize("base_task", ["bridge", "stack"])
+@pytest.mark.parametrize("case", TOOL_CASES, ids=lambda c: "{}-d{}-seed{}".format(*c))
+def test_tool_worlds_the_tools_lie_the_knobs_distance_away_resting_on_gentle_ground_the_spawn_walks_to(case):
+    base_task, difficulty, seed = case
+    layout = _layout(difficulty, seed, base_task)
+    world, base = layout.world, layout.base
+    assert layout.certificate.ok, layout.certificate.reason
+    tools = _items(layout)
+    # Every tool of the base world (at its own difficulty 0) moved, and nothing else changed.
+    assert sorted(t.name for t in tools) == sorted(t.name for t in base.tools) and len(tools) >= 3
+    assert [t.kind for t in tools] == [t.kind for t in base.tools]
+    assert world.animals == base.world.animals and world.food == base.world.food
+    assert world.spawn_position == base.world.spawn_position
+    places = {use.name: use.place for use in layout.uses}
+    low, high = carry.KNOBS.carry_distance_m.at(difficulty)
+    heightmap = world.ground.heightmap
+    slopes = triangle_slopes_deg(heightmap)
+    walkable = walkable_grid(heightmap)
+    guards = predators(world)
+    if base_task == "fight":
+        # The walk from the spawn keeps out of the predators' reach (and a margin).
+        x, z = triangle_centroids(heightmap)
+        for guard in guards:
+            walkable = walkable & (np.hypot(x - guard.position[0], z - guard.position[2]) >= activation_radius_m(guard))
+    for tool in tools:
+        place = places[tool.name]
+        assert place.kind == tool.kind and tool.yaw_rad == place.yaw_rad
+        assert low <= _distance_m(tool, place) <= high
+        # Resting on the ground: on the highest ground under its footprint, on a gentle triangle.
+        centre = float(ground_height(heightmap, tool.position[0], tool.position[2]))
+        slope = slopes[triangle_index(heightmap, tool.position[0], tool.position[2])]
+        assert slope <= TOOL_MAX_SLOPE_DEG[tool.kind]
+        assert centre - 1e-6 <= tool.position[1] <= centre + 0.6 * tool_reach_m(tool.kind) + 1e-6, (tool, centre)
+        assert path_exists(heightmap, walkable, world.spawn_position, tool.position), tool.name
+        assert path_exists(heightmap, walkable_grid(heightmap), tool.position, layout.uses[0].approach), tool.name
+        for guard in guards:
+            assert math.dist(tool.position[::2], guard.position[::2]) > activation_radius_m(guard), tool.name
+        assert carry.walk_round_reasons(world, tool) == []
+    # The base task's own guarantee, on the world as it is.
+    if base_task == "throw":
+        certificate = prey_certificate(world, tuple(t.kind for t in base.tools), 1)
+        assert len(prey_of(world)) == 1
+    else:
+        certificate = fight.certificate(world)
+        assert sum(plant.kind.value == "fruit_tree" for plant in world.scenery) == 1
+    assert certificate.ok, certificate.reason
+
+
+def test_a_fight_tool_within_a_predators_reach_fails_the_certificate():
+    layout = _layout(0.0, 0, "fight")
+    world = layout.world
+    (guard,) = predators(world)
+    tool = _items(layout)[0]
+    # Beside the predator's home, on its ground: the walk there enters its reach.
+    x, z = guard.position[0] + 1.0, guard.position[2]
+    near = attr.evolve(tool, position=(x, float(ground_height(world.ground.heightmap, x, z)), z))
+    moved = attr.evolve(world, entities=tuple(near if e.name == tool.name else e for e in world.entities))
+    assert carry.check_carry(world, layout.variant, layout.base, layout.uses, 0.0).ok
+    certificate = carry.check_carry(moved, layout.variant, layout.base, layout.uses, 0.0)
+    assert not certificate.ok and "out of the predators' reach" in certificate.reason
+
+
+@pytest.mark.parametrize("base_task", ["bridge", "fight", "stack", "throw"])
 def test_the_certificate_from_the_world_alone_holds_and_fails_when_an_item_is_brought_close(base_task):
     world = _world(0.5, 0, base_task)
     assert carry.certificate(world).ok
@@ -218,10 +308,10 @@ def test_a_log_with_no_walk_round_it_or_rising_ground_on_its_way_is_refused():
 
 
 def test_bad_input_is_refused_by_name():
-    with pytest.raises(ValueError, match=r"forced base_task='fight' is not one of bridge, stack"):
-        build_world("carry", 0.5, 0, forced={"base_task": "fight"})
+    with pytest.raises(ValueError, match=r"forced base_task='hunt' is not one of bridge, fight, stack, throw"):
+        build_world("carry", 0.5, 0, forced={"base_task": "hunt"})
     with pytest.raises(ValueError, match="base_task"):
-        carry.variant_named("throw")
+        carry.variant_named("avoid")
     with pytest.raises(ValueError, match="world.task"):
         carry.layout_of(build_world("bridge", 0.0, 0))
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):

@@ -201,7 +201,7 @@ def _on_ground(world: World, entity: Entity) -> tuple[float, float, float]:
     return x, float(ground_height(world.ground.heightmap, x, z)), z
 
 
-def _footprint_top_m(heightmap, x: float, z: float, reach_m: float) -> float:
+def footprint_top_m(heightmap, x: float, z: float, reach_m: float) -> float:
     """The highest ground under a footprint of radius ``reach_m`` round (x, z) (an animal then
     drops onto a slope instead of starting inside it), metres."""
     angles = np.linspace(0.0, 2.0 * math.pi, 8, endpoint=False)
@@ -210,7 +210,7 @@ def _footprint_top_m(heightmap, x: float, z: float, reach_m: float) -> float:
     return float(np.max(ground_height(heightmap, xs, zs)))
 
 
-def _tool_reach_m(kind: str) -> float:
+def tool_reach_m(kind: str) -> float:
     """Half the larger side of the footprint of a tool of ``kind``, metres."""
     width, _, depth = TOOL_SIZE_M[kind]
     return max(width, depth) / 2.0
@@ -223,7 +223,7 @@ def prey_entity(species: str, index: int, heightmap, xz: XZ, yaw_rad: float, wan
     overrides: dict[str, object] = {"idle_speed_m_per_s": spec.idle_speed_m_per_s * wander_speed_fraction}
     if spec.domain == "air":
         overrides["fly_height_m"] = min(spec.fly_height_m, MAX_PREY_FLY_HEIGHT_M)
-    top = _footprint_top_m(heightmap, xz[0], xz[1], max(spec.size_m[0], spec.size_m[2]) / 2.0)
+    top = footprint_top_m(heightmap, xz[0], xz[1], max(spec.size_m[0], spec.size_m[2]) / 2.0)
     return animal_entity(species, f"{PREY_PREFIX}{index}_{species}", (xz[0], top, xz[1]), yaw_rad, **overrides)
 
 
@@ -281,7 +281,7 @@ def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPla
                 food_on_foot=False,
             )
             tools = tuple(
-                tool_entity(kind, f"{TOOL_PREFIX}{i}_{kind}", (x, _footprint_top_m(ground, x, z, _tool_reach_m(kind)), z),
+                tool_entity(kind, f"{TOOL_PREFIX}{i}_{kind}", (x, footprint_top_m(ground, x, z, tool_reach_m(kind)), z),
                             yaw_rad=tool_yaw)
                 for i, (kind, (x, z), tool_yaw) in enumerate(zip(plan.tools, tool_sites, tool_yaws))
             )
