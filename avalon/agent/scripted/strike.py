@@ -10,14 +10,17 @@ A chaser runs straight at an agent that stands still and stops with its near end
 (``right_throw``: the hand's 2 m/s swing forward and up, docs/mechanics.md) aimed along its line
 of approach comes down on its back: the rock falls through a 0.45-0.8 m high back (alligator,
 wolf) about 1.4-1.6 m ahead of the body's axis, where the guard's body lies once it has come
-within :data:`STRIKE_REACH_M`, and strikes it at more than the 3 m/s of a hit. So
-:class:`StrikeGuard` takes the nearest rock (:class:`TakeTool`: the hand sent at its top),
+within :data:`STRIKE_REACH_M`. It strikes at the 3 m/s of a hit only if it has fallen 0.26 m or
+more below the hand that let it go (1.3 m above the feet): a guard whose back stands higher than
+about 1 m above the feet (one coming down a slope) is struck too slowly, a miss. So
+:class:`StrikeGuard` takes the nearest rock (:class:`~avalon.agent.scripted.carry.GraspItem`),
 walks towards the guard until it turns on the agent, then stands, turning so the throwing hand's
 line passes through the guard's centre (:func:`~avalon.agent.scripted.throw.aim_yaw_rad`), and
-throws when the guard's near end is within reach. A guard that does not come (it stays idle) is
-walked up to until it is within reach. The held-stick blow needs a run (a hand alone moves at
+throws when the guard's near end is within reach; missed, it takes the next tool (rocks first,
+then the stick, thrown the same way). A guard that does not come (it stays idle) is walked up to
+until it is within reach. A held stick is no use here: a blow needs a run (a hand alone moves at
 most 2 m/s, below a hit's 3 m/s) and a mouse-and-keyboard hand holds its item 1.2 m up, above a
-wolf's or an alligator's back, so the rocks are the tools used here.
+wolf's or an alligator's back.
 """
 
 from __future__ import annotations
@@ -31,8 +34,7 @@ import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.body import wrap_angle
-from avalon.agent.scripted.carry import item_size_m
-from avalon.agent.scripted.eat import creep_towards, grasp
+from avalon.agent.scripted.carry import GraspItem
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.throw import HAND, aim_yaw_rad
@@ -54,13 +56,9 @@ AIM_TOLERANCE_RAD = math.radians(3.0)
 GUARD_MOVED_M = 1.0
 #: Steps after a throw to see the rock land and the hit counted.
 LANDING_STEPS = 6
-#: The tools thrown: a stick thrown end over end strikes as a rock does (any tool at 3 m/s is a hit),
-#: and a 1 m stick is taken off sloping ground where a small rock is sometimes missed.
+#: The tools thrown, rocks first: a stick thrown strikes as a rock does (any tool at 3 m/s is a
+#: hit), and it is there when a hand misses a small rock on sloping ground.
 THROWN_KINDS = ("rock", "stick")
-#: The sides a tool is taken from (turns from the side the body comes from, radians) and the body's
-#: axis this far from the tool's centre for each, metres.
-TAKE_SIDES_RAD = (0.0, math.pi / 2.0, -math.pi / 2.0, 0.0)
-TAKE_STAND_OFFS_M = (0.6, 0.6, 0.6, 0.5)
 #: Steps spent at most on one rock between taking it and throwing it.
 WAIT_STEPS = 600
 
@@ -109,48 +107,14 @@ class GuardWatch:
         return math.dist(body_xz, (x, z)) - self.half_length_m(k)
 
 
-def tool_top(tool: Entity) -> tuple[float, float, float]:
-    """The middle of ``tool``'s top, where the hand is sent (lower, on a slope, the hand meets the
-    ground before the tool: a rock is 0.14 m tall and a hand 0.2 m across)."""
-    x, y, z = tool.position
-    return x, y + item_size_m(tool)[1] / 2.0, z
-
-
-@attr.s(auto_attribs=True)
-class TakeTool(Primitive):
-    """Walk beside ``tool`` (an entity of the World spec, lying on the ground) and take it by its
-    top: from :data:`TAKE_STAND_OFFS_M` away, on the side the body comes from, then from the sides
-    at right angles to it. Fails if no hand takes it."""
-
-    tool: Entity
-    name = "take_tool"
-
-    def budget_steps(self, situation: Situation) -> int:
-        return int(4 * situation.body.horizontal_distance_m(self.tool.position) / WALK_PER_STEP_M) + 60 * len(TAKE_SIDES_RAD)
-
-    def actions(self, situation: Situation) -> Iterator[Action]:
-        x, _, z = self.tool.position
-        bx, bz = situation.body.xz
-        side = math.atan2(bz - z, bx - x)
-        for turn, stand_off in zip(TAKE_SIDES_RAD, TAKE_STAND_OFFS_M):
-            angle = side + turn
-            spot_xz = (x + stand_off * math.cos(angle), z + stand_off * math.sin(angle))
-            spot = (spot_xz[0], float(situation.ground.height(*spot_xz)), spot_xz[1])
-            yield from WalkTo(spot, tolerance_m=0.2, must_reach=False).actions(situation)
-            yield from creep_towards(situation, spot, 0.1)
-            if (yield from grasp(situation, tool_top(self.tool))):
-                return
-        raise PrimitiveFailed(f"no hand took {self.tool.name} from {len(TAKE_SIDES_RAD)} sides ({describe(situation.body)})")
-
-
 def _held(parts: Action) -> Action:
     return {**parts, _GRASP: 1}
 
 
 @attr.s(auto_attribs=True)
 class StrikeGuard(Primitive):
-    """Knock guard ``k`` of ``watch`` out with ``rocks`` (entities of the World spec, taken nearest
-    first, one throw each). Fails when the rocks run out first."""
+    """Knock guard ``k`` of ``watch`` out with ``rocks`` (tools, entities of the World spec: rocks
+    first, nearest first, one throw each). Fails when they run out first."""
 
     watch: GuardWatch
     rocks: tuple[Entity, ...] = attr.ib(converter=tuple)
@@ -172,7 +136,7 @@ class StrikeGuard(Primitive):
             left.remove(rock)
             hits = self.watch.hits(self.k)
             try:
-                yield from TakeTool(rock).actions(situation)
+                yield from GraspItem(rock).actions(situation)
                 yield from self._throw_when_near(situation)
             except PrimitiveFailed as miss:
                 misses.append(f"{rock.name}: {miss}")
@@ -231,7 +195,8 @@ class StrikeGuard(Primitive):
 
 class StrikeFollower(RouteFollower):
     """A scripted agent of fight worlds that fights: knocks each guard out in turn with the world's
-    rocks (:class:`StrikeGuard`), then walks the certificate's route to the food and eats it."""
+    rocks and sticks (:class:`StrikeGuard`; each guard is offered every tool: one already
+    thrown is reached for where it lay, missed and passed over), then walks the certificate's route to the food and eats it."""
 
     def __init__(self, world: World, route: Route, rocks: Optional[Sequence[Entity]] = None) -> None:
         self.watch = GuardWatch(world)
