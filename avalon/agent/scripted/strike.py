@@ -9,8 +9,9 @@ A chaser runs straight at an agent that stands still and stops with its near end
 ``animals.CHASE_STOP_GAP_M`` from the body's capsule (``docs/animals.md``), so a standing throw
 (``right_throw``: the hand's 2 m/s swing forward and up, docs/mechanics.md) aimed along its line
 of approach comes down on its back: the rock falls through a 0.45-0.8 m high back (alligator,
-wolf) about 1.4-1.6 m ahead of the body's axis, where the guard's body lies once it has come
-within :data:`STRIKE_REACH_M`. It strikes at the 3 m/s of a hit only if it has fallen 0.26 m or
+wolf) about 1.35-1.5 m ahead of the body's axis (:func:`falling_rock_at`; measured, a throw lands
+0.35 m farther than this model: 2.0 m on level ground), where the guard's body lies once it has
+come within :data:`STRIKE_REACH_M`. It strikes at the 3 m/s of a hit only if it has fallen 0.26 m or
 more below the hand that let it go (1.3 m above the feet): a guard whose back stands higher than
 about 1 m above the feet (one coming down a slope) is struck too slowly, a miss. So
 :class:`StrikeGuard` takes the nearest rock (:class:`~avalon.agent.scripted.carry.GraspItem`),
@@ -37,9 +38,10 @@ from avalon.agent.scripted.body import wrap_angle
 from avalon.agent.scripted.carry import GraspItem
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
-from avalon.agent.scripted.throw import HAND, aim_yaw_rad
+from avalon.agent.scripted.throw import HAND, RELEASE_HEIGHT_M, RELEASE_SPEED_M_PER_S, RELEASE_UP, aim_yaw_rad
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
+from avalon.rules import mechanics
 from avalon.rules.animals import STATE_ACTIVE, STATE_EATEN, STATE_KNOCKED_OUT, animal_spec
 from avalon.tasks.kit.route import Route
 
@@ -47,7 +49,7 @@ _GRASP = ("left_grasp", "right_grasp")[HAND]
 _THROW = ("left_throw", "right_throw")[HAND]
 #: The rock is thrown when the guard's near end (its centre less half its longest side) is this
 #: far from the body's axis or nearer, metres: a standing throw falls through a 0.45-0.8 m high
-#: back about 1.4-1.6 m ahead, and a chaser stops with its near end at the body's radius plus
+#: back about 1.35-1.5 m ahead (:func:`falling_rock_at`), and a chaser stops with its near end at the body's radius plus
 #: ``animals.CHASE_STOP_GAP_M`` (0.85 m), so its body lies under the rock by the time it lands.
 STRIKE_REACH_M = 1.4
 #: The throw waits until the aim is within this of the hand's line, radians.
@@ -61,6 +63,18 @@ LANDING_STEPS = 6
 THROWN_KINDS = ("rock", "stick")
 #: Steps spent at most on one rock between taking it and throwing it.
 WAIT_STEPS = 600
+
+
+def falling_rock_at(height_m: float) -> tuple[float, float]:
+    """Where a rock thrown standing on level ground (``right_throw``: released at the hand's rest,
+    :data:`~avalon.agent.scripted.throw.RELEASE_HEIGHT_M` up, at the hand's full speed, forward
+    and up) comes down through ``height_m`` above the feet: (how far ahead of the body's axis,
+    metres; its speed there, m/s). A hit needs ``mechanics.HIT_MIN_SPEED_M_PER_S``."""
+    vx = RELEASE_SPEED_M_PER_S * math.sqrt(1.0 - RELEASE_UP * RELEASE_UP)
+    vy, g = RELEASE_SPEED_M_PER_S * RELEASE_UP, mechanics.GRAVITY_M_PER_S2
+    drop = RELEASE_HEIGHT_M - height_m
+    t = (vy + math.sqrt(vy * vy + 2.0 * g * drop)) / g
+    return -mechanics.RIGHT_HAND_REST_M[2] + vx * t, math.hypot(vx, vy - g * t)
 
 
 class GuardWatch:
