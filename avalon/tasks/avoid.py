@@ -34,12 +34,14 @@ import attr
 import numpy as np
 
 from avalon.datagen.world import World
+from avalon.rules.animals import animal_spec
 from avalon.rules.tools import TOOL_KINDS
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.predators import (
     PREDATOR_LADDER,
+    ROUTE_MARGIN_M,
     GuardKnobs,
     GuardLayout,
     build_guarded_food,
@@ -88,12 +90,30 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                  predator_kind: Optional[str] = None) -> GuardLayout:
     """The avoid world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if the
     terrain offers no place that keeps the guarantees. ``predator_kind`` (any predator) replaces
-    the first predator's drawn species: a forced world."""
+    the first predator's drawn species: a forced world; ``ValueError`` if that species cannot guard
+    the food at ``difficulty`` (see :func:`check_forced_kind`)."""
+    if predator_kind is not None:
+        check_forced_kind(predator_kind, difficulty)
     return build_guarded_food(
         rng, difficulty, config, task="avoid", knobs=KNOBS.guard, ladder=PREDATOR_LADDER, food_kind=FOOD_KIND,
         world_size=WORLD_SIZE, points_per_m=POINTS_PER_M, max_builds=ASSEMBLY_ATTEMPTS, forced_kind=predator_kind,
         safe_route=difficulty <= KNOBS.safe_route_max_difficulty,
     )
+
+
+def check_forced_kind(predator_kind: str, difficulty: float) -> None:
+    """``ValueError`` naming the species and the difficulties it can be forced at, when a route
+    outside its activation radius (required up to ``safe_route_max_difficulty``) cannot exist: its
+    radius and the route's margin reach past the farthest a guard stands from the food."""
+    radius_m = animal_spec(predator_kind).activation_radius_m
+    farthest_m = KNOBS.guard.guard_distance_m.at(difficulty)[1]
+    if difficulty <= KNOBS.safe_route_max_difficulty and radius_m + ROUTE_MARGIN_M >= farthest_m:
+        fitting = [kind for kind in PREDATOR_LADDER if animal_spec(kind).activation_radius_m + ROUTE_MARGIN_M < farthest_m]
+        raise ValueError(
+            f"avoid at difficulty {difficulty:g}: forced predator_kind={predator_kind!r} (activation radius {radius_m:g} m) "
+            f"cannot be walked round: up to difficulty {KNOBS.safe_route_max_difficulty:g} the food must be reached "
+            f"outside every predator's reach plus {ROUTE_MARGIN_M:g} m, and guards stand at most {farthest_m:g} m from it; "
+            f"force it above difficulty {KNOBS.safe_route_max_difficulty:g}, or force one of {', '.join(fitting) or 'none'}")
 
 
 def certificate(world: World) -> Certificate:

@@ -171,3 +171,11 @@ def test_forcing_keeps_the_other_draws_and_an_unknown_kind_lists_the_kinds():
         build_world("avoid", 0.5, 0, forced={"predator_kind": "lion"})
     with pytest.raises(ValueError, match="predator_kind"):
         avoid.build_layout(np.random.default_rng(0), 0.5, None, predator_kind="rabbit")
+
+
+def test_a_predator_too_wide_to_walk_round_cannot_be_forced_where_a_safe_route_is_required():
+    with pytest.raises(ValueError, match=r"forced predator_kind='wolf' \(activation radius 15 m\).*force it above difficulty "
+                                         r"0.25, or force one of bee, snake"):
+        build_world("avoid", 0.0, 0, forced={"predator_kind": "wolf"})
+    assert "wolf" in {entity.kind for entity in build_world("avoid", 0.3, 0, forced={"predator_kind": "wolf"}).entities}
+    assert "snake" in {entity.kind for entity in build_world("avoid", 0.0, 0, forced={"predator_kind": "snake"}).entities}
