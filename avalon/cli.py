@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -436,10 +437,27 @@ def _cmd_eval_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``--force``'s help (``avalon world export`` and ``preview``).
+FORCE_HELP = "pin one of the task's generator choices (repeatable; the task's TaskSpec.forcing), e.g. prey_kind=rabbit"
+
+
+def _forced_options(pairs: Sequence[str] | None) -> dict[str, str]:
+    """``--force OPTION=VALUE`` arguments as ``{option: value}``; the task checks names and values."""
+    forced: dict[str, str] = {}
+    for pair in pairs or ():
+        option, equals, value = pair.partition("=")
+        if not equals or not option.strip() or not value.strip():
+            raise ValueError(f"--force {pair!r}: expected OPTION=VALUE, for example --force prey_kind=rabbit")
+        if option.strip() in forced:
+            raise ValueError(f"--force {pair!r}: {option.strip()} is forced twice")
+        forced[option.strip()] = value.strip()
+    return forced
+
+
 def _cmd_world_export(args: argparse.Namespace) -> int:
     from avalon.tasks import generate_world
 
-    path = generate_world(args.task, args.difficulty, args.seed, args.output)
+    path = generate_world(args.task, args.difficulty, args.seed, args.output, forced=_forced_options(args.force))
     print(path)
     return 0
 
@@ -465,12 +483,14 @@ def _cmd_world_preview(args: argparse.Namespace) -> int:
                          "(one picture per --difficulties, named <task>-d<difficulty>.png)")
     if args.out_dir is not None:
         difficulties = _difficulties(args.difficulties) if args.difficulties else (args.difficulty,)
-        for path in previews(args.task, difficulties, args.seed, args.out_dir, args.renderer, args.panel_pixels):
+        for path in previews(args.task, difficulties, args.seed, args.out_dir, args.renderer, args.panel_pixels,
+                             forced=_forced_options(args.force)):
             print(path)
         return 0
     if args.difficulties:
         raise ValueError("avalon world preview: --difficulties writes one picture each: give --out-dir, not -o")
-    print(preview(args.task, args.difficulty, args.seed, args.output, renderer=args.renderer, panel_pixels=args.panel_pixels))
+    print(preview(args.task, args.difficulty, args.seed, args.output, renderer=args.renderer, panel_pixels=args.panel_pixels,
+                  forced=_forced_options(args.force)))
     return 0
 
 
@@ -689,12 +709,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--difficulty", type=float, default=0.0)
     export.add_argument("--seed", type=int, default=0)
     export.add_argument("-o", "--output", required=True)
+    export.add_argument("--force", action="append", metavar="OPTION=VALUE", help=FORCE_HELP)
     export.set_defaults(handler=_cmd_world_export)
     show = world_commands.add_parser("preview", help="picture of a task's world: from above and from the spawn point")
     show.add_argument("--task", default="trivial")
     show.add_argument("--difficulty", type=float, default=0.0)
     show.add_argument("--difficulties", help="comma-separated difficulties, one picture each into --out-dir (e.g. 0,0.5,1)")
     show.add_argument("--seed", type=int, default=0)
+    show.add_argument("--force", action="append", metavar="OPTION=VALUE", help=FORCE_HELP)
     show.add_argument("--renderer", choices=RENDERERS, default="GLES3")
     show.add_argument("--panel-pixels", type=int, default=512, help="side of each of the two panels (default 512)")
     show.add_argument("-o", "--output", help="PNG file to write")

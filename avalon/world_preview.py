@@ -88,10 +88,11 @@ def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_
 
 
 def preview(task: str, difficulty: float, seed: int, output: str | Path, renderer: str = "GLES3",
-            panel_pixels: int = PANEL_PIXELS) -> Path:
-    """Writes the two-panel picture of (task, difficulty, seed) to ``output``; returns its path."""
+            panel_pixels: int = PANEL_PIXELS, forced: object = None) -> Path:
+    """Writes the two-panel picture of (task, difficulty, seed) to ``output`` (``forced``: the
+    generator choices pinned, see :func:`avalon.tasks.build_world`); returns its path."""
     panel_pixels = check_int(panel_pixels, "panel_pixels", low=64, high=2048, unit="pixels")
-    world = build_world(task, difficulty, seed)
+    world = build_world(task, difficulty, seed, forced=forced)
     work = Path(tempfile.mkdtemp(prefix="avalon-preview-"))
     try:
         world_dir = export_world(world, work / "world")
@@ -116,11 +117,11 @@ def preview_name(task: str, difficulty: float) -> str:
 
 
 def previews(task: str, difficulties: Sequence[float], seed: int, out_dir: str | Path, renderer: str = "GLES3",
-             panel_pixels: int = PANEL_PIXELS) -> list[Path]:
+             panel_pixels: int = PANEL_PIXELS, forced: object = None) -> list[Path]:
     """Writes the picture of ``task`` at each of ``difficulties`` into ``out_dir`` (see
     :func:`preview_name`; ``docs/images`` holds each task's at d = 0, 0.5 and 1); returns the paths."""
     check_task(task)
     checked = [check_difficulty(difficulty) for difficulty in difficulties]
     if not checked:
         raise ValueError("previews: difficulties is empty; expected at least one difficulty in [0, 1]")
-    return [preview(task, d, seed, Path(out_dir) / preview_name(task, d), renderer, panel_pixels) for d in checked]
+    return [preview(task, d, seed, Path(out_dir) / preview_name(task, d), renderer, panel_pixels, forced) for d in checked]

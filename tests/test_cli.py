@@ -28,3 +28,15 @@ def test_world_export_writes_a_world_folder_and_bad_input_is_a_clear_error(tmp_p
     assert f"unknown task 'fly'; the tasks are: {', '.join(sorted(TASKS))}" in capsys.readouterr().err
     assert main(["world", "export", "--difficulty", "1.5", "-o", str(tmp_path / "y")]) == 2
     assert "difficulty 1.5 must be a number in [0, 1]" in capsys.readouterr().err
+
+
+def test_world_export_forces_a_generator_choice_and_names_a_bad_one(tmp_path, capsys):
+    assert main(["world", "export", "--task", "hunt", "--difficulty", "1", "--seed", "2", "--force", "prey_kind=deer",
+                 "-o", str(tmp_path / "deer")]) == 0
+    assert "animals/deer.tscn" in (tmp_path / "deer" / "world.tscn").read_text()
+    assert main(["world", "export", "--task", "hunt", "--force", "prey_kind=dragon", "-o", str(tmp_path / "x")]) == 2
+    assert "forced prey_kind='dragon' is not one of frog, turtle" in capsys.readouterr().err
+    assert main(["world", "export", "--task", "hunt", "--force", "prey_kind", "-o", str(tmp_path / "y")]) == 2
+    assert "--force 'prey_kind': expected OPTION=VALUE" in capsys.readouterr().err
+    assert main(["world", "export", "--task", "eat", "--force", "prey_kind=deer", "-o", str(tmp_path / "z")]) == 2
+    assert "task 'eat' cannot force 'prey_kind': the options it can force are: food_kind" in capsys.readouterr().err
