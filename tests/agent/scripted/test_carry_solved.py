@@ -20,27 +20,11 @@ from avalon.agent.scripted.task_routes import route_for
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world, carry
 from avalon.tasks.bridge import log_footprint
+from tests.agent.scripted.track import Track
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 SEEDS = (0, 1, 2, 3)
-
-
-class Track:
-    """Wraps the env to keep the body's positions."""
-
-    def __init__(self, env):
-        self.env, self.positions = env, []
-
-    def reset(self, **kwargs):
-        observation, info = self.env.reset(**kwargs)
-        self.positions.append(np.asarray(info["world_body_position"], np.float64))
-        return observation, info
-
-    def step(self, action):
-        result = self.env.step(action)
-        self.positions.append(np.asarray(result[-1]["world_body_position"], np.float64))
-        return result
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -21,25 +21,9 @@ from avalon.agent.scripted.throw import ThrowFollower
 from avalon.datagen.export import export_world
 from avalon.rules.animals import STATE_EATEN
 from avalon.tasks import build_world, carry
+from tests.agent.scripted.track import Track
 
 SEEDS = (0, 1, 2)
-
-
-class Track:
-    """Wraps the env to keep the body's positions."""
-
-    def __init__(self, env):
-        self.env, self.positions = env, []
-
-    def reset(self, **kwargs):
-        observation, info = self.env.reset(**kwargs)
-        self.positions.append(np.asarray(info["world_body_position"], np.float64))
-        return observation, info
-
-    def step(self, action):
-        result = self.env.step(action)
-        self.positions.append(np.asarray(result[-1]["world_body_position"], np.float64))
-        return result
 
 
 @pytest.mark.godot
