@@ -37,6 +37,7 @@ from avalon.tasks.kit.prey import (
     PreyLayout,
     PreyPlan,
     build_prey_layout,
+    draw_prey,
     ladder_kinds,
     prey_certificate,
     signed_bearing_rad,
@@ -46,7 +47,6 @@ from avalon.tasks.kit.prey import (
 )
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.spec import TaskSpec
-from avalon.validation import check_choice
 
 #: Tools lie on an arc round the spawn, about this far apart, metres.
 TOOL_SPACING_M = 1.2
@@ -104,12 +104,8 @@ def world_size_m(difficulty: float) -> float:
 def draw_plan(rng: np.random.Generator, difficulty: float, prey_kind: Optional[str] = None) -> PreyPlan:
     """The factors of a hunt world at ``difficulty`` (drawn from ``rng``, the task's own stream);
     ``prey_kind`` replaces the drawn species (the draw is still made)."""
-    kinds = prey_kinds(difficulty)
-    species = kinds[int(rng.integers(len(kinds)))]
-    if prey_kind is not None:
-        species = check_choice(prey_kind, "prey_kind", PREY_LADDER)
-    prey_distance = float(rng.uniform(*KNOBS.prey_distance_m.at(difficulty)))
-    prey_bearing = signed_bearing_rad(rng, KNOBS.prey_bearing_deg.at(difficulty))
+    species, prey_distance, prey_bearing = draw_prey(
+        rng, prey_kinds(difficulty), prey_kind, KNOBS.prey_distance_m.at(difficulty), KNOBS.prey_bearing_deg.at(difficulty))
     count = tool_count(difficulty)
     rock, stick = PREY_TOOLS
     tools = tuple(stick if rng.uniform() < KNOBS.stick_probability else rock for _ in range(count))

@@ -34,6 +34,7 @@ import attr
 import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
+from avalon.agent.scripted.animal_watch import GuardWatch
 from avalon.agent.scripted.body import wrap_angle
 from avalon.agent.scripted.carry import GraspItem
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
@@ -42,7 +43,7 @@ from avalon.agent.scripted.throw import HAND, RELEASE_HEIGHT_M, RELEASE_SPEED_M_
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
 from avalon.rules import mechanics
-from avalon.rules.animals import STATE_ACTIVE, STATE_EATEN, STATE_KNOCKED_OUT, animal_spec
+from avalon.rules.animals import STATE_ACTIVE
 from avalon.tasks.kit.route import Route
 
 _GRASP = ("left_grasp", "right_grasp")[HAND]
@@ -75,50 +76,6 @@ def falling_rock_at(height_m: float) -> tuple[float, float]:
     drop = RELEASE_HEIGHT_M - height_m
     t = (vy + math.sqrt(vy * vy + 2.0 * g * drop)) / g
     return -mechanics.RIGHT_HAND_REST_M[2] + vx * t, math.hypot(vx, vy - g * t)
-
-
-class GuardWatch:
-    """The predators of a world as ``info["animals"]`` reports them: call :meth:`update` with each
-    step's ``info``."""
-
-    def __init__(self, world: World) -> None:
-        #: Rows of ``info["animals"]`` that are predators, and their entities.
-        self.slots = tuple(i for i, animal in enumerate(world.animals) if animal_spec(animal.kind).is_predator)
-        self.entities = tuple(world.animals[i] for i in self.slots)
-        self._rows: Optional[np.ndarray] = None
-
-    def update(self, info: Mapping[str, Any]) -> None:
-        self._rows = np.asarray(info["animals"], dtype=np.float64)
-
-    def _row(self, k: int) -> np.ndarray:
-        if self._rows is None:
-            raise PrimitiveFailed("no animals reported yet (GuardWatch.update was not called)")
-        return self._rows[self.slots[k]]
-
-    def position(self, k: int) -> tuple[float, float, float]:
-        """Where guard ``k`` is now (its centre), metres."""
-        x, y, z = (float(v) for v in self._row(k)[:3])
-        return x, y, z
-
-    def state(self, k: int) -> int:
-        return int(round(float(self._row(k)[3])))
-
-    def hits(self, k: int) -> int:
-        return int(round(float(self._row(k)[4])))
-
-    def is_down(self, k: int) -> bool:
-        """Whether guard ``k`` is knocked out."""
-        return self.state(k) in (STATE_KNOCKED_OUT, STATE_EATEN)
-
-    def half_length_m(self, k: int) -> float:
-        """Half the longest side of guard ``k``: its reach from its centre, metres."""
-        size = animal_spec(self.entities[k].kind).size_m
-        return float(max(size[0], size[2])) / 2.0
-
-    def near_end_m(self, k: int, body_xz: tuple[float, float]) -> float:
-        """How far guard ``k``'s near end is from the body's axis, metres."""
-        x, _, z = self.position(k)
-        return math.dist(body_xz, (x, z)) - self.half_length_m(k)
 
 
 def _held(parts: Action) -> Action:

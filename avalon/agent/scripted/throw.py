@@ -29,6 +29,7 @@ import attr
 import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
+from avalon.agent.scripted.animal_watch import PreyWatch
 from avalon.agent.scripted.body import wrap_angle, yaw_towards
 from avalon.agent.scripted.carry import GraspItem
 from avalon.agent.scripted.eat import (
@@ -46,7 +47,6 @@ from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situatio
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
 from avalon.rules import mechanics
-from avalon.rules.animals import ANIMALS, PREY_KINDS, STATE_EATEN, STATE_KNOCKED_OUT
 from avalon.tasks.kit.route import Route
 
 #: The hand that throws (1: right) and its grasp and throw actions.
@@ -98,48 +98,6 @@ PUT_AWAY_STEPS = 4
 #: Approaches to one prey with one rock (a new one each time it moved ``PREY_MOVED_M``) before the
 #: throw is given up.
 APPROACHES = 30
-
-
-class PreyWatch:
-    """The prey of a world as ``info["animals"]`` reports them: call :meth:`update` with each
-    step's ``info``."""
-
-    def __init__(self, world: World) -> None:
-        self.world = world
-        #: Rows of ``info["animals"]`` that are prey (the world's animals in scene order), with their entities.
-        self.slots = tuple(i for i, animal in enumerate(world.animals) if animal.kind in PREY_KINDS)
-        self.entities = tuple(world.animals[i] for i in self.slots)
-        self._rows: Optional[np.ndarray] = None
-
-    def update(self, info: Mapping[str, Any]) -> None:
-        self._rows = np.asarray(info["animals"], dtype=np.float64)
-
-    def _row(self, k: int) -> np.ndarray:
-        if self._rows is None:
-            raise PrimitiveFailed("no animals reported yet (PreyWatch.update was not called)")
-        return self._rows[self.slots[k]]
-
-    def position(self, k: int) -> tuple[float, float, float]:
-        """Where prey ``k`` is now (its centre), metres."""
-        x, y, z = (float(v) for v in self._row(k)[:3])
-        return x, y, z
-
-    def state(self, k: int) -> int:
-        return int(round(float(self._row(k)[3])))
-
-    def is_down(self, k: int) -> bool:
-        """Whether prey ``k`` is knocked out (or already eaten)."""
-        return self.state(k) in (STATE_KNOCKED_OUT, STATE_EATEN)
-
-    def is_eaten(self, k: int) -> bool:
-        return self.state(k) == STATE_EATEN
-
-    def as_food(self, k: int) -> Entity:
-        """Prey ``k`` where it lies now, as the food entity the eating of :mod:`~avalon.agent.scripted.eat` aims at."""
-        entity = self.entities[k]
-        spec = ANIMALS[entity.kind]
-        return attr.evolve(entity, position=self.position(k),
-                           params={"radius": float(min(spec.size_m[0], spec.size_m[2])) / 2.0})
 
 
 def aim_yaw_rad(body_xz: tuple[float, float], target_xz: tuple[float, float]) -> float:

@@ -49,6 +49,7 @@ from avalon.tasks.kit.geometry import (
 from avalon.tasks.kit.route import Route, RouteStep
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
+from avalon.validation import check_choice
 
 #: Prey from easy to hard to hit: the ground prey of Table 4 in its order (a frog never flees; a
 #: deer takes two hits), then the air prey (``avalon.rules.animals.PREY``).
@@ -332,3 +333,16 @@ def whole_count(value: float) -> int:
 def signed_bearing_rad(rng: np.random.Generator, limit_deg: float) -> float:
     """A bearing drawn uniformly within ``limit_deg`` either side, radians (one draw from ``rng``)."""
     return math.radians(float(rng.uniform(-1.0, 1.0)) * limit_deg)
+
+
+def draw_prey(rng: np.random.Generator, kinds: Sequence[str], prey_kind: Optional[str],
+              distance_m: tuple[float, float], bearing_limit_deg: float) -> tuple[str, float, float]:
+    """One prey's (species, distance from the spawn in metres, bearing in radians), drawn in that
+    order from ``rng``: the species uniformly from ``kinds``, replaced by ``prey_kind`` when it is
+    forced (one of :data:`PREY_LADDER`; the draw is still made), the distance uniformly in
+    ``distance_m``, the bearing within ``bearing_limit_deg`` either side of the spawn's facing."""
+    species = kinds[int(rng.integers(len(kinds)))]
+    if prey_kind is not None:
+        species = check_choice(prey_kind, "prey_kind", PREY_LADDER)
+    distance = float(rng.uniform(*distance_m))
+    return species, distance, signed_bearing_rad(rng, bearing_limit_deg)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from avalon.agent.scripted.strike import STRIKE_REACH_M, GuardWatch, falling_rock_at
+from avalon.agent.scripted.animal_watch import GuardWatch
+from avalon.agent.scripted.strike import STRIKE_REACH_M, falling_rock_at
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import FlatGround, World, tool_entity
 from avalon.rules import mechanics
