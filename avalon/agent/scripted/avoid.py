@@ -18,13 +18,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
-import numpy as np
-
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action
+from avalon.agent.scripted.animal_watch import GuardWatch
 from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.primitive import Primitive
 from avalon.datagen.world import Entity, World
-from avalon.rules.animals import STATE_ABSENT, STATE_EATEN, STATE_KNOCKED_OUT, animal_spec
+from avalon.rules.animals import STATE_ABSENT, STATE_EATEN, STATE_KNOCKED_OUT
 from avalon.tasks.kit.predators import activation_radius_m
 from avalon.tasks.kit.route import Route
 
@@ -42,9 +41,9 @@ class AvoidFollower(RouteFollower):
     def __init__(self, world: World, route: Route, foods: Optional[Sequence[Entity]] = None,
                  primitives: Optional[Sequence[Primitive]] = None) -> None:
         super().__init__(world, route, foods, primitives)
-        animals = world.animals
-        #: Per animal of the world (``info["animals"]``'s rows): its activation radius, or None for prey.
-        self._radii = [activation_radius_m(a) if animal_spec(a.kind).is_predator else None for a in animals]
+        self.watch = GuardWatch(world)
+        #: Per predator of the world: its activation radius.
+        self._radii = [activation_radius_m(guard) for guard in self.watch.entities]
         self.waited_steps = 0
 
     def reset(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
@@ -52,20 +51,21 @@ class AvoidFollower(RouteFollower):
         self.waited_steps = 0
 
     def threat(self, info: Mapping[str, Any]) -> Optional[int]:
-        """The index of a predator the body's next step would walk towards within its activation
-        radius plus :data:`WAIT_MARGIN_M`, or None."""
-        rows = np.asarray(info.get("animals", np.zeros((0, 5))), dtype=np.float64)
+        """The index (among the world's animals) of a predator the body's next step would walk
+        towards within its activation radius plus :data:`WAIT_MARGIN_M`, or None."""
+        self.watch.update(info)
         body = self._situation.body
         x, _, z = body.position
         fx, fz = body.facing
         ahead = (x + fx * WALK_PER_STEP_M, z + fz * WALK_PER_STEP_M)
-        for index, (row, radius) in enumerate(zip(rows, self._radii)):
-            if radius is None or int(row[3]) in HARMLESS_STATES:
+        for k, radius in enumerate(self._radii):
+            if self.watch.state(k) in HARMLESS_STATES:
                 continue
-            now = math.hypot(row[0] - x, row[2] - z)
-            then = math.hypot(row[0] - ahead[0], row[2] - ahead[1])
+            gx, _, gz = self.watch.position(k)
+            now = math.hypot(gx - x, gz - z)
+            then = math.hypot(gx - ahead[0], gz - ahead[1])
             if then < radius + WAIT_MARGIN_M and then < now:
-                return index
+                return self.watch.slots[k]
         return None
 
     def act(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> Action:
