@@ -8,7 +8,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -441,23 +440,11 @@ def _cmd_eval_compare(args: argparse.Namespace) -> int:
 FORCE_HELP = "pin one of the task's generator choices (repeatable; the task's TaskSpec.forcing), e.g. prey_kind=rabbit"
 
 
-def _forced_options(pairs: Sequence[str] | None) -> dict[str, str]:
-    """``--force OPTION=VALUE`` arguments as ``{option: value}``; the task checks names and values."""
-    forced: dict[str, str] = {}
-    for pair in pairs or ():
-        option, equals, value = pair.partition("=")
-        if not equals or not option.strip() or not value.strip():
-            raise ValueError(f"--force {pair!r}: expected OPTION=VALUE, for example --force prey_kind=rabbit")
-        if option.strip() in forced:
-            raise ValueError(f"--force {pair!r}: {option.strip()} is forced twice")
-        forced[option.strip()] = value.strip()
-    return forced
-
-
 def _cmd_world_export(args: argparse.Namespace) -> int:
     from avalon.tasks import generate_world
+    from avalon.tasks.kit.forcing import parse_forced
 
-    path = generate_world(args.task, args.difficulty, args.seed, args.output, forced=_forced_options(args.force))
+    path = generate_world(args.task, args.difficulty, args.seed, args.output, forced=parse_forced(args.force))
     print(path)
     return 0
 
@@ -476,6 +463,7 @@ def _difficulties(text: str) -> tuple[float, ...]:
 
 
 def _cmd_world_preview(args: argparse.Namespace) -> int:
+    from avalon.tasks.kit.forcing import parse_forced
     from avalon.world_preview import preview, previews
 
     if (args.output is None) == (args.out_dir is None):
@@ -484,13 +472,13 @@ def _cmd_world_preview(args: argparse.Namespace) -> int:
     if args.out_dir is not None:
         difficulties = _difficulties(args.difficulties) if args.difficulties else (args.difficulty,)
         for path in previews(args.task, difficulties, args.seed, args.out_dir, args.renderer, args.panel_pixels,
-                             forced=_forced_options(args.force)):
+                             forced=parse_forced(args.force)):
             print(path)
         return 0
     if args.difficulties:
         raise ValueError("avalon world preview: --difficulties writes one picture each: give --out-dir, not -o")
     print(preview(args.task, args.difficulty, args.seed, args.output, renderer=args.renderer, panel_pixels=args.panel_pixels,
-                  forced=_forced_options(args.force)))
+                  forced=parse_forced(args.force)))
     return 0
 
 

@@ -28,6 +28,7 @@ from avalon.agent.scripted import follower_for, route_for, run_episode
 from avalon.agent.scripted.actions import ACTION_SPACE
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world, check_difficulty, check_task
+from avalon.tasks.kit.forcing import parse_forced
 
 
 def run(task: str, difficulty: float, episodes: int, first_seed: int, forced: Optional[dict[str, str]] = None) -> dict:
@@ -69,12 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         check_task(args.task)
         difficulties = [check_difficulty(float(part)) for part in args.difficulties.split(",") if part.strip()]
-        forced = {}
-        for item in args.force:
-            if "=" not in item:
-                raise ValueError(f"--force {item!r}: expected OPTION=VALUE")
-            option, value = item.split("=", 1)
-            forced[option.strip()] = value.strip()
+        forced = parse_forced(args.force)
         if forced:
             build_world(args.task, difficulties[0] if difficulties else 0.0, args.first_seed, forced=forced)  # checks them
     except ValueError as error:

@@ -11,7 +11,7 @@ pinned choice is still drawn, then overridden), so only what follows from the pi
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import attr
 
@@ -78,6 +78,21 @@ class ForcedOptions(Mapping[str, str]):
 
     def __repr__(self) -> str:
         return f"ForcedOptions({dict(self._items)!r})"
+
+
+def parse_forced(pairs: Iterable[str] | None) -> dict[str, str]:
+    """Command-line ``OPTION=VALUE`` arguments (``--force prey_kind=rabbit``) as ``{option: value}``;
+    ``ValueError`` naming a malformed or repeated one. The task checks names and values
+    (:func:`check_forced`)."""
+    forced: dict[str, str] = {}
+    for pair in pairs or ():
+        option, equals, value = pair.partition("=")
+        if not equals or not option.strip() or not value.strip():
+            raise ValueError(f"--force {pair!r}: expected OPTION=VALUE, for example --force prey_kind=rabbit")
+        if option.strip() in forced:
+            raise ValueError(f"--force {pair!r}: {option.strip()} is forced twice")
+        forced[option.strip()] = value.strip()
+    return forced
 
 
 def check_forced(task: str, forcing: tuple[Forcing, ...], forced: Any) -> ForcedOptions:
