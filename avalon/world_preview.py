@@ -27,6 +27,7 @@ from avalon.env.config import EnvConfig
 from avalon.rules.animals import ANIMALS
 from avalon.rules.tools import TOOLS
 from avalon.tasks import build_world, check_difficulty, check_task
+from avalon.tasks.kit.predators import activation_radius_m
 from avalon.validation import check_int
 
 PANEL_PIXELS = 512
@@ -58,8 +59,7 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         rings=terrain.ring_outlines,
         pixels=pixels,
         footprints=footprints(world),
-        animals=[(a.position[0], a.position[2], float(a.param("activation_radius_m", ANIMALS[a.kind].activation_radius_m)),
-                  ANIMALS[a.kind].color) for a in world.animals],
+        animals=[(a.position[0], a.position[2], activation_radius_m(a), ANIMALS[a.kind].color) for a in world.animals],
     )
 
 
