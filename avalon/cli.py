@@ -229,6 +229,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         eval_time_limits=args.eval_time_limits,
         baseline=args.baseline,
         video_resolution=args.video_resolution,
+        device=args.device,
     )
     print(
         f"avalon train {algorithm.name}: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
@@ -524,7 +525,10 @@ def _add_train_parser(trainers: argparse._SubParsersAction, algorithm: Algorithm
     parser.add_argument("--resolution", type=int, default=96)
     parser.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
     parser.add_argument("--no-curriculum", action="store_true", help="difficulties from U[0, 1] (the paper's ablation)")
-    parser.add_argument("--difficulty-step", type=float, default=3e-4, help="H_t of the curriculum (Table 7: 3e-4)")
+    parser.add_argument(
+        "--difficulty-step", type=float, default=algorithm.difficulty_step,
+        help=f"H_t of the curriculum (Table 7, {algorithm.title}: {algorithm.difficulty_step:g})",
+    )
     parser.add_argument("--initial-difficulty", type=float, default=0.0, help="d_t at the start (default 0)")
     for option in algorithm.options:
         parser.add_argument(option.flag, type=option.type, help=option.help)
@@ -535,6 +539,9 @@ def _add_train_parser(trainers: argparse._SubParsersAction, algorithm: Algorithm
     parser.add_argument("--eval-time-limits", choices=("world", "training"), default="world")
     parser.add_argument("--baseline", choices=("random",), help="also evaluate this policy on the same worlds and print both")
     parser.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the evaluation GIF's frames (default 256)")
+    parser.add_argument(
+        "--device", default="cpu", help="the learner's torch device: cpu (default), cuda or cuda:N where a GPU exists"
+    )
     parser.set_defaults(handler=_cmd_train)
 
 

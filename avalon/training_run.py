@@ -53,6 +53,28 @@ class TrainingRun:
     #: the observations keep the env's resolution). None: the observation's size.
     video_resolution: int | None = 256
     progress: bool = True
+    #: The learner's torch device: "cpu", or "cuda" where a GPU exists (simulators' actors act on the CPU).
+    device: str = "cpu"
+
+
+def local_training_envs(env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: Any) -> Any:
+    """The registry's default ``make_envs``: simulators in threads of this process
+    (:func:`~avalon.training.envs.make_training_envs`); ``config`` (the algorithm's) is not needed."""
+    return make_training_envs(env_config, curriculum, num_envs, seed=seed)
+
+
+def env_counts(envs: Any) -> dict[str, float]:
+    """Simulator crashes, resets and world waits of a run's envs: their own ``env_counts()``
+    (IMPALA's actors), else summed over a vector env of ``CurriculumWorlds``."""
+    if hasattr(envs, "env_counts"):
+        return dict(envs.env_counts())
+    return {
+        "simulator_crashes": sum(env.env.crashes for env in envs.envs),
+        # The first reset of each env waits for its generator to start; steady state is the rest.
+        "resets": sum(env.resets for env in envs.envs),
+        "world_wait_s_total": sum(env.world_wait_s for env in envs.envs),
+        "world_wait_s_max": max(env.max_world_wait_s for env in envs.envs),
+    }
 
 
 def run_training(run: TrainingRun) -> dict[str, Any]:
@@ -66,6 +88,7 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     finished episodes are kept.
     """
     from avalon.agent import TrainingInterrupted
+    from avalon.agent.common.device import resolve_device
     from avalon.agent.registry import get_algorithm
 
     algorithm = get_algorithm(run.algorithm)
@@ -73,24 +96,22 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     train_tasks, eval_tasks = protocol_tasks(run.protocol, run.tasks)
     config = algorithm.config_class()(**run.config_overrides)
     config.check_batch(run.num_envs)
+    resolve_device(run.device)  # a bad device fails before any simulator starts
     curriculum = Curriculum(train_tasks, run.curriculum)
     out_dir = Path(run.out_dir)
-    envs = make_training_envs(run.env_config, curriculum, run.num_envs, seed=run.seed)
+    envs = algorithm.envs_function()(run.env_config, curriculum, run.num_envs, seed=run.seed, config=config)
     interrupted = None
     try:
         result = train(
             envs, out_dir, run.total_steps, config, curriculum=curriculum, resume=run.resume, seed=run.seed,
             progress=run.progress, checkpoint_interval_steps=run.checkpoint_interval_steps,
-            keep_checkpoints=run.keep_checkpoints,
+            keep_checkpoints=run.keep_checkpoints, device=run.device,
         )
     except TrainingInterrupted as stop:
         result, interrupted = stop.result, stop.signal_name
     finally:
         envs.close()
-    crashes = sum(env.env.crashes for env in envs.envs)
-    # The first reset of each env waits for its generator to start; steady state is the rest.
-    resets = sum(env.resets for env in envs.envs)
-    waits = sum(env.world_wait_s for env in envs.envs)
+    figures = env_counts(envs)
     summary: dict[str, Any] = {
         "out_dir": str(out_dir),
         "tensorboard": str(out_dir / "tensorboard"),
@@ -104,10 +125,7 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
         "recent_success_rate": result.recent_success_rate,
         "max_difficulty": curriculum.difficulties(),
         "curriculum_counts": {task: list(counts) for task, counts in curriculum.counts().items()},
-        "simulator_crashes": crashes,
-        "resets": resets,
-        "world_wait_s_total": waits,
-        "world_wait_s_max": max(env.max_world_wait_s for env in envs.envs),
+        **figures,
     }
     path = out_dir / "summary.json"
     _write_summary(summary, path)

@@ -11,9 +11,14 @@ The functions a row names:
 - ``config``: a frozen attrs class; ``config(**{field: value})`` from the options given,
   ``check_batch(num_envs)`` raising ``ValueError`` when it cannot train that many envs.
 - ``train(envs, out_dir, total_steps, config, *, curriculum, resume, seed, progress,
-  checkpoint_interval_steps, keep_checkpoints) -> TrainResult``, raising ``TrainingInterrupted``
+  checkpoint_interval_steps, keep_checkpoints, device) -> TrainResult``, raising ``TrainingInterrupted``
   on SIGINT or SIGTERM (as :func:`avalon.agent.train_ppo`; the common training loop,
   :class:`avalon.agent.common.loop.TrainingLoop`, does both). Its checkpoints name the algorithm.
+- ``make_envs(env_config, curriculum, num_envs, *, seed, config)``: the envs ``run_training``
+  hands the train function and closes at the end (default: PPO's local simulators,
+  :func:`avalon.training_run.local_training_envs`; IMPALA's: Ray actors). Whatever it returns
+  has ``env_counts()`` or is a vector env of ``CurriculumWorlds`` (the run's summary counts
+  simulator crashes and resets from it).
 - ``policy_loader(state, seed) -> Policy``: the policy of a loaded checkpoint of the algorithm
   (``act(observations, deterministic)``, ``action_space``, ``resolution``,
   ``env_config_overrides()``; see :class:`avalon.agent.common.policy.Policy`).
@@ -29,7 +34,7 @@ from typing import Any
 
 import attr
 
-from avalon.agent import ppo
+from avalon.agent import impala, ppo
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _FLAG = re.compile(r"^--[a-z][a-z0-9-]*$")
@@ -56,6 +61,11 @@ def resolve(reference: str | Any) -> Any:
         return reference
     module, name = reference.split(":")
     return getattr(importlib.import_module(module), name)
+
+
+def _check_step(attribute, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"{attribute.name}={value!r} must be a number in [0, 1] (the curriculum's H_t)")
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -95,6 +105,11 @@ class Algorithm:
     policy_loader: Any = attr.ib(validator=_check_reference)
     #: The config fields ``avalon train <name>`` offers, in the order of its help.
     options: tuple[ConfigOption, ...] = attr.ib(default=(), converter=tuple)
+    #: The curriculum's H_t this algorithm trains with (Table 7: PPO 3e-4, IMPALA 5e-3, Dreamer
+    #: 6e-4): the default of ``avalon train <name> --difficulty-step``.
+    difficulty_step: float = attr.ib(default=3e-4, validator=lambda _i, a, v: _check_step(a, v))
+    #: Builds the envs the train function steps, ``"module:attribute"`` or the function.
+    make_envs: Any = attr.ib(default="avalon.training_run:local_training_envs", validator=_check_reference)
 
     def __attrs_post_init__(self) -> None:
         for kind, values in (("flags", [option.flag for option in self.options]), ("fields", [option.field for option in self.options])):
@@ -107,6 +122,9 @@ class Algorithm:
 
     def train_function(self) -> Callable[..., Any]:
         return resolve(self.train)
+
+    def envs_function(self) -> Callable[..., Any]:
+        return resolve(self.make_envs)
 
     def policy_from_checkpoint(self, state: dict[str, Any], seed: int | None = None) -> Any:
         return resolve(self.policy_loader)(state, seed)
@@ -135,6 +153,37 @@ ALGORITHMS: dict[str, Algorithm] = {
                     "std of the policy's continuous actions at the start (default 0.3; original Avalon: 1)",
                 ),
             ),
+            difficulty_step=3e-4,
+        ),
+        Algorithm(
+            name=impala.NAME,
+            title="IMPALA",
+            summary="IMPALA on Ray actors with V-trace (Table 7's hyper-parameters; batch: one unroll per simulator)",
+            config="avalon.agent.impala.config:IMPALAConfig",
+            train="avalon.agent.impala.trainer:train_impala",
+            policy_loader="avalon.agent.impala.policy:policy_from_checkpoint",
+            make_envs="avalon.agent.impala.pool:make_actor_pool",
+            options=(
+                ConfigOption("--envs-per-actor", "envs_per_actor", int, "simulators per Ray actor (default 1): --envs / this = actors"),
+                ConfigOption(
+                    "--ray", "ray_address", str,
+                    "Ray cluster address to run the actors on (default: a local Ray started for the run, one CPU per actor)",
+                ),
+                ConfigOption("--unroll", "unroll_steps", int, "steps of one simulator per unroll (Table 7: 100)"),
+                ConfigOption(
+                    "--batch-unrolls", "batch_unrolls", int,
+                    "unrolls per update (default: one per simulator, what 2 cores keep up with; Table 7: --batch-unrolls 32)",
+                ),
+                ConfigOption("--lr", "learning_rate", float, "RMSProp learning rate (Table 7: 1.5e-4)"),
+                ConfigOption("--entropy-cost", "entropy_cost", float, "entropy cost (Table 7: 5e-3)"),
+                ConfigOption("--baseline-cost", "baseline_cost", float, "baseline (value) loss weight (Table 7: 2)"),
+                ConfigOption("--discount", "discount", float, "discount gamma (Table 7: 0.998)"),
+                ConfigOption(
+                    "--initial-std", "initial_std", float,
+                    "std of the policy's continuous actions at the start (default 0.3, as PPO's)",
+                ),
+            ),
+            difficulty_step=5e-3,
         ),
     )
 }

@@ -98,6 +98,12 @@ def load_checkpoint(path: str | Path, algorithms: Collection[str]) -> dict[str, 
         raise ValueError(f"{path} is not a readable checkpoint: {error}") from error
     formats = {checkpoint_format(name): name for name in algorithms}
     if not isinstance(payload, dict) or payload.get("format") not in formats:
+        theirs = payload.get("format") if isinstance(payload, dict) else None
+        if isinstance(theirs, str) and theirs.startswith("avalon-"):  # another algorithm's: name both
+            raise ValueError(
+                f"{path} is a checkpoint of {payload.get('algorithm') or theirs[len('avalon-'):]}, "
+                f"not of {' or '.join(algorithms)}: an algorithm cannot continue another's training"
+            )
         raise ValueError(f"{path} is not an {' or '.join(formats) or 'avalon'} checkpoint")
     algorithm = payload.setdefault("algorithm", formats[payload["format"]])
     if algorithm != formats[payload["format"]]:

@@ -80,9 +80,14 @@ class EpisodeTracker:
             )
             self.returns[index] = 0.0
             self.lengths[index] = 0
-        self.recent.extend(ended)
-        self.finished += len(ended)
+        self.add(ended)
         return ended
+
+    def add(self, records: Iterable[EpisodeRecord]) -> None:
+        """Counts episodes tracked elsewhere (by the tracker of an actor stepping its own envs)."""
+        records = list(records)
+        self.recent.extend(records)
+        self.finished += len(records)
 
     def recent_success_rate(self) -> float | None:
         if not self.recent:

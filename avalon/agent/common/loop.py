@@ -16,6 +16,7 @@ not inflate.
 
 from __future__ import annotations
 
+import abc
 import logging
 import math
 import random
@@ -146,6 +147,29 @@ class UpdateCycle(Protocol):
         """The algorithm's own checkpoint keys (weights, optimiser, config as plain values)."""
 
 
+class ExternalEnvs(abc.ABC):
+    """Envs the loop does not step itself: simulators in other processes (IMPALA's Ray actors)
+    that hand whole unrolls to the algorithm's :class:`UpdateCycle`.
+
+    The loop reads ``num_envs`` and the single spaces, calls :meth:`reset` once before the first
+    collect (its observations are not used) and never ``step``; the cycle gets the steps itself
+    and reports the episodes that ended in them with :meth:`TrainingLoop.record_episodes`. The
+    caller closes the envs, as a vector env.
+    """
+
+    num_envs: int
+    single_observation_space: gymnasium.Space
+    single_action_space: gymnasium.Space
+
+    @abc.abstractmethod
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        """Starts the envs; ``seed`` seeds them."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Stops every simulator and process the envs started."""
+
+
 def action_space_name(space: gymnasium.Space) -> str | None:
     """"vr" or "mouse_keyboard" when ``space`` is that Avalon action space, else None."""
     for name in ACTION_SPACES:
@@ -155,9 +179,11 @@ def action_space_name(space: gymnasium.Space) -> str | None:
 
 
 def check_envs(envs: Any) -> None:
-    """Raises ``ValueError`` unless ``envs`` is a vector env with same-step autoreset."""
+    """Raises ``ValueError`` unless ``envs`` is a vector env with same-step autoreset or :class:`ExternalEnvs`."""
+    if isinstance(envs, ExternalEnvs):
+        return
     if not isinstance(envs, gymnasium.vector.VectorEnv):
-        raise ValueError(f"envs must be a gymnasium.vector.VectorEnv, not {type(envs).__name__}")
+        raise ValueError(f"envs must be a gymnasium.vector.VectorEnv or ExternalEnvs, not {type(envs).__name__}")
     mode = envs.metadata.get("autoreset_mode")
     if mode != gymnasium.vector.AutoresetMode.SAME_STEP:
         raise ValueError(
@@ -278,6 +304,11 @@ class TrainingLoop:
         dones = np.logical_or(terminated, truncated)
         self._ended += self.tracker.step(rewards, dones, infos)
         return EnvStep(observations, rewards, terminated, truncated, dones, infos)
+
+    def record_episodes(self, records: list[EpisodeRecord]) -> None:
+        """Counts and logs episodes that ended in envs stepped elsewhere (:class:`ExternalEnvs`)."""
+        self.tracker.add(records)
+        self._ended += records
 
     def _checkpoint(self, cycle: UpdateCycle) -> Path:
         """Saves a checkpoint at the current step count and prunes the oldest ones."""

@@ -47,6 +47,7 @@ def ppo_update(
     advantages, returns = advantages.flatten(), returns.flatten()
     batch = advantages.numel()
     config.check_batch(storage.num_envs)
+    device = next(model.parameters()).device  # the storage stays on the CPU; each chunk moves
     minibatch = batch // config.minibatches
     chunk = min(config.learn_chunk_size or minibatch, minibatch)
     totals: dict[str, float] = {}
@@ -65,17 +66,16 @@ def ppo_update(
                 part = slice(chunk_start, chunk_start + chunk)
                 chunk_indices = indices[part]
                 weight = chunk_indices.numel() / minibatch
-                distribution, values = model({key: value[chunk_indices] for key, value in observations.items()})
-                log_probs = distribution.log_prob(actions[chunk_indices])
-                policy, clip_fraction = clipped_policy_loss(
-                    log_probs, old_log_probs[chunk_indices], minibatch_advantages[part], config.clip_range
-                )
-                value = value_loss(values, returns[chunk_indices])
+                distribution, values = model({key: value[chunk_indices].to(device) for key, value in observations.items()})
+                old = old_log_probs[chunk_indices].to(device)
+                log_probs = distribution.log_prob(actions[chunk_indices].to(device))
+                policy, clip_fraction = clipped_policy_loss(log_probs, old, minibatch_advantages[part].to(device), config.clip_range)
+                value = value_loss(values, returns[chunk_indices].to(device))
                 entropy = entropy_bonus(distribution.entropy())
                 loss = total_loss(policy, value, entropy, config.value_cost, config.entropy_cost)
                 (loss * weight).backward()
                 with torch.no_grad():
-                    approx_kl = (old_log_probs[chunk_indices] - log_probs).mean()
+                    approx_kl = (old - log_probs).mean()
                     std = distribution.std.mean() if distribution.std.numel() else torch.zeros(())
                 for name, tensor in (
                     ("loss", loss), ("policy_loss", policy), ("value_loss", value), ("entropy", entropy),

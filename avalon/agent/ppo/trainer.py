@@ -8,6 +8,7 @@ timers, stopping on signals) is :class:`~avalon.agent.common.loop.TrainingLoop`'
 
 from __future__ import annotations
 
+import copy
 import logging
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import gymnasium
 import numpy as np
 import torch
 
+from avalon.agent.common.device import resolve_device
 from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
 from avalon.agent.common.network import ActorCritic
 from avalon.agent.ppo import NAME
@@ -40,6 +42,7 @@ def train_ppo(
     keep_checkpoints: int = 3,
     act_threads: int = 1,
     learn_threads: int = 1,
+    device: str = "cpu",
 ) -> TrainResult:
     """Trains a PPO agent on ``envs`` until ``total_steps`` env steps (summed over envs) are done.
 
@@ -66,6 +69,10 @@ def train_ppo(
         learn_threads: torch threads while learning. Both default to 1: on the shared 2-core
             machine two threads raised the CPU time of an update 1.6-4.5x (OpenMP threads spin
             while they wait for a core) without shortening it (docs/agent.md).
+        device: the learner's torch device ("cpu", "cuda", "cuda:N"; ``ValueError`` when this
+            machine has no such GPU). Off the CPU, actions are chosen by a CPU copy of the
+            network refreshed after each update (a few observations at a time are faster there)
+            and each learning chunk moves to the device.
 
     Returns a :class:`TrainResult`.
 
@@ -79,12 +86,13 @@ def train_ppo(
     the middle of an update: then the weights match no step count and the last checkpoint stands.
     """
     config = config or PPOConfig()
+    device = resolve_device(device)
     loop = TrainingLoop(
         envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
         progress=progress, checkpoint_interval_steps=checkpoint_interval_steps, keep_checkpoints=keep_checkpoints,
         act_threads=act_threads, learn_threads=learn_threads,
     )
-    model = ActorCritic(loop.observation_layout, loop.action_layout, config)
+    model = ActorCritic(loop.observation_layout, loop.action_layout, config).to(device)
     model.eval()
     optimizer = make_optimizer(model, config)
 
@@ -105,13 +113,16 @@ class PPOCycle:
 
     def __init__(self, loop: TrainingLoop, model: ActorCritic, optimizer: torch.optim.Optimizer, config: PPOConfig) -> None:
         self.model, self.optimizer, self.config = model, optimizer, config
+        on_cpu = next(model.parameters()).device.type == "cpu"
+        #: The network that chooses actions: the model itself on the CPU, else a CPU copy.
+        self.actor = model if on_cpu else copy.deepcopy(model).cpu()
         self.layout = loop.observation_layout
         self.sampler = loop.sampler
         self.batch_size = config.batch_size(loop.num_envs)
         self.storage = RolloutStorage(self.layout, loop.num_envs, config.unroll_steps, loop.action_layout.action_size)
 
     def collect(self, observations: dict[str, np.ndarray], loop: TrainingLoop) -> dict[str, np.ndarray] | None:
-        model, storage, action_layout = self.model, self.storage, loop.action_layout
+        model, storage, action_layout = self.actor, self.storage, loop.action_layout
         for t in range(self.config.unroll_steps):
             if loop.stop_requested:  # the partial unroll is dropped: the weights are those of the last update
                 return None
@@ -134,8 +145,11 @@ class PPOCycle:
         with torch.inference_mode():
             tensors = self.layout.to_tensors(observations)
             self.storage.set_observation(self.config.unroll_steps, tensors)
-            last_values = self.model(tensors)[1]
-        return ppo_update(self.model, self.optimizer, self.storage, last_values.clone(), self.config, self.sampler)
+            last_values = self.actor(tensors)[1]
+        stats = ppo_update(self.model, self.optimizer, self.storage, last_values.clone(), self.config, self.sampler)
+        if self.actor is not self.model:
+            self.actor.load_state_dict(self.model.state_dict())
+        return stats
 
     def state(self) -> dict[str, Any]:
         return {"ppo_config": self.config.to_dict(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}

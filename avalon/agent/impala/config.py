@@ -1,0 +1,120 @@
+"""``IMPALAConfig``: every number that shapes IMPALA training, and where its actors run.
+
+Defaults are the IMPALA column of the paper's Table 7 (Appendix J), except the batch: Table 7
+learns from 32 unrolls at once, which on a 2-core machine would make each update wait for 16
+unrolls of each of 2 simulators. By default a batch is one unroll of every simulator
+(``batch_unrolls=None``); ``--batch-unrolls 32`` is Table 7's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attr
+
+from avalon.agent.common.config import (
+    NetworkConfig,
+    _non_negative_number,
+    _optional_positive_int,
+    _positive_int,
+    _positive_number,
+    _unit_interval,
+)
+
+#: ``ray_address`` that starts a Ray of our own on this machine (as ``avalon evalset --ray``).
+LOCAL_RAY = "local"
+
+
+def _ray_address(_instance, attribute, value) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{attribute.name}={value!r} must be {LOCAL_RAY!r} or a Ray cluster address such as 'ray://host:10001'")
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class IMPALAConfig:
+    """IMPALA hyper-parameters (Table 7, IMPALA column) and the actors' layout.
+
+    The simulators (``avalon train --envs``) are split over ``num_envs / envs_per_actor`` Ray
+    actors. One update learns from ``batch_unrolls`` unrolls of ``unroll_steps`` steps of one
+    simulator each (``None``: one per simulator), with RMSProp on
+    ``policy + baseline_cost * baseline - entropy_cost * entropy``, each a sum over the batch's
+    transitions (as in the IMPALA paper's implementation, the scale Table 7's clip of 200 is in).
+    """
+
+    #: RMSProp learning rate (Table 7: 1.5e-4).
+    learning_rate: float = attr.ib(default=1.5e-4, validator=_positive_number)
+    #: RMSProp smoothing constant (Table 7: 0.95).
+    rmsprop_alpha: float = attr.ib(default=0.95, validator=_unit_interval)
+    #: RMSProp epsilon (Table 7: 0.005).
+    rmsprop_epsilon: float = attr.ib(default=0.005, validator=_positive_number)
+    #: Global gradient-norm clip (Table 7: 200).
+    max_grad_norm: float = attr.ib(default=200.0, validator=_positive_number)
+    #: Weight of the baseline loss ``0.5 * (vs - V)^2`` (Table 7: 2).
+    baseline_cost: float = attr.ib(default=2.0, validator=_non_negative_number)
+    #: Weight of the entropy bonus (Table 7: 5e-3).
+    entropy_cost: float = attr.ib(default=5e-3, validator=_non_negative_number)
+    #: Discount factor gamma per env step (Table 7: 0.998).
+    discount: float = attr.ib(default=0.998, validator=_unit_interval)
+    #: Env steps of one simulator per unroll (Table 7: 100).
+    unroll_steps: int = attr.ib(default=100, validator=_positive_int)
+    #: Unrolls per update (Table 7: 32); None: one per simulator.
+    batch_unrolls: int | None = attr.ib(default=None, validator=_optional_positive_int)
+    #: V-trace truncation of the importance weights in the value targets (rho bar) and in the
+    #: policy-gradient advantages (the IMPALA paper: 1 and 1).
+    clip_rho: float = attr.ib(default=1.0, validator=_positive_number)
+    clip_pg_rho: float = attr.ib(default=1.0, validator=_positive_number)
+    #: Simulators each Ray actor steps (in threads, as PPO's envs are stepped).
+    envs_per_actor: int = attr.ib(default=1, validator=_positive_int)
+    #: Where the actors run: "local" starts a Ray on this machine for the run (one CPU per actor)
+    #: and shuts it down at the end; anything else is an existing cluster's address.
+    ray_address: str = attr.ib(default=LOCAL_RAY, validator=_ray_address)
+    #: Std of the Normal policy over each continuous action value at initialisation (as PPO's, 0.3).
+    initial_std: float = attr.ib(default=0.3, validator=_positive_number)
+    #: Lower bound of that std.
+    min_std: float = attr.ib(default=0.01, validator=_positive_number)
+    #: The actor-critic network's sizes (PPO's network).
+    network: NetworkConfig = attr.ib(factory=NetworkConfig)
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.network, NetworkConfig):
+            raise ValueError(f"network={self.network!r} must be a NetworkConfig")
+        if self.min_std >= self.initial_std:
+            raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
+        if self.batch_unrolls is not None and self.batch_unrolls % self.envs_per_actor:
+            raise ValueError(
+                f"batch_unrolls={self.batch_unrolls} must be a multiple of envs_per_actor={self.envs_per_actor} "
+                "(each actor returns one unroll of each of its simulators)"
+            )
+
+    def num_actors(self, num_envs: int) -> int:
+        """Ray actors for ``num_envs`` simulators."""
+        self.check_batch(num_envs)
+        return num_envs // self.envs_per_actor
+
+    def unrolls(self, num_envs: int) -> int:
+        """Unrolls of one simulator per update."""
+        return self.batch_unrolls if self.batch_unrolls is not None else num_envs
+
+    def batch_size(self, num_envs: int) -> int:
+        """Env steps per update."""
+        return self.unroll_steps * self.unrolls(num_envs)
+
+    def check_batch(self, num_envs: int) -> None:
+        """Raises ``ValueError`` when ``num_envs`` simulators do not split into whole actors."""
+        if not isinstance(num_envs, int) or num_envs < 1 or num_envs % self.envs_per_actor:
+            raise ValueError(
+                f"{num_envs!r} simulators (--envs) do not split into actors of envs_per_actor={self.envs_per_actor} "
+                "(--envs-per-actor) each: give a multiple of it"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values (for checkpoints and logs); :meth:`from_dict` reverses it."""
+        values = attr.asdict(self, recurse=True)
+        values["network"]["conv_layers"] = [list(layer) for layer in self.network.conv_layers]
+        return values
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "IMPALAConfig":
+        values = dict(values)
+        network = values.pop("network", None)
+        return cls(**values, network=NetworkConfig.from_dict(network) if network is not None else NetworkConfig())

@@ -1,0 +1,161 @@
+"""``train_impala``: IMPALA with Ray actors, on the common training loop.
+
+IMPALA's part is the network and RMSProp, what a resume checks and loads, and
+:class:`IMPALACycle`: collecting a batch is taking the next ``batch_unrolls`` unrolls the actors
+finish, each actor asked for its next unroll (with the newest weights and the curriculum's
+difficulties) as soon as it hands one in, so the actors keep acting while the learner learns;
+learning is one V-trace update (:func:`~avalon.agent.impala.learner.impala_update`), whose weights
+go to the object store for the next requests. Everything else (resume, checkpoints, logs,
+timers, stopping on signals) is :class:`~avalon.agent.common.loop.TrainingLoop`'s.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from avalon.agent.common.device import resolve_device
+from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
+from avalon.agent.common.network import ActorCritic
+from avalon.agent.impala import NAME
+from avalon.agent.impala.config import IMPALAConfig
+from avalon.agent.impala.learner import impala_update, make_optimizer, stack_unrolls
+from avalon.agent.impala.pool import ActorPool
+
+log = logging.getLogger(__name__)
+
+#: Seconds between looks at a stop request while waiting for the actors.
+_WAIT_SLICE_S = 0.5
+
+
+def train_impala(
+    envs: ActorPool,
+    out_dir: str | Path,
+    total_steps: int,
+    config: IMPALAConfig | None = None,
+    *,
+    curriculum: CurriculumState | None = None,
+    resume: bool = False,
+    seed: int = 0,
+    progress: bool = True,
+    checkpoint_interval_steps: int = 100_000,
+    keep_checkpoints: int = 3,
+    learn_threads: int = 1,
+    device: str = "cpu",
+) -> TrainResult:
+    """Trains an IMPALA agent on the actors of ``envs`` until ``total_steps`` env steps.
+
+    Args as :func:`avalon.agent.train_ppo`'s, except: ``envs`` is an :class:`ActorPool`
+    (:func:`~avalon.agent.impala.pool.make_actor_pool`; the caller closes it, which also stops a
+    Ray it started), ``config`` an :class:`IMPALAConfig` (default: Table 7, with one unroll per
+    simulator per batch), ``curriculum`` is the truth the actors follow (the episodes they finish
+    update it here), and ``device`` the learner's torch device ("cpu", "cuda"; the actors always
+    act on their CPU).
+
+    Stopping on SIGINT or SIGTERM is as PPO's: the update in progress is finished, the unrolls
+    gathered for the next one are dropped, a checkpoint is written and
+    :class:`~avalon.agent.common.loop.TrainingInterrupted` raised.
+    """
+    config = config or IMPALAConfig()
+    device = resolve_device(device)
+    if not isinstance(envs, ActorPool):
+        raise ValueError(f"train_impala steps its simulators in Ray actors: envs must be an ActorPool, not {type(envs).__name__}")
+    if envs.config.unroll_steps != config.unroll_steps or envs.envs_per_actor != config.envs_per_actor:
+        raise ValueError(
+            f"the actor pool was built for unrolls of {envs.config.unroll_steps} steps and {envs.envs_per_actor} simulator(s) per "
+            f"actor, the config asks for {config.unroll_steps} and {config.envs_per_actor}"
+        )
+    loop = TrainingLoop(
+        envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
+        progress=progress, checkpoint_interval_steps=checkpoint_interval_steps, keep_checkpoints=keep_checkpoints,
+        act_threads=1, learn_threads=learn_threads,
+    )
+    model = ActorCritic(loop.observation_layout, loop.action_layout, config).to(device)
+    model.eval()
+    optimizer = make_optimizer(model, config)
+
+    def restore(state: dict[str, Any], path: Path) -> None:
+        _check_compatible(state, path, config, loop)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        for group in optimizer.param_groups:  # the config given now wins over the saved one
+            group["lr"], group["alpha"], group["eps"] = config.learning_rate, config.rmsprop_alpha, config.rmsprop_epsilon
+
+    loop.resume_from_latest(restore)
+    return loop.run(IMPALACycle(loop, envs, model, optimizer, config, device))
+
+
+class IMPALACycle:
+    """One IMPALA update cycle for the :class:`TrainingLoop` (see the module doc)."""
+
+    def __init__(
+        self, loop: TrainingLoop, pool: ActorPool, model: ActorCritic, optimizer: torch.optim.Optimizer, config: IMPALAConfig,
+        device: torch.device,
+    ) -> None:
+        self.pool, self.model, self.optimizer, self.config, self.device = pool, model, optimizer, config, device
+        self.curriculum = loop.curriculum
+        self.unrolls_per_batch = config.unrolls(loop.num_envs) // config.envs_per_actor  # actor results per batch
+        self.batch_size = config.batch_size(loop.num_envs)
+        self.version = loop.updates
+        self.weights: Any = None
+        self.batch: list[dict[str, Any]] = []
+        self.lags: list[int] = []
+
+    def _difficulties(self) -> dict[str, float]:
+        return self.curriculum.difficulties() if self.curriculum is not None else {}
+
+    def _request(self, index: int) -> None:
+        self.pool.submit(index, self.weights, self.version, self._difficulties())
+
+    def collect(self, observations: Any, loop: TrainingLoop) -> dict[str, np.ndarray] | None:
+        if self.weights is None:  # the first collect: every actor gets its first request
+            self.weights = self.pool.put_weights(self.model.state_dict())
+            for index in range(self.pool.num_actors):
+                self._request(index)
+        self.batch, self.lags = [], []
+        while len(self.batch) < self.unrolls_per_batch:
+            if loop.stop_requested:  # the unrolls gathered are dropped: the weights are those of the last update
+                return None
+            with loop.timers.env:
+                finished = self.pool.next_result(_WAIT_SLICE_S)
+            if finished is None:
+                continue
+            index, unroll = finished
+            self._request(index)  # at once: the actor acts while we wait for the others and learn
+            if unroll is None:  # the actor died: its unroll is lost, its replacement has a request
+                continue
+            loop.record_episodes(unroll["episodes"])
+            if self.curriculum is not None:
+                for task, success in unroll["outcomes"]:
+                    self.curriculum.update(task, success)
+            self.batch.append(unroll)
+            self.lags.append(self.version - unroll["version"])
+        return {}
+
+    def learn(self, observations: Any) -> dict[str, float]:
+        batch = stack_unrolls(self.batch, self.device)
+        stats = impala_update(self.model, self.optimizer, batch, self.config)
+        self.version += 1
+        self.weights = self.pool.put_weights(self.model.state_dict())
+        stats["policy_lag"] = float(np.mean(self.lags))  # updates between the acting weights and these
+        stats["actor_restarts"] = float(self.pool.restarts)
+        self.batch = []
+        return stats
+
+    def state(self) -> dict[str, Any]:
+        return {"impala_config": self.config.to_dict(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+
+def _check_compatible(state: dict, path: Path, config: IMPALAConfig, loop: TrainingLoop) -> None:
+    saved = IMPALAConfig.from_dict(state["impala_config"])
+    if saved.network != config.network:
+        raise ValueError(f"{path} was trained with network {saved.network}, not {config.network}")
+    loop.check_layouts(state, path)
+    now = config.to_dict()
+    changed = {key: (value, now[key]) for key, value in state["impala_config"].items() if now[key] != value}
+    if changed:
+        log.warning("resuming with changed IMPALA settings (saved, now): %s", changed)
