@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attr
@@ -33,7 +33,7 @@ from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import RGBD_KEY
 from avalon.env.wrappers import RestartOnCrash
-from avalon.training.curriculum import Curriculum, CurriculumConfig
+from avalon.training.curriculum import Curriculum, CurriculumConfig, training_time_limit_frames
 from avalon.training.envs import CurriculumWorlds
 from avalon.training.vector import ThreadedVectorEnv
 
@@ -71,6 +71,8 @@ class ActorSpec:
     seed: int
     index: int  # which actor (0 .. actors - 1)
     generation: int = 0  # restarts of this actor so far (a restarted actor draws new worlds)
+    #: Each episode's time limit, as :class:`CurriculumWorlds` takes it (None: the world's own).
+    time_limit_frames: Callable[[str, float], int] | None = training_time_limit_frames
 
 
 class UnrollActor:
@@ -85,7 +87,8 @@ class UnrollActor:
         def make(env_index: int):
             def build():
                 return CurriculumWorlds(
-                    RestartOnCrash(AvalonEnv(spec.env_config)), self.curriculum, seed=np.random.SeedSequence(key + (env_index,))
+                    RestartOnCrash(AvalonEnv(spec.env_config)), self.curriculum, seed=np.random.SeedSequence(key + (env_index,)),
+                    time_limit_frames=spec.time_limit_frames,
                 )
 
             return build

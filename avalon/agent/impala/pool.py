@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from avalon.agent.common.loop import ExternalEnvs
@@ -30,7 +30,7 @@ from avalon.agent.impala.config import LOCAL_RAY, IMPALAConfig
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space, observation_space
 from avalon.errors import AvalonError
-from avalon.training.curriculum import Curriculum
+from avalon.training.curriculum import Curriculum, training_time_limit_frames
 
 log = logging.getLogger(__name__)
 
@@ -38,21 +38,29 @@ log = logging.getLogger(__name__)
 CLOSE_TIMEOUT_S = 60.0
 
 
-def make_actor_pool(env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: IMPALAConfig) -> "ActorPool":
-    """The registry's ``make_envs`` for IMPALA: ``num_envs`` simulators on Ray actors (nothing starts before ``reset``)."""
-    return ActorPool(env_config, curriculum, num_envs, seed=seed, config=config)
+def make_actor_pool(
+    env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: IMPALAConfig,
+    time_limit_frames: Callable[[str, float], int] | None = training_time_limit_frames,
+) -> "ActorPool":
+    """The registry's ``make_envs`` for IMPALA: ``num_envs`` simulators on Ray actors (nothing
+    starts before ``reset``); ``time_limit_frames`` as :func:`~avalon.training.envs.make_training_envs`'s."""
+    return ActorPool(env_config, curriculum, num_envs, seed=seed, config=config, time_limit_frames=time_limit_frames)
 
 
 class ActorPool(ExternalEnvs):
     """``num_envs`` simulators in Ray actors of ``config.envs_per_actor`` each (see the module doc)."""
 
-    def __init__(self, env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: IMPALAConfig) -> None:
+    def __init__(
+        self, env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: IMPALAConfig,
+        time_limit_frames: Callable[[str, float], int] | None = training_time_limit_frames,
+    ) -> None:
         if not isinstance(config, IMPALAConfig):
             raise ValueError(f"config must be an IMPALAConfig, not {type(config).__name__}")
         self.num_actors = config.num_actors(num_envs)
         self.num_envs = num_envs
         self.envs_per_actor = config.envs_per_actor
         self.env_config, self.curriculum, self.config, self.seed = env_config, curriculum, config, seed
+        self.time_limit_frames = time_limit_frames
         self.single_observation_space = observation_space(env_config.resolution)
         self.single_action_space = action_space(env_config.action_space)
         #: Actor processes that died and were replaced; unrolls received (dropped ones excluded).
@@ -106,7 +114,7 @@ class ActorPool(ExternalEnvs):
         remote = self._ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(UnrollActor)
         spec = ActorSpec(
             env_config=self.env_config, tasks=self.curriculum.tasks, curriculum=self.curriculum.config, config=self.config,
-            seed=self._run_seed, index=index, generation=self._generations[index],
+            seed=self._run_seed, index=index, generation=self._generations[index], time_limit_frames=self.time_limit_frames,
         )
         self._actors[index] = remote.remote(spec)
         self._pid_refs[index] = self._actors[index].pid.remote()
