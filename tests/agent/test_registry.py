@@ -5,6 +5,7 @@ The throwaway algorithm below ("still": a policy that never learns) is a whole a
 under sixty lines on the common training loop; registering it is all ``avalon train still`` needs.
 """
 
+import inspect
 import json
 import subprocess
 import sys
@@ -82,7 +83,7 @@ class StillCycle:
 
 
 def train_still(envs, out_dir, total_steps, config=None, *, curriculum=None, resume=False, seed=0, progress=True,
-                checkpoint_interval_steps=100_000, keep_checkpoints=3):
+                checkpoint_interval_steps=100_000, keep_checkpoints=3, device="cpu"):
     config = config or StillConfig()
     loop = TrainingLoop(
         envs, out_dir, total_steps, config, algorithm="still", curriculum=curriculum, resume=resume, seed=seed,
@@ -125,15 +126,17 @@ def train_help(parser) -> str:
 
 
 def test_every_row_names_a_config_a_trainer_a_policy_loader_and_options_of_real_fields():
-    assert list(registry.ALGORITHMS) == ["ppo"]
+    assert list(registry.ALGORITHMS) == ["ppo", "impala"]
     for algorithm in registry.ALGORITHMS.values():
         config = algorithm.config_class()
         fields = attr.fields_dict(config)
         for option in algorithm.options:
             assert option.field in fields, f"{algorithm.name}: {option.flag} sets no field of {config.__name__}"
             default = fields[option.field].default
-            assert isinstance(option.type(str(default)), type(default)), option
+            if default is not None:  # None: "derived" (IMPALA's batch: one unroll per simulator)
+                assert isinstance(option.type(str(default)), type(default)), option
         assert callable(algorithm.train_function()) and callable(registry.resolve(algorithm.policy_loader))
+        assert callable(algorithm.envs_function()) and "device" in inspect.signature(algorithm.train_function()).parameters
         config().check_batch(2)
     assert registry.get_algorithm("ppo").config_class() is PPOConfig
 
@@ -167,8 +170,8 @@ def test_building_the_parser_loads_no_torch():
 def test_bad_rows_and_unknown_names_are_clear_errors(with_still):
     with pytest.raises(ValueError, match="already registered"):
         registry.register(STILL)
-    with pytest.raises(ValueError, match="unknown algorithm 'impala'; the algorithms are: ppo, still"):
-        registry.get_algorithm("impala")
+    with pytest.raises(ValueError, match="unknown algorithm 'a3c'; the algorithms are: ppo, impala, still"):
+        registry.get_algorithm("a3c")
     with pytest.raises(ValueError, match=r"repeat the flags \['--unroll'\]"):
         attr.evolve(STILL, options=STILL.options * 2)
     with pytest.raises(ValueError, match="name='Still!' must be a lower-case name"):
@@ -191,9 +194,12 @@ def test_load_policy_rebuilds_the_algorithm_a_checkpoint_names(with_still, tmp_p
     assert policy.algorithm == "still" and isinstance(policy.config, StillConfig) and policy.env_steps == 30
     assert action_space("vr").contains({key: value[0] for key, value in policy.act(random_observations(16, 2)).items()})
     # A file of an algorithm that is not registered is refused by name.
-    torch.save({"format": "avalon-impala", "version": 1}, tmp_path / "impala.pt")
-    with pytest.raises(ValueError, match="impala.pt is not an avalon-ppo or avalon-still checkpoint"):
-        load_policy(tmp_path / "impala.pt")
+    torch.save({"format": "avalon-a3c", "version": 1}, tmp_path / "a3c.pt")
+    with pytest.raises(ValueError, match="a3c.pt is a checkpoint of a3c, not of ppo or impala or still"):
+        load_policy(tmp_path / "a3c.pt")
+    torch.save({"version": 1}, tmp_path / "other.pt")
+    with pytest.raises(ValueError, match="other.pt is not an avalon-ppo or avalon-impala or avalon-still checkpoint"):
+        load_policy(tmp_path / "other.pt")
 
 
 def test_a_checkpoint_from_before_algorithm_names_loads_as_ppo():
