@@ -143,7 +143,7 @@ def test_every_row_names_a_config_a_trainer_a_policy_loader_and_options_of_real_
 
 def test_a_registered_algorithm_gets_its_train_command_without_touching_the_cli(with_still):
     parser = build_parser()
-    assert "still" in train_help(parser) and "train an agent (PPO, Still)" in parser.format_help()
+    assert "still" in train_help(parser) and "train an agent (PPO, IMPALA, Still)" in parser.format_help()
     args = parser.parse_args(["train", "still", "--unroll", "7", "--tasks", "eat"])
     assert (args.trainer, args.unroll, args.tasks, args.steps) == ("still", 7, "eat", 200_000)
     # Each algorithm has its own options: PPO's are not the throwaway's.
