@@ -72,7 +72,7 @@ class ActorPool(ExternalEnvs):
         self._generations: list[int] = []
         self._pid_refs: list[Any] = []
         self._pending: dict[Any, tuple[int, float]] = {}  # request -> (actor, time submitted)
-        self._round_trip_s = self._actor_s = 0.0
+        self._round_trip_s = self._actor_s = self._env_s = self._act_s = 0.0
         self._closed_counts: list[dict[str, float]] = []
         self._run_seed = seed
 
@@ -81,12 +81,17 @@ class ActorPool(ExternalEnvs):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[None, dict]:
         """Starts Ray (if needed) and the actors; ``seed`` seeds their worlds and sampling.
 
-        Returns ``(None, {})``: the actors hold the observations, the trainer never sees them one step at a time.
+        Once the actors run, a reset keeps them, their episodes and their requests in progress
+        (another train call on the same pool goes on from there; ``seed`` is then unused), and
+        starts :meth:`overhead`'s figures afresh. Returns ``(None, {})``: the actors hold the
+        observations, the trainer never sees them one step at a time.
         """
         if options:
             raise ValueError(f"the actors choose their worlds themselves; reset options {sorted(options)} are not accepted")
+        self.unrolls_received, self._round_trip_s, self._actor_s = 0, 0.0, 0.0
+        self._env_s = self._act_s = 0.0
         if self._actors:
-            raise RuntimeError("ActorPool.reset() starts the actors once; close() it and build another to start again")
+            return None, {}
         self._run_seed = self.seed if seed is None else int(seed)
         self._start_ray()
         for index in range(self.num_actors):
@@ -155,9 +160,17 @@ class ActorPool(ExternalEnvs):
         return self._ray.put({name: tensor.detach().cpu().numpy() for name, tensor in state_dict.items()})
 
     def submit(self, index: int, weights: Any, version: int, difficulties: Mapping[str, float]) -> None:
-        """Asks actor ``index`` for its next unroll with ``weights`` (from :meth:`put_weights`)."""
+        """Asks actor ``index`` for its next unroll with ``weights`` (from :meth:`put_weights`);
+        ``ValueError`` if it has a request outstanding already (one at a time keeps the policy lag low)."""
+        if index not in self.idle_actors():
+            raise ValueError(f"actor {index} has a request outstanding already")
         request = self._actors[index].unroll.remote(weights, version, dict(difficulties), self.config.unroll_steps)
         self._pending[request] = (index, time.perf_counter())
+
+    def idle_actors(self) -> list[int]:
+        """The actors without a request outstanding."""
+        busy = {index for index, _submitted in self._pending.values()}
+        return [index for index in range(self.num_actors) if index not in busy]
 
     def next_result(self, timeout_s: float) -> tuple[int, dict[str, Any] | None] | None:
         """The first unroll to finish as ``(actor, unroll)``; ``(actor, None)`` when that actor's
@@ -182,6 +195,8 @@ class ActorPool(ExternalEnvs):
         self.unrolls_received += 1
         self._round_trip_s += time.perf_counter() - submitted
         self._actor_s += result["unroll_s"]
+        self._env_s += result["env_s"]
+        self._act_s += result["act_s"]
         return index, result
 
     def actor_pid(self, index: int) -> int:
@@ -191,13 +206,19 @@ class ActorPool(ExternalEnvs):
     # -- figures --------------------------------------------------------------------------------
 
     def overhead(self) -> dict[str, float]:
-        """Mean seconds per unroll inside the actors and from request to result on the driver.
+        """Mean seconds per unroll inside the actors (in all, stepping the simulators, acting) and
+        from request to result on the driver.
 
-        Requests are sent as soon as the previous result arrives, so the difference is Ray's
-        cost: scheduling the call, moving the weights in and the unroll out.
+        Requests are sent as soon as the previous result arrives, so the round trip less the
+        actor's time is Ray's cost: scheduling the call, moving the weights in and the unroll out.
         """
         received = max(self.unrolls_received, 1)
-        return {"actor_s_per_unroll": self._actor_s / received, "round_trip_s_per_unroll": self._round_trip_s / received}
+        return {
+            "actor_s_per_unroll": self._actor_s / received,
+            "actor_env_s_per_unroll": self._env_s / received,
+            "actor_act_s_per_unroll": self._act_s / received,
+            "round_trip_s_per_unroll": self._round_trip_s / received,
+        }
 
     def env_counts(self) -> dict[str, float]:
         """Simulator crashes, resets and world waits over the closed actors (lost with an actor

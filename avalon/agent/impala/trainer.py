@@ -112,9 +112,9 @@ class IMPALACycle:
         self.pool.submit(index, self.weights, self.version, self._difficulties())
 
     def collect(self, observations: Any, loop: TrainingLoop) -> dict[str, np.ndarray] | None:
-        if self.weights is None:  # the first collect: every actor gets its first request
+        if self.weights is None:  # the first collect: every idle actor gets a request
             self.weights = self.pool.put_weights(self.model.state_dict())
-            for index in range(self.pool.num_actors):
+            for index in self.pool.idle_actors():
                 self._request(index)
         self.batch, self.lags = [], []
         while len(self.batch) < self.unrolls_per_batch:
