@@ -2,12 +2,12 @@
 """Env steps per second including learning: PPO and IMPALA on the same number of simulators.
 
     .venv/bin/python bin/bench_trainers.py [--envs 2] [--steps 2000] [--warmup 400] [--resolution 96]
-                                           [--task eat] [--rounds 1] [--envs-per-actor 1] [--json FILE]
+                                           [--task eat] [--rounds 1] [--envs-per-actor N] [--json FILE]
 
 Both train on the curriculum's worlds of ``--task`` exactly as ``avalon train`` does (GLES2,
 VR actions, Table 7's settings; PPO: ``--envs`` simulators in threads of this process, unrolls of
-200; IMPALA: ``--envs`` Ray actors of one simulator each, unrolls of 100, one unroll per simulator
-per update). Each trainer first runs ``--warmup`` steps (simulators, world generators and Ray
+200; IMPALA: ``--envs`` simulators in one Ray actor, or in actors of ``--envs-per-actor``, unrolls of
+100, one unroll per simulator per update). Each trainer first runs ``--warmup`` steps (simulators, world generators and Ray
 start), then ``--steps`` more on the same simulators, which are timed; ``--rounds`` alternates the
 two so that a noisy machine affects both alike. Printed per round: steps/s with learning, the
 share of the time the trainer waited on simulators (PPO) or actors (IMPALA), and for IMPALA
@@ -27,7 +27,7 @@ from avalon.env.config import EnvConfig
 from avalon.training.curriculum import Curriculum, CurriculumConfig
 
 
-def bench_ppo(env_config: EnvConfig, task: str, envs: int, warmup: int, steps: int, out: Path, envs_per_actor: int) -> dict:
+def bench_ppo(env_config: EnvConfig, task: str, envs: int, warmup: int, steps: int, out: Path, envs_per_actor: int | None) -> dict:
     from avalon.agent.ppo.config import PPOConfig
     from avalon.agent.ppo.trainer import train_ppo
     from avalon.training.envs import make_training_envs
@@ -44,7 +44,9 @@ def bench_ppo(env_config: EnvConfig, task: str, envs: int, warmup: int, steps: i
             "learn_s_per_update": result.learn_seconds_per_update, "steps": result.env_steps - warmup}
 
 
-def bench_impala(env_config: EnvConfig, task: str, envs: int, warmup: int, steps: int, out: Path, envs_per_actor: int) -> dict:
+def bench_impala(
+    env_config: EnvConfig, task: str, envs: int, warmup: int, steps: int, out: Path, envs_per_actor: int | None
+) -> dict:
     from avalon.agent.impala.config import IMPALAConfig
     from avalon.agent.impala.pool import make_actor_pool
     from avalon.agent.impala.trainer import train_impala
@@ -63,7 +65,7 @@ def bench_impala(env_config: EnvConfig, task: str, envs: int, warmup: int, steps
         "trainer": "impala", "steps_per_second": result.steps_per_second, "wait_fraction": result.env_wait_fraction,
         "learn_s_per_update": result.learn_seconds_per_update, "steps": result.env_steps - warmup,
         "ray_s_per_unroll": ray_s, "ray_overhead_fraction": ray_s / overhead["round_trip_s_per_unroll"],
-        "actor_steps_per_second": config.unroll_steps * config.envs_per_actor / overhead["actor_s_per_unroll"] * pool.num_actors,
+        "actor_steps_per_second": config.unroll_steps * pool.envs_per_actor / overhead["actor_s_per_unroll"] * pool.num_actors,
         "actor_env_ms_per_step": 1000 * overhead["actor_env_s_per_unroll"] / config.unroll_steps,
         "actor_act_ms_per_step": 1000 * overhead["actor_act_s_per_unroll"] / config.unroll_steps,
     }
@@ -76,7 +78,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=400, help="env steps before the timed ones (start-up)")
     parser.add_argument("--resolution", type=int, default=96)
     parser.add_argument("--task", default="eat")
-    parser.add_argument("--envs-per-actor", type=int, default=1, help="IMPALA's simulators per actor")
+    parser.add_argument("--envs-per-actor", type=int, help="IMPALA's simulators per actor (default: all in one actor)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args()

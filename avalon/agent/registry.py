@@ -164,7 +164,10 @@ ALGORITHMS: dict[str, Algorithm] = {
             policy_loader="avalon.agent.impala.policy:policy_from_checkpoint",
             make_envs="avalon.agent.impala.pool:make_actor_pool",
             options=(
-                ConfigOption("--envs-per-actor", "envs_per_actor", int, "simulators per Ray actor (default 1): --envs / this = actors"),
+                ConfigOption(
+                    "--envs-per-actor", "envs_per_actor", int,
+                    "simulators per Ray actor (default: all in one, fastest on one machine): --envs / this = actors",
+                ),
                 ConfigOption(
                     "--ray", "ray_address", str,
                     "Ray cluster address to run the actors on (default: a local Ray started for the run, one CPU per actor)",

@@ -70,13 +70,14 @@ class ActorSpec:
     #: Seeds its worlds and its sampling: ``SeedSequence((seed, index, generation, env))``.
     seed: int
     index: int  # which actor (0 .. actors - 1)
+    num_envs: int  # simulators it steps
     generation: int = 0  # restarts of this actor so far (a restarted actor draws new worlds)
     #: Each episode's time limit, as :class:`CurriculumWorlds` takes it (None: the world's own).
     time_limit_frames: Callable[[str, float], int] | None = training_time_limit_frames
 
 
 class UnrollActor:
-    """Steps ``config.envs_per_actor`` simulators with a copy of the policy (see the module doc)."""
+    """Steps ``spec.num_envs`` simulators with a copy of the policy (see the module doc)."""
 
     def __init__(self, spec: ActorSpec) -> None:
         torch.set_num_threads(1)  # the simulators need the cores; a batch of a few observations needs no more
@@ -93,7 +94,7 @@ class UnrollActor:
 
             return build
 
-        self.envs = ThreadedVectorEnv([make(i) for i in range(spec.config.envs_per_actor)])
+        self.envs = ThreadedVectorEnv([make(i) for i in range(spec.num_envs)])
         self.observation_layout = ObservationLayout.from_space(self.envs.single_observation_space)
         self.action_layout = ActionLayout.from_space(self.envs.single_action_space)
         self.model = ActorCritic(self.observation_layout, self.action_layout, spec.config).eval()

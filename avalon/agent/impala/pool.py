@@ -2,7 +2,7 @@
 
 :class:`ActorPool` is the env pool ``run_training`` builds for IMPALA (the registry row's
 ``make_envs``, :func:`make_actor_pool`) and the training loop resets and closes. It holds
-``num_envs / envs_per_actor`` Ray actors (:class:`~avalon.agent.impala.actor.UnrollActor`, one CPU
+``num_envs / envs_per_actor`` Ray actors (default: one) (:class:`~avalon.agent.impala.actor.UnrollActor`, one CPU
 each), keeps the requests outstanding and hands back each unroll as its actor finishes it.
 
 Ray: ``ray_address="local"`` starts a Ray on this machine sized for the run (one CPU per actor)
@@ -48,7 +48,7 @@ def make_actor_pool(
 
 
 class ActorPool(ExternalEnvs):
-    """``num_envs`` simulators in Ray actors of ``config.envs_per_actor`` each (see the module doc)."""
+    """``num_envs`` simulators in Ray actors of ``config.envs_per_actor`` each (None: one actor; see the module doc)."""
 
     def __init__(
         self, env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: IMPALAConfig,
@@ -58,7 +58,7 @@ class ActorPool(ExternalEnvs):
             raise ValueError(f"config must be an IMPALAConfig, not {type(config).__name__}")
         self.num_actors = config.num_actors(num_envs)
         self.num_envs = num_envs
-        self.envs_per_actor = config.envs_per_actor
+        self.envs_per_actor = config.actor_size(num_envs)
         self.env_config, self.curriculum, self.config, self.seed = env_config, curriculum, config, seed
         self.time_limit_frames = time_limit_frames
         self.single_observation_space = observation_space(env_config.resolution)
@@ -119,7 +119,8 @@ class ActorPool(ExternalEnvs):
         remote = self._ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(UnrollActor)
         spec = ActorSpec(
             env_config=self.env_config, tasks=self.curriculum.tasks, curriculum=self.curriculum.config, config=self.config,
-            seed=self._run_seed, index=index, generation=self._generations[index], time_limit_frames=self.time_limit_frames,
+            seed=self._run_seed, index=index, num_envs=self.envs_per_actor, generation=self._generations[index],
+            time_limit_frames=self.time_limit_frames,
         )
         self._actors[index] = remote.remote(spec)
         self._pid_refs[index] = self._actors[index].pid.remote()

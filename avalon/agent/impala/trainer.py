@@ -64,10 +64,10 @@ def train_impala(
     device = resolve_device(device)
     if not isinstance(envs, ActorPool):
         raise ValueError(f"train_impala steps its simulators in Ray actors: envs must be an ActorPool, not {type(envs).__name__}")
-    if envs.config.unroll_steps != config.unroll_steps or envs.envs_per_actor != config.envs_per_actor:
+    if envs.config.unroll_steps != config.unroll_steps or envs.envs_per_actor != config.actor_size(envs.num_envs):
         raise ValueError(
             f"the actor pool was built for unrolls of {envs.config.unroll_steps} steps and {envs.envs_per_actor} simulator(s) per "
-            f"actor, the config asks for {config.unroll_steps} and {config.envs_per_actor}"
+            f"actor, the config asks for {config.unroll_steps} and {config.actor_size(envs.num_envs)}"
         )
     loop = TrainingLoop(
         envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
@@ -98,7 +98,7 @@ class IMPALACycle:
     ) -> None:
         self.pool, self.model, self.optimizer, self.config, self.device = pool, model, optimizer, config, device
         self.curriculum = loop.curriculum
-        self.unrolls_per_batch = config.unrolls(loop.num_envs) // config.envs_per_actor  # actor results per batch
+        self.unrolls_per_batch = config.unrolls(loop.num_envs) // pool.envs_per_actor  # actor results per batch
         self.batch_size = config.batch_size(loop.num_envs)
         self.version = loop.updates
         self.weights: Any = None

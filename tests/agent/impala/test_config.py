@@ -19,7 +19,7 @@ def test_defaults_are_table_7_except_the_batch():
     assert (config.learning_rate, config.rmsprop_alpha, config.rmsprop_epsilon, config.max_grad_norm) == (1.5e-4, 0.95, 0.005, 200)
     assert (config.baseline_cost, config.entropy_cost, config.discount, config.unroll_steps) == (2, 5e-3, 0.998, 100)
     assert config.batch_size(2) == 200 and IMPALAConfig(batch_unrolls=32).batch_size(2) == 3200
-    assert IMPALAConfig(envs_per_actor=2).num_actors(4) == 2
+    assert IMPALAConfig(envs_per_actor=2).num_actors(4) == 2 and IMPALAConfig().num_actors(4) == 1
     assert IMPALAConfig.from_dict(IMPALAConfig(batch_unrolls=4).to_dict()) == IMPALAConfig(batch_unrolls=4)
 
 
@@ -53,6 +53,8 @@ def test_bad_settings_are_refused_by_name(arguments, message):
 def test_simulators_that_do_not_split_into_actors_are_refused():
     with pytest.raises(ValueError, match=r"3 simulators \(--envs\) do not split into actors of envs_per_actor=2"):
         make_actor_pool(EnvConfig(resolution=32), Curriculum(("eat",)), 3, seed=0, config=IMPALAConfig(envs_per_actor=2))
+    with pytest.raises(ValueError, match="batch_unrolls=3 must be a multiple of the 2 simulators of an actor"):
+        IMPALAConfig(batch_unrolls=3).check_batch(2)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")

@@ -24,7 +24,7 @@ from avalon.training_run import TrainingRun, run_training
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 ENV_CONFIG = EnvConfig(renderer="GLES2", resolution=32)
-CONFIG = IMPALAConfig(unroll_steps=20)
+CONFIG = IMPALAConfig(unroll_steps=20, envs_per_actor=1)  # two actors
 EPISODE_FRAMES = 30
 
 
@@ -71,7 +71,7 @@ def test_impala_survives_a_killed_actor_then_resumes_and_evaluates(tmp_path):
     # run_training builds the actors itself, resumes, and evaluates the final checkpoint.
     run = TrainingRun(
         out_dir=out, algorithm="impala", total_steps=240, num_envs=2, resume=True, seed=3, env_config=ENV_CONFIG,
-        curriculum=CurriculumConfig(step_size=5e-3), config_overrides={"unroll_steps": 20}, eval_episodes=1,
+        curriculum=CurriculumConfig(step_size=5e-3), config_overrides={"unroll_steps": 20, "envs_per_actor": 1}, eval_episodes=1,
         eval_max_difficulty=0.0, eval_time_limits="training", video_resolution=None, progress=False,
     )
     summary = run_training(run)
