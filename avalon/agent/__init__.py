@@ -1,4 +1,4 @@
-"""Learning agents. PPO (the paper's section 6.2, Table 7): ``train_ppo`` and ``load_policy``.
+"""Learning agents. PPO and IMPALA (the paper's section 6.2, Table 7): ``train_ppo``, ``train_impala`` and ``load_policy``.
 
     from avalon.agent import PPOConfig, train_ppo, load_policy
     result = train_ppo(envs, "runs/ppo", total_steps=1_000_000, config=PPOConfig(), curriculum=curriculum)
@@ -18,6 +18,7 @@ import importlib
 _EXPORTS = {
     "Algorithm": "avalon.agent.registry",
     "CurriculumState": "avalon.agent.common.loop",
+    "IMPALAConfig": "avalon.agent.impala.config",
     "NetworkConfig": "avalon.agent.common.config",
     "PPOConfig": "avalon.agent.ppo.config",
     "Policy": "avalon.agent.common.policy",
@@ -27,12 +28,14 @@ _EXPORTS = {
     "latest_checkpoint": "avalon.agent.common.checkpoint",
     "load_checkpoint": "avalon.agent.registry",
     "load_policy": "avalon.agent.registry",
+    "train_impala": "avalon.agent.impala.trainer",
     "train_ppo": "avalon.agent.ppo.trainer",
 }
 
 __all__ = [  # the keys of _EXPORTS (tests/agent/test_registry.py checks)
     "Algorithm",
     "CurriculumState",
+    "IMPALAConfig",
     "NetworkConfig",
     "PPOConfig",
     "Policy",
@@ -42,6 +45,7 @@ __all__ = [  # the keys of _EXPORTS (tests/agent/test_registry.py checks)
     "latest_checkpoint",
     "load_checkpoint",
     "load_policy",
+    "train_impala",
     "train_ppo",
 ]
 
