@@ -13,7 +13,7 @@ from avalon.agent.common.distributions import ActionLayout
 from avalon.agent.common.observations import ObservationLayout
 from avalon.agent.dreamer.behavior import Actor, Critic, behavior_losses, imagine
 from avalon.agent.dreamer.config import DreamerConfig
-from avalon.agent.dreamer.world_model import WorldModel
+from avalon.agent.dreamer.world_model import State, WorldModel
 
 
 def _adam(module: nn.Module, learning_rate: float, config: DreamerConfig) -> torch.optim.AdamW:
@@ -49,13 +49,18 @@ class DreamerLearner:
         optimizer.step()
         return float(norm)
 
+    def update_world_model(self, batch: dict[str, Tensor], generator: torch.Generator | None = None) -> tuple[State, dict[str, float]]:
+        """One world-model step on ``batch`` (on this learner's device); (its posterior states, statistics)."""
+        model_loss, posteriors, stats = self.world_model.loss(batch, generator)
+        stats["model_grad_norm"] = self._step("model", self.world_model, model_loss)
+        return posteriors, stats
+
     def update(self, batch: dict[str, Tensor], generator: torch.Generator | None = None) -> dict[str, float]:
         """One world-model step on ``batch`` (time-major sequences from the replay), then one
         actor and one critic step on trajectories imagined from each of its posterior states."""
         started = time.perf_counter()
         batch = {key: value.to(self.device, non_blocking=True) for key, value in batch.items()}
-        model_loss, posteriors, stats = self.world_model.loss(batch, generator)
-        stats["model_grad_norm"] = self._step("model", self.world_model, model_loss)
+        posteriors, stats = self.update_world_model(batch, generator)
         start = posteriors.map(lambda part: part.detach().flatten(0, 1))
         start_continues = (~batch["is_terminal"]).flatten().float()
         imagined = imagine(self.world_model, self.actor, start, self.config.horizon, generator)
