@@ -24,6 +24,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
 from avalon.agent.dreamer import NAME
@@ -77,7 +78,8 @@ def train_dreamer(
     sizes must match the config's; other values may change. The replay buffer is not saved:
     a resumed run refills ``prefill_steps`` rows with its actor before learning.
     ``last_update_stats`` of the result carries ``updates_per_second`` (gradient updates per
-    second of learning) beside the losses.
+    second of learning) beside the losses; the updates and env steps per second of the call are
+    logged, and printed with ``progress``.
     """
     config = config or DreamerConfig()
     torch_device = check_device(device)
@@ -95,9 +97,18 @@ def train_dreamer(
 
     loop.resume_from_latest(restore)
     result = loop.run(DreamerCycle(loop, learner, replay, config))
-    rate = result.last_update_stats.get("updates_per_second", math.nan)
-    log.info("dreamer: %.3f updates/s while learning, %.1f env steps/s overall", rate, result.steps_per_second)
+    _report_speed(result, config, progress)
     return result
+
+
+def _report_speed(result: TrainResult, config: DreamerConfig, progress: bool) -> None:
+    """Logs (and with ``progress``, prints under the bar) this call's updates and env steps per second."""
+    learn = result.learn_seconds_per_update  # per cycle of updates_per_collect updates
+    rate = config.updates_per_collect / learn if learn > 0 else math.nan
+    line = f"dreamer: {rate:.3f} updates/s while learning, {result.steps_per_second:.1f} env steps/s including learning"
+    log.info(line)
+    if progress:
+        tqdm.write(line)
 
 
 class DreamerCycle:
