@@ -93,10 +93,15 @@ class DreamerConfig:
     initial_std: float = attr.ib(default=0.3, validator=_positive_number)
     #: Lower bound of that std (DreamerV2: 0.1).
     min_std: float = attr.ib(default=0.1, validator=_positive_number)
+    #: Upper bound of that std (ours: 1, the Box's half-width; DreamerV2 bounds its truncated
+    #: Normal's std by 2.1 for the same reason: see ``behavior.Actor``).
+    max_std: float = attr.ib(default=1.0, validator=_positive_number)
 
     def __attrs_post_init__(self) -> None:
-        if self.min_std >= self.initial_std:
-            raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
+        if not self.min_std < self.initial_std < self.max_std:
+            raise ValueError(
+                f"min_std={self.min_std!r}, initial_std={self.initial_std!r}, max_std={self.max_std!r} must be in increasing order"
+            )
         if self.unroll < 2:
             raise ValueError(f"unroll={self.unroll!r} must be at least 2 (a sequence needs a step after its first)")
 

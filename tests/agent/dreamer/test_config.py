@@ -29,7 +29,8 @@ def test_the_defaults_are_table_7():
         ({"actor_learning_rate": -1.0}, "actor_learning_rate"),
         ({"discount": 1.5}, "discount"),
         ({"unroll": 1}, "unroll=1 must be at least 2"),
-        ({"min_std": 0.5}, "min_std=0.5 must be below initial_std=0.3"),
+        ({"min_std": 0.5}, "min_std=0.5, initial_std=0.3, max_std=1.0 must be in increasing order"),
+        ({"max_std": 0.2}, "max_std=0.2 must be in increasing order"),
         ({"replay_gb": 0}, "replay_gb"),
     ],
 )
@@ -53,3 +54,18 @@ def test_the_command_names_a_bad_option_before_starting_anything(tmp_path, capsy
     assert main(["train", "dreamer", "--batch", "0", "--out", str(tmp_path / "run")]) == 2
     assert "batch_size" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_actors_std_stays_between_its_bounds():
+    from avalon.agent.common.distributions import ActionLayout
+    from avalon.agent.dreamer.behavior import Actor
+    from avalon.env.spaces import action_space
+
+    config = DreamerConfig(mlp_units=8, mlp_layers=1)
+    actor = Actor(4, ActionLayout.from_space(action_space("vr")), config)
+    assert actor(torch.zeros(1, 4)).std.sub(config.initial_std).abs().max() < 1e-3
+    with torch.no_grad():
+        actor.network[-1].bias.fill_(1e3)  # raw std outputs far above the ceiling
+        assert actor(torch.zeros(1, 4)).std.max() <= config.max_std
+        actor.network[-1].bias.fill_(-1e3)
+        assert actor(torch.zeros(1, 4)).std.min() >= config.min_std
