@@ -76,7 +76,10 @@ def episode_success(task: str, info: Mapping[str, Any]) -> bool:
 
 class Policy(Protocol):
     def act(self, observations: dict[str, np.ndarray], deterministic: bool = False) -> dict[str, np.ndarray]:
-        """Batched actions for batched observations (leading dimension: environments)."""
+        """Batched actions for batched observations (leading dimension: environments).
+
+        A policy with a true ``recurrent`` attribute (Dreamer's) keeps a state per env: it is also
+        given ``envs`` (each row's env) and ``is_first`` (whether the row's episode starts now)."""
 
 
 class RandomPolicy:
@@ -236,6 +239,7 @@ class _Slot:
         self.attempts = 0
         self.last_error = ""
         self.observation: dict[str, np.ndarray] | None = None
+        self.first = True  # ``observation`` is the first of an episode (a recurrent policy resets there)
         self.episode_return = 0.0
         self.length = 0
         self.frames: list[np.ndarray] | None = None  # of the current run, while it may become the video
@@ -318,6 +322,7 @@ class _Slot:
                 self.restarts += 1
                 log.warning("simulator %s was found dead at a reset and replaced by %s", self._pid, pid)
             self._pid = pid
+            self.first = True
             self.episode_return, self.length = 0.0, 0
             self.frames = [self.env.render_rgbd()] if self.video is not None and self.video.wants(self.index) else None
             return True
@@ -409,7 +414,14 @@ def evaluate(
                 record(finished)
             while active := [slot for slot in slots if slot.index is not None]:
                 batch = {key: np.stack([slot.observation[key] for slot in active]) for key in active[0].observation}
-                actions = policy.act(batch, deterministic=deterministic)
+                if getattr(policy, "recurrent", False):  # it keeps a state per env: say which env and when episodes start
+                    envs = [slots.index(slot) for slot in active]
+                    is_first = [slot.first for slot in active]
+                    actions = policy.act(batch, deterministic=deterministic, envs=envs, is_first=is_first)
+                else:
+                    actions = policy.act(batch, deterministic=deterministic)
+                for slot in active:
+                    slot.first = False
                 single = [{key: value[i] for key, value in actions.items()} for i in range(len(active))]
                 for finished in pool.map(_Slot.step, active, single):
                     record(finished)

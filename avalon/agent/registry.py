@@ -34,7 +34,7 @@ from typing import Any
 
 import attr
 
-from avalon.agent import impala, ppo
+from avalon.agent import dreamer, impala, ppo
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _FLAG = re.compile(r"^--[a-z][a-z0-9-]*$")
@@ -187,6 +187,42 @@ ALGORITHMS: dict[str, Algorithm] = {
                 ),
             ),
             difficulty_step=5e-3,
+        ),
+        Algorithm(
+            name=dreamer.NAME,
+            title="DreamerV2",
+            summary="DreamerV2 with Gaussian latents (the paper's Table 7 hyper-parameters by default, sized for a GPU)",
+            config="avalon.agent.dreamer.config:DreamerConfig",
+            train="avalon.agent.dreamer.trainer:train_dreamer",
+            policy_loader="avalon.agent.dreamer.policy:policy_from_checkpoint",
+            options=(
+                ConfigOption("--batch", "batch_size", int, "sequences per update (Table 7: 116; e.g. 8 on a CPU)"),
+                ConfigOption("--unroll", "unroll", int, "steps per sequence (Table 7: 30)"),
+                ConfigOption("--horizon", "horizon", int, "imagined steps of the actor-critic (DreamerV2: 15)"),
+                ConfigOption("--model-lr", "model_learning_rate", float, "world model learning rate (Table 7: 1e-4)"),
+                ConfigOption("--actor-lr", "actor_learning_rate", float, "actor learning rate (Table 7: 1e-5)"),
+                ConfigOption("--critic-lr", "critic_learning_rate", float, "critic (value) learning rate (Table 7: 1e-4)"),
+                ConfigOption("--entropy-cost", "entropy_cost", float, "actor entropy cost (Table 7: 2e-3)"),
+                ConfigOption("--collect-steps", "collect_steps", int, "env steps per env between updates (default 5)"),
+                ConfigOption(
+                    "--updates-per-collect", "updates_per_collect", int,
+                    "updates after each collect (default 1; with --collect-steps and --envs: the train ratio)",
+                ),
+                ConfigOption("--prefill", "prefill_steps", int, "env steps of random actions in the replay before learning (default 5000)"),
+                ConfigOption(
+                    "--replay-gb", "replay_gb", float,
+                    "replay buffer size limit, GB (default 4: about 108k steps at 96 px RGBD, 37 GB per million)",
+                ),
+                ConfigOption("--deter", "deter_size", int, "GRU units of the world model (DreamerV2: 600; e.g. 200 on a CPU)"),
+                ConfigOption("--stoch", "stoch_size", int, "Gaussian latent size (DreamerV2: 32)"),
+                ConfigOption("--rssm-hidden", "rssm_hidden", int, "hidden units of the RSSM (DreamerV2: 600; e.g. 200 on a CPU)"),
+                ConfigOption("--cnn-depth", "cnn_depth", int, "channels of the first convolution (DreamerV2: 48; e.g. 16 on a CPU)"),
+                ConfigOption("--cnn-layers", "cnn_layers", int, "convolutions, each halving the image side (DreamerV2: 4)"),
+                ConfigOption("--mlp-units", "mlp_units", int, "units of the MLP heads (DreamerV2: 400; e.g. 128 on a CPU)"),
+                ConfigOption("--mlp-layers", "mlp_layers", int, "layers of the MLP heads (DreamerV2: 4; e.g. 2 on a CPU)"),
+                ConfigOption("--initial-std", "initial_std", float, "std of the actor's continuous actions at the start (default 0.3)"),
+            ),
+            difficulty_step=6e-4,
         ),
     )
 }

@@ -7,6 +7,7 @@ under sixty lines on the common training loop; registering it is all ``avalon tr
 
 import inspect
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -126,7 +127,7 @@ def train_help(parser) -> str:
 
 
 def test_every_row_names_a_config_a_trainer_a_policy_loader_and_options_of_real_fields():
-    assert list(registry.ALGORITHMS) == ["ppo", "impala"]
+    assert list(registry.ALGORITHMS) == ["ppo", "impala", "dreamer"]
     for algorithm in registry.ALGORITHMS.values():
         config = algorithm.config_class()
         fields = attr.fields_dict(config)
@@ -143,7 +144,7 @@ def test_every_row_names_a_config_a_trainer_a_policy_loader_and_options_of_real_
 
 def test_a_registered_algorithm_gets_its_train_command_without_touching_the_cli(with_still):
     parser = build_parser()
-    assert "still" in train_help(parser) and "train an agent (PPO, IMPALA, Still)" in parser.format_help()
+    assert "still" in train_help(parser) and "train an agent (PPO, IMPALA, DreamerV2, Still)" in parser.format_help()
     args = parser.parse_args(["train", "still", "--unroll", "7", "--tasks", "eat"])
     assert (args.trainer, args.unroll, args.tasks, args.steps) == ("still", 7, "eat", 200_000)
     # Each algorithm has its own options: PPO's are not the throwaway's.
@@ -170,7 +171,7 @@ def test_building_the_parser_loads_no_torch():
 def test_bad_rows_and_unknown_names_are_clear_errors(with_still):
     with pytest.raises(ValueError, match="already registered"):
         registry.register(STILL)
-    with pytest.raises(ValueError, match="unknown algorithm 'a3c'; the algorithms are: ppo, impala, still"):
+    with pytest.raises(ValueError, match="unknown algorithm 'a3c'; the algorithms are: ppo, impala, dreamer, still"):
         registry.get_algorithm("a3c")
     with pytest.raises(ValueError, match=r"repeat the flags \['--unroll'\]"):
         attr.evolve(STILL, options=STILL.options * 2)
@@ -195,10 +196,10 @@ def test_load_policy_rebuilds_the_algorithm_a_checkpoint_names(with_still, tmp_p
     assert action_space("vr").contains({key: value[0] for key, value in policy.act(random_observations(16, 2)).items()})
     # A file of an algorithm that is not registered is refused by name.
     torch.save({"format": "avalon-a3c", "version": 1}, tmp_path / "a3c.pt")
-    with pytest.raises(ValueError, match="a3c.pt is a checkpoint of a3c, not of ppo or impala or still"):
+    with pytest.raises(ValueError, match="a3c.pt is a checkpoint of a3c, not of ppo or impala or dreamer or still"):
         load_policy(tmp_path / "a3c.pt")
     torch.save({"version": 1}, tmp_path / "other.pt")
-    with pytest.raises(ValueError, match="other.pt is not an avalon-ppo or avalon-impala or avalon-still checkpoint"):
+    with pytest.raises(ValueError, match="other.pt is not an avalon-ppo or avalon-impala or avalon-dreamer or avalon-still checkpoint"):
         load_policy(tmp_path / "other.pt")
 
 

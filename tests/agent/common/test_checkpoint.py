@@ -33,7 +33,7 @@ def test_names_order_prune_and_load(tmp_path):
 
 def test_foreign_files_are_refused_by_name(tmp_path):
     torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
-    with pytest.raises(ValueError, match="other.pt is not an avalon-ppo or avalon-impala checkpoint"):
+    with pytest.raises(ValueError, match="other.pt is not an avalon-ppo or avalon-impala or avalon-dreamer checkpoint"):
         load_checkpoint(tmp_path / "other.pt")
     (tmp_path / "broken.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="broken.pt is not a readable checkpoint"):
