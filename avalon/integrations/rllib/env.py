@@ -90,10 +90,6 @@ def env_creator(env_config: Mapping[str, Any] | None = None) -> gym.Env:
             "the avalon env creator makes one env per call; use gym_env_vectorize_mode 'sync' (RLlib's default) "
             "or 'async', not 'vector_entry_point'"
         )
-    worker_index = int(getattr(env_config, "worker_index", 0) or 0)
-    with _made_lock:
-        vector_index = int(getattr(env_config, "vector_index", 0) or 0) + _made.get(worker_index, 0)
-        _made[worker_index] = _made.get(worker_index, 0) + 1
     tasks = config.pop("tasks", None)
     curriculum = config.pop("curriculum", None)
     worlds_ahead = config.pop("worlds_ahead", None)
@@ -106,6 +102,12 @@ def env_creator(env_config: Mapping[str, Any] | None = None) -> gym.Env:
     if tasks is None and (curriculum is not None or worlds_ahead is not None):
         raise ValueError("env_config keys 'curriculum' and 'worlds_ahead' need 'tasks' (the curriculum's tasks)")
     base_seed = config.pop("seed", None)
+    if base_seed is not None:
+        check_seed(base_seed)
+    worker_index = int(getattr(env_config, "worker_index", 0) or 0)
+    with _made_lock:
+        vector_index = int(getattr(env_config, "vector_index", 0) or 0) + _made.get(worker_index, 0)
+        _made[worker_index] = _made.get(worker_index, 0) + 1
     seed = None if base_seed is None else env_seed(base_seed, worker_index, vector_index)
     env: gym.Env = RestartOnCrash(AvalonEnv(EnvConfig(**config, seed=seed)))
     if tasks is not None:
