@@ -127,6 +127,11 @@ def test_the_creator_builds_the_curriculum_envs_and_checks_its_keys():
         ({"tasks": ["eat"], "curriculum": {"speed": 1}}, "curriculum.*speed"),
         ({"tasks": ["no-such-task"]}, "no-such-task"),
         ({"resolution": -3}, "resolution"),
+        ({"seed": -1}, "seed"),
+        ({"tasks": ["eat"], "worlds_ahead": 0}, "worlds_ahead"),
     ]:
         with pytest.raises(ValueError, match=message):
-            env_creator(bad)
+            env_creator(EnvContext(bad, worker_index=8))
+    env = env_creator(EnvContext({}, worker_index=8))  # the refused configs made no env, so counted none
+    assert env.vector_index == 0
+    env.close()

@@ -38,6 +38,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import attr
 import gymnasium as gym
 import numpy as np
 
@@ -104,19 +105,17 @@ def env_creator(env_config: Mapping[str, Any] | None = None) -> gym.Env:
     base_seed = config.pop("seed", None)
     if base_seed is not None:
         check_seed(base_seed)
+    settings = EnvConfig(**config)  # every field checked before anything is made
+    schedule = None if tasks is None else _curriculum(tasks, curriculum)
+    ahead = DEFAULT_WORLDS_AHEAD if worlds_ahead is None else check_int(worlds_ahead, "worlds_ahead", low=1)
     worker_index = int(getattr(env_config, "worker_index", 0) or 0)
     with _made_lock:
         vector_index = int(getattr(env_config, "vector_index", 0) or 0) + _made.get(worker_index, 0)
         _made[worker_index] = _made.get(worker_index, 0) + 1
     seed = None if base_seed is None else env_seed(base_seed, worker_index, vector_index)
-    env: gym.Env = RestartOnCrash(AvalonEnv(EnvConfig(**config, seed=seed)))
-    if tasks is not None:
-        env = CurriculumWorlds(
-            env,
-            _curriculum(tasks, curriculum),
-            seed=seed,
-            worlds_ahead=DEFAULT_WORLDS_AHEAD if worlds_ahead is None else check_int(worlds_ahead, "worlds_ahead", low=1),
-        )
+    env: gym.Env = RestartOnCrash(AvalonEnv(attr.evolve(settings, seed=seed)))
+    if schedule is not None:
+        env = CurriculumWorlds(env, schedule, seed=seed, worlds_ahead=ahead)
     return SeedPerEnv(env, worker_index, vector_index)
 
 
