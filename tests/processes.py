@@ -50,6 +50,27 @@ def descendants(root: int) -> dict[int, str]:
     return found
 
 
+def tagged_processes(tag: str) -> dict[int, str]:
+    """Living processes (but this one) whose environment carries ``tag``: everything a test's Ray
+    started, its workers and what they started (simulators, Xvfb), by pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if tag.encode() in (entry / "environ").read_bytes() and is_alive(int(entry.name)):
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
+        except OSError:
+            continue
+    return found
+
+
+def process_environment(pid: int) -> dict[str, str]:
+    """The environment a living process started with (``/proc/PID/environ``)."""
+    pairs = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(pair.decode(errors="replace").split("=", 1) for pair in pairs if b"=" in pair)
+
+
 def our_godot_pids() -> list[int]:
     """Living Godot processes started by this Python process, oldest first."""
     table = processes()

@@ -21,7 +21,7 @@ LAYERS: dict[str, int] = {
     "env": 4,
     "training": 5, "data": 5,
     "agent": 6,
-    "evaluation": 7,
+    "evaluation": 7, "integrations": 7,
     "plots": 8, "evalsets": 8,
     "scoring": 9,
     "bench": 9, "codegen": 9, "demo": 9, "world_preview": 9, "training_run": 9, "play": 9,

@@ -18,25 +18,10 @@ import ray
 from avalon.evalsets.build import build_set, verify_set
 from avalon.evalsets.recipe import SetRecipe
 
-from ..processes import descendants, is_alive
+from ..processes import descendants, is_alive, tagged_processes
 
 #: Climb worlds: the reference agent's episode (a climb) lasts long enough to be interrupted.
 RECIPE = SetRecipe(name="onray", version=1, worlds_per_task=4, hardest_share=0.0, force_every_value=False, tasks=("climb",))
-
-
-def _tagged_processes(tag: str) -> dict[int, str]:
-    """Living processes (but this one) whose environment carries ``tag``: everything the test's Ray
-    started, its workers and what they started (simulators, Xvfb), by pid -> command line."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if tag.encode() in (entry / "environ").read_bytes() and is_alive(int(entry.name)):
-                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
-        except OSError:
-            continue
-    return found
 
 
 def _kill_the_first_worker_in_an_episode(scratch: Path, killed: list, stop: threading.Event) -> None:
@@ -86,7 +71,7 @@ def test_a_set_on_a_local_ray_survives_a_killed_worker_and_leaves_no_process(tmp
     assert not ray.is_initialized()
 
     deadline = time.monotonic() + 60.0
-    while _tagged_processes(tag) and time.monotonic() < deadline:
+    while tagged_processes(tag) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert _tagged_processes(tag) == {}
+    assert tagged_processes(tag) == {}
     assert not is_alive(killed[0])

@@ -1,5 +1,6 @@
-"""The actor-critic network: a small strided CNN on RGBD, an MLP on proprioception, merged,
-then a policy head (parameters of every action part) and a value head.
+"""The actor-critic network: a small strided CNN on RGBD, an MLP on proprioception, merged
+(:class:`ObservationEncoder`), then a policy head (parameters of every action part) and a value
+head (:class:`ActorCritic`).
 
 ::
 
@@ -69,36 +70,57 @@ class ImageEncoder(nn.Module):
         return torch.relu(self.projection(x.flatten(1)))
 
 
-class ActorCritic(nn.Module):
-    """Maps raw observation tensors (see :meth:`ObservationLayout.to_tensors`) to the policy's
-    distribution and the value estimate."""
+class ObservationEncoder(nn.Module):
+    """The observation part of the network: raw observation tensors (see
+    :meth:`ObservationLayout.to_tensors`) -> ``(B, network.hidden_features)`` features.
 
-    def __init__(self, observation_layout: ObservationLayout, action_layout: ActionLayout, config: ActorCriticSettings) -> None:
+    :class:`ActorCritic` adds the policy and value heads on top of it; other frameworks (the RLlib
+    integration, :mod:`avalon.integrations.rllib`) put their own heads on the same encoder.
+    """
+
+    def __init__(self, observation_layout: ObservationLayout, network: NetworkConfig) -> None:
         super().__init__()
-        net = config.network
         self.observation_layout = observation_layout
-        self.action_layout = action_layout
-        self.initial_std = config.initial_std
-        self.min_std = config.min_std
-        self.image_encoder = ImageEncoder(observation_layout.image_shape, net.conv_layers, net.image_features)
+        self.features_size = network.hidden_features
+        self.image_encoder = ImageEncoder(observation_layout.image_shape, network.conv_layers, network.image_features)
         self.register_buffer("proprio_scales", torch.from_numpy(observation_layout.scales.copy()))
         proprio_layers: list[nn.Module] = []
         width = observation_layout.proprio_size
-        for _ in range(net.proprio_layers):
-            proprio_layers += [_init(nn.Linear(width, net.proprio_features), math.sqrt(2)), nn.ReLU()]
-            width = net.proprio_features
+        for _ in range(network.proprio_layers):
+            proprio_layers += [_init(nn.Linear(width, network.proprio_features), math.sqrt(2)), nn.ReLU()]
+            width = network.proprio_features
         self.proprio_encoder = nn.Sequential(*proprio_layers)
         self.trunk = nn.Sequential(
-            _init(nn.Linear(net.image_features + net.proprio_features, net.hidden_features), math.sqrt(2)), nn.ReLU()
+            _init(nn.Linear(network.image_features + network.proprio_features, network.hidden_features), math.sqrt(2)), nn.ReLU()
         )
+
+    def encode(self, observations: dict[str, Tensor]) -> Tensor:
+        """``{"rgbd": uint8 (B, H, W, C), "proprio": float (B, P)}`` -> features ``(B, hidden_features)``."""
+        image = self.image_encoder(observations[RGBD_KEY])
+        proprio = self.proprio_encoder(symlog(observations["proprio"] / self.proprio_scales))
+        return self.trunk(torch.cat([image, proprio], dim=1))
+
+    def forward(self, observations: dict[str, Tensor]) -> Tensor:
+        return self.encode(observations)
+
+
+class ActorCritic(ObservationEncoder):
+    """Maps raw observation tensors (see :meth:`ObservationLayout.to_tensors`) to the policy's
+    distribution and the value estimate: an :class:`ObservationEncoder` with two linear heads
+    (a subclass rather than a member, so the parameters keep their names in checkpoints)."""
+
+    def __init__(self, observation_layout: ObservationLayout, action_layout: ActionLayout, config: ActorCriticSettings) -> None:
+        net = config.network
+        super().__init__(observation_layout, net)
+        self.action_layout = action_layout
+        self.initial_std = config.initial_std
+        self.min_std = config.min_std
         # Small policy outputs at first: means near 0, stds near initial_std, uniform categoricals.
         self.policy_head = _init(nn.Linear(net.hidden_features, action_layout.parameter_size), 0.01)
         self.value_head = _init(nn.Linear(net.hidden_features, 1), 1.0)
 
     def features(self, observations: dict[str, Tensor]) -> Tensor:
-        image = self.image_encoder(observations[RGBD_KEY])
-        proprio = self.proprio_encoder(symlog(observations["proprio"] / self.proprio_scales))
-        return self.trunk(torch.cat([image, proprio], dim=1))
+        return self.encode(observations)
 
     def forward(self, observations: dict[str, Tensor]) -> tuple[DictActionDistribution, Tensor]:
         """(policy distribution, values ``(B,)``)."""
