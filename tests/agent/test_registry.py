@@ -7,7 +7,6 @@ under sixty lines on the common training loop; registering it is all ``avalon tr
 
 import inspect
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
