@@ -7,7 +7,8 @@
 
     config = PPOConfig().environment(register(), env_config={"tasks": ["eat"], "resolution": 64})
     config = config.rl_module(rl_module_spec=avalon_module_spec())
-    algo = config.env_runners(num_env_runners=2, sample_timeout_s=None).build_algo()
+    config = config.env_runners(num_env_runners=2, sample_timeout_s=None).training(num_epochs=2, minibatch_size=1000)
+    algo = config.build_algo()
     print(algo.train()["env_runners"]["episode_return_mean"])
 
 - :mod:`.env`: :func:`env_creator` (one simulator per env, seeds per env runner and env, the
