@@ -189,6 +189,7 @@ ALGORITHMS: dict[str, Algorithm] = {
                     "--initial-std", "initial_std", float,
                     "std of the policy's continuous actions at the start (default 0.3, as PPO's)",
                 ),
+                ConfigOption("--max-std", "max_std", float, "upper bound of that std (default 1: a Box's half-width)"),
             ),
             difficulty_step=5e-3,
         ),

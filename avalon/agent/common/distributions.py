@@ -121,11 +121,13 @@ class ActionLayout:
     def from_dict(cls, values: dict[str, Any]) -> "ActionLayout":
         return cls([ActionPart.from_dict(part) for part in values["parts"]])
 
-    def distribution(self, parameters: Tensor, initial_std: float, min_std: float) -> "DictActionDistribution":
+    def distribution(
+        self, parameters: Tensor, initial_std: float, min_std: float, max_std: float | None = None
+    ) -> "DictActionDistribution":
         """The distribution whose parameters are the policy head's ``(batch, parameter_size)`` output."""
         if parameters.shape[-1] != self.parameter_size:
             raise ValueError(f"expected {self.parameter_size} policy parameters, got {parameters.shape[-1]}")
-        return DictActionDistribution(self, parameters, initial_std, min_std)
+        return DictActionDistribution(self, parameters, initial_std, min_std, max_std)
 
     def to_env(self, flat_actions: np.ndarray) -> dict[str, np.ndarray]:
         """Batched env actions (clipped Box values, Discrete values) from ``(batch, action_size)`` flat actions."""
@@ -164,13 +166,25 @@ class DictActionDistribution:
 
     All methods work on batches: ``sample``/``mode`` return ``(batch, action_size)``, ``log_prob``
     and ``entropy`` return ``(batch,)`` (sums over every part).
+
+    The Normals' std is ``initial_std`` for a raw output of 0, at least ``min_std`` and, with a
+    ``max_std``, at most that (a sigmoid between the two instead of a softplus above the lower
+    bound): an entropy bonus can then not spread the actions without limit.
     """
 
-    def __init__(self, layout: ActionLayout, parameters: Tensor, initial_std: float, min_std: float) -> None:
+    def __init__(
+        self, layout: ActionLayout, parameters: Tensor, initial_std: float, min_std: float, max_std: float | None = None
+    ) -> None:
         self.layout = layout
         means, raw_std, logits = layout.split_parameters(parameters)
         self.mean = means
-        self.std = F.softplus(raw_std + softplus_inverse(initial_std - min_std)) + min_std
+        if max_std is None:
+            self.std = F.softplus(raw_std + softplus_inverse(initial_std - min_std)) + min_std
+        else:
+            if not min_std < initial_std < max_std:
+                raise ValueError(f"need min_std < initial_std < max_std, got {min_std!r}, {initial_std!r}, {max_std!r}")
+            share = (initial_std - min_std) / (max_std - min_std)
+            self.std = min_std + (max_std - min_std) * torch.sigmoid(raw_std + math.log(share / (1.0 - share)))
         self._log_std = torch.log(self.std)
         if logits and layout._uniform_categories:
             # All Discrete parts have the same number of choices (both Avalon spaces): one batched op.

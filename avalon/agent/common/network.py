@@ -37,6 +37,8 @@ class ActorCriticSettings(Protocol):
     initial_std: float
     #: Lower bound of that std.
     min_std: float
+    #: Upper bound of that std, or None for none (read with ``getattr``: configs may leave it out).
+    max_std: float | None
 
 
 def _init(layer: nn.Module, gain: float) -> nn.Module:
@@ -115,6 +117,7 @@ class ActorCritic(ObservationEncoder):
         self.action_layout = action_layout
         self.initial_std = config.initial_std
         self.min_std = config.min_std
+        self.max_std = getattr(config, "max_std", None)
         # Small policy outputs at first: means near 0, stds near initial_std, uniform categoricals.
         self.policy_head = _init(nn.Linear(net.hidden_features, action_layout.parameter_size), 0.01)
         self.value_head = _init(nn.Linear(net.hidden_features, 1), 1.0)
@@ -122,8 +125,11 @@ class ActorCritic(ObservationEncoder):
     def features(self, observations: dict[str, Tensor]) -> Tensor:
         return self.encode(observations)
 
+    def action_distribution(self, hidden: Tensor) -> DictActionDistribution:
+        """The policy's distribution at ``hidden`` (rows of :meth:`features`)."""
+        return self.action_layout.distribution(self.policy_head(hidden), self.initial_std, self.min_std, self.max_std)
+
     def forward(self, observations: dict[str, Tensor]) -> tuple[DictActionDistribution, Tensor]:
         """(policy distribution, values ``(B,)``)."""
         hidden = self.features(observations)
-        distribution = self.action_layout.distribution(self.policy_head(hidden), self.initial_std, self.min_std)
-        return distribution, self.value_head(hidden).squeeze(1)
+        return self.action_distribution(hidden), self.value_head(hidden).squeeze(1)

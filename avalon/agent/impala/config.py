@@ -74,6 +74,10 @@ class IMPALAConfig:
     initial_std: float = attr.ib(default=0.3, validator=_positive_number)
     #: Lower bound of that std.
     min_std: float = attr.ib(default=0.01, validator=_positive_number)
+    #: Upper bound of that std (None: none). With Table 7's entropy cost and no bound the std of
+    #: the continuous actions grew from 0.3 to 78 within 80k steps on eat and nothing was learned;
+    #: beyond 1 (a Box's half-width) a wider Normal only clips more actions to the bounds.
+    max_std: float | None = attr.ib(default=1.0)
     #: The actor-critic network's sizes (PPO's network).
     network: NetworkConfig = attr.ib(factory=NetworkConfig)
 
@@ -82,6 +86,8 @@ class IMPALAConfig:
             raise ValueError(f"network={self.network!r} must be a NetworkConfig")
         if self.min_std >= self.initial_std:
             raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
+        if self.max_std is not None and not (isinstance(self.max_std, (int, float)) and self.max_std > self.initial_std):
+            raise ValueError(f"max_std={self.max_std!r} must be None or a number above initial_std={self.initial_std!r}")
         if self.batch_unrolls is not None and self.envs_per_actor is not None and self.batch_unrolls % self.envs_per_actor:
             raise ValueError(
                 f"batch_unrolls={self.batch_unrolls} must be a multiple of envs_per_actor={self.envs_per_actor} "

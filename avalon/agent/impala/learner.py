@@ -65,7 +65,7 @@ def impala_update(
     hidden = model.features(observations)
     values = model.value_head(hidden).squeeze(1).view(steps + 1, width)
     acted = hidden[: steps * width]  # rows 0 .. T-1: the observations actions were taken in
-    distribution = model.action_layout.distribution(model.policy_head(acted), model.initial_std, model.min_std)
+    distribution = model.action_distribution(acted)
     log_probs = distribution.log_prob(batch["actions"].flatten(0, 1)).view(steps, width)
     targets = vtrace(
         batch["behaviour_log_probs"], log_probs.detach(), rewards, batch["dones"], values[:-1].detach(), values[-1].detach(),

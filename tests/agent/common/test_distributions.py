@@ -134,3 +134,12 @@ def test_unsupported_spaces_are_named():
         ActionLayout.from_space(spaces.Box(-1, 1, (2,)))
     with pytest.raises(ValueError, match=r"shape \(batch, 4\)"):
         ActionLayout.from_space(spaces.Dict({"m": spaces.Box(-1, 1, (4,))})).to_env(np.zeros((2, 3)))
+
+
+def test_a_max_std_bounds_the_std_and_keeps_initial_std_at_a_raw_output_of_zero(layout):
+    bounded = layout.distribution(parameters([0, 0, 0], [-100.0, 0.0, 100.0], [0, 0, 0]), 0.3, 0.01, 1.0)
+    assert bounded.std.tolist()[0] == pytest.approx([0.01, 0.3, 1.0], rel=1e-5)
+    # Without the bound the same raw output spreads the actions a hundredfold.
+    assert layout.distribution(parameters([0, 0, 0], [0.0, 0.0, 100.0], [0, 0, 0]), 0.3, 0.01).std[0, 2] > 90
+    with pytest.raises(ValueError, match="need min_std < initial_std < max_std, got 0.01, 0.3, 0.2"):
+        layout.distribution(parameters([0, 0, 0], [0, 0, 0], [0, 0, 0]), 0.3, 0.01, 0.2)
