@@ -1,7 +1,7 @@
 """Prints DreamerV2's learning speed on this machine and its replay's memory per million frames.
 
     python -m avalon.agent.dreamer.bench --resolution 96 --updates 3            # Table 7's sizes
-    python -m avalon.agent.dreamer.bench --resolution 64 --batch 8 --deter 200 ...  # any of ``avalon train dreamer``'s options
+    python -m avalon.agent.dreamer.bench --resolution 64 --batch-size 8 --deter-size 200 ...  # any DreamerConfig field
 
 Updates run on a replay of random frames in the Avalon observation and VR action spaces (the
 speed of an update does not depend on what the frames show); the first update is a warm-up and
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import attr
 import numpy as np
 import torch
 
@@ -22,7 +23,6 @@ from avalon.agent.dreamer.config import DreamerConfig
 from avalon.agent.dreamer.learner import DreamerLearner
 from avalon.agent.dreamer.replay import ReplayBuffer, bytes_per_step
 from avalon.agent.dreamer.trainer import check_device
-from avalon.agent.registry import get_algorithm
 from avalon.env.spaces import action_space, observation_space
 
 
@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--updates", type=int, default=3, help="timed updates after one warm-up (default 3)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, as the trainer learns)")
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    for option in get_algorithm("dreamer").options:
-        parser.add_argument(option.flag, type=option.type, dest=option.field, help=option.help)
+    for field in attr.fields(DreamerConfig):  # --batch-size 8 sets batch_size (default: Table 7's)
+        parser.add_argument("--" + field.name.replace("_", "-"), type=type(field.default), dest=field.name, help=f"default {field.default}")
     args = parser.parse_args(argv)
     fields = DreamerConfig().to_dict()
     config = DreamerConfig(**{name: value for name, value in vars(args).items() if name in fields and value is not None})
