@@ -17,13 +17,12 @@ every ``slow_critic_interval`` updates.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import torch
 from torch import Tensor, nn
 
-from avalon.agent.common.distributions import ActionLayout, DictActionDistribution, softplus_inverse
+from avalon.agent.common.distributions import ActionLayout, DictActionDistribution
 from avalon.agent.dreamer.config import DreamerConfig
 from avalon.agent.dreamer.networks import mlp
 from avalon.agent.dreamer.objectives import lambda_returns
@@ -37,15 +36,12 @@ class Actor(nn.Module):
     truncated Normal's: the env clips actions to their bounds, so a wider Normal costs nothing in
     reward while the entropy bonus keeps paying for it (unbounded, it grew past 15 in a few
     thousand updates on eat). The std is ``min_std + (max_std - min_std) * sigmoid(raw + c)``
-    (``initial_std`` at ``raw = 0``), handed to the distribution as the raw value that gives it.
+    (``initial_std`` at ``raw = 0``; the distribution's ``max_std``).
     """
 
     def __init__(self, feature_size: int, action_layout: ActionLayout, config: DreamerConfig) -> None:
         super().__init__()
-        self.action_layout, self.initial_std, self.min_std = action_layout, config.initial_std, config.min_std
-        self.std_range = config.max_std - config.min_std
-        self.std_offset = math.log((config.initial_std - config.min_std) / (config.max_std - config.initial_std))  # logit
-        self.distribution_offset = softplus_inverse(config.initial_std - config.min_std)  # what the distribution adds
+        self.action_layout, self.initial_std, self.min_std, self.max_std = action_layout, config.initial_std, config.min_std, config.max_std
         self.network = mlp(feature_size, config.mlp_units, config.mlp_layers, action_layout.parameter_size)
         with torch.no_grad():  # small outputs at first: means near 0, stds near initial_std, uniform categoricals
             self.network[-1].weight.mul_(0.01)
@@ -53,12 +49,7 @@ class Actor(nn.Module):
 
     def forward(self, features: Tensor) -> DictActionDistribution:
         parameters = self.network(features)
-        n = self.action_layout.normal_size
-        if n:
-            excess = (self.std_range * torch.sigmoid(parameters[:, n : 2 * n] + self.std_offset)).clamp_min(1e-6)  # std - min_std
-            raw_std = excess + torch.log(-torch.expm1(-excess)) - self.distribution_offset  # softplus^-1(excess) - offset
-            parameters = torch.cat([parameters[:, :n], raw_std, parameters[:, 2 * n :]], dim=1)
-        return self.action_layout.distribution(parameters, self.initial_std, self.min_std)
+        return self.action_layout.distribution(parameters, self.initial_std, self.min_std, self.max_std)
 
 
 class Critic(nn.Module):

@@ -17,12 +17,12 @@ import attr
 import numpy as np
 import torch
 
+from avalon.agent.common.device import resolve_device
 from avalon.agent.common.distributions import ActionLayout
 from avalon.agent.common.observations import ObservationLayout
 from avalon.agent.dreamer.config import DreamerConfig
 from avalon.agent.dreamer.learner import DreamerLearner
 from avalon.agent.dreamer.replay import ReplayBuffer, bytes_per_step
-from avalon.agent.dreamer.trainer import check_device
 from avalon.env.spaces import action_space, observation_space
 
 
@@ -48,7 +48,7 @@ def measure(config: DreamerConfig, resolution: int, updates: int, threads: int, 
         action = rng.uniform(-1, 1, action_layout.action_size).astype(np.float32)
         action[action_layout.normal_size:] = action[action_layout.normal_size:] > 0
         replay.add(0, image, proprio, action, float(rng.standard_normal()), step % 100 == 0, False)
-    learner = DreamerLearner(observation_layout, action_layout, config, check_device(device))
+    learner = DreamerLearner(observation_layout, action_layout, config, resolve_device(device))
     generator = torch.Generator().manual_seed(0)
     noise = generator if learner.device.type == "cpu" else None
     learner.update(replay.sample(config.batch_size, generator), noise)  # warm-up

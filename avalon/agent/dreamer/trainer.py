@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from avalon.agent.common.device import resolve_device
 from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
 from avalon.agent.dreamer import NAME
 from avalon.agent.dreamer.acting import LatentFilter
@@ -38,19 +39,6 @@ log = logging.getLogger(__name__)
 
 #: The config fields that shape the networks: a checkpoint loads only into the same ones.
 ARCHITECTURE_FIELDS = ("deter_size", "stoch_size", "rssm_hidden", "cnn_depth", "cnn_layers", "mlp_units", "mlp_layers")
-
-
-def check_device(device: str) -> torch.device:
-    """``torch.device(device)``; ``ValueError`` for a name torch does not know or a CUDA device without CUDA."""
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise ValueError(f"device={device!r} is not a torch device (expected 'cpu' or 'cuda[:N]'): {error}") from None
-    if parsed.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r}: CUDA is not available on this machine (torch sees no GPU); use 'cpu'")
-    if parsed.type not in ("cpu", "cuda"):
-        raise ValueError(f"device={device!r}: expected 'cpu' or 'cuda[:N]'")
-    return parsed
 
 
 def train_dreamer(
@@ -82,7 +70,7 @@ def train_dreamer(
     logged, and printed with ``progress``.
     """
     config = config or DreamerConfig()
-    torch_device = check_device(device)
+    torch_device = resolve_device(device)
     loop = TrainingLoop(
         envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
         progress=progress, checkpoint_interval_steps=checkpoint_interval_steps, keep_checkpoints=keep_checkpoints,
