@@ -17,17 +17,18 @@ from avalon.agent.common.network import ActorCritic
 from avalon.agent.common.observations import ObservationLayout
 
 
-class Policy:
-    """A trained actor-critic that maps batched observations to batched env actions.
+class CheckpointPolicy:
+    """What every policy loaded from a checkpoint has, whatever its networks.
 
     Attributes an evaluator needs to build matching envs: ``action_space`` ("vr",
     "mouse_keyboard", or None for another Dict space), ``resolution`` (pixels), and
     :meth:`env_config_overrides`. Also ``algorithm`` (that trained it), ``env_steps`` (training
-    steps behind it) and ``config`` (the algorithm's).
+    steps behind it) and ``config`` (the algorithm's). A subclass gives ``observation_layout``,
+    ``action_layout`` and ``act``; ``_generator`` is its sampling generator (seeded by ``seed``,
+    None: from OS entropy).
     """
 
-    def __init__(self, model: ActorCritic, config: Any, metadata: dict[str, Any], seed: int | None = None) -> None:
-        self.model = model.eval()
+    def __init__(self, config: Any, metadata: dict[str, Any], seed: int | None = None) -> None:
         self.config = config
         self.algorithm: str | None = metadata.get("algorithm")
         self.action_space: str | None = metadata.get("action_space")
@@ -41,11 +42,11 @@ class Policy:
 
     @property
     def observation_layout(self) -> ObservationLayout:
-        return self.model.observation_layout
+        raise NotImplementedError
 
     @property
     def action_layout(self) -> ActionLayout:
-        return self.model.action_layout
+        raise NotImplementedError
 
     def env_config_overrides(self) -> dict[str, Any]:
         """``EnvConfig`` fields the env must have for this policy (``resolution``, ``action_space``)."""
@@ -53,6 +54,23 @@ class Policy:
         if self.action_space is not None:
             overrides["action_space"] = self.action_space
         return overrides
+
+
+class Policy(CheckpointPolicy):
+    """A trained actor-critic that maps batched observations to batched env actions (the
+    attributes are :class:`CheckpointPolicy`'s)."""
+
+    def __init__(self, model: ActorCritic, config: Any, metadata: dict[str, Any], seed: int | None = None) -> None:
+        super().__init__(config, metadata, seed)
+        self.model = model.eval()
+
+    @property
+    def observation_layout(self) -> ObservationLayout:
+        return self.model.observation_layout
+
+    @property
+    def action_layout(self) -> ActionLayout:
+        return self.model.action_layout
 
     def act(self, observations: Mapping[str, np.ndarray], deterministic: bool = False) -> dict[str, np.ndarray]:
         """Batched actions for batched observations (the arrays a vector env returns).

@@ -13,38 +13,29 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import torch
 
 from avalon.agent.common.distributions import ActionLayout
 from avalon.agent.common.observations import ObservationLayout
+from avalon.agent.common.policy import CheckpointPolicy
 from avalon.agent.dreamer.acting import LatentFilter
 from avalon.agent.dreamer.behavior import Actor
 from avalon.agent.dreamer.config import DreamerConfig
 from avalon.agent.dreamer.world_model import WorldModel
 
 
-class DreamerPolicy:
+class DreamerPolicy(CheckpointPolicy):
     """The world model and the actor of a Dreamer checkpoint, acting in batched envs on the CPU.
 
-    The attributes an evaluator reads are :class:`avalon.agent.common.policy.Policy`'s
-    (``action_space``, ``resolution``, :meth:`env_config_overrides`, ``algorithm``,
-    ``env_steps``, ``config``), plus ``recurrent = True``.
+    The attributes an evaluator reads are :class:`~avalon.agent.common.policy.CheckpointPolicy`'s,
+    plus ``recurrent = True``.
     """
 
     recurrent = True
 
     def __init__(self, world_model: WorldModel, actor: Actor, config: DreamerConfig, metadata: dict[str, Any],
                  seed: int | None = None) -> None:
-        self.world_model, self.actor, self.config = world_model.eval(), actor.eval(), config
-        self.algorithm: str | None = metadata.get("algorithm")
-        self.action_space: str | None = metadata.get("action_space")
-        self.resolution: int = int(metadata["resolution"])
-        self.env_steps: int = int(metadata.get("env_steps", 0))
-        self._generator = torch.Generator()
-        if seed is None:
-            self._generator.seed()
-        else:
-            self._generator.manual_seed(seed)
+        super().__init__(config, metadata, seed)
+        self.world_model, self.actor = world_model.eval(), actor.eval()
         self.reset()
 
     @property
@@ -54,13 +45,6 @@ class DreamerPolicy:
     @property
     def action_layout(self) -> ActionLayout:
         return self.world_model.action_layout
-
-    def env_config_overrides(self) -> dict[str, Any]:
-        """``EnvConfig`` fields the env must have for this policy (``resolution``, ``action_space``)."""
-        overrides: dict[str, Any] = {"resolution": self.resolution}
-        if self.action_space is not None:
-            overrides["action_space"] = self.action_space
-        return overrides
 
     def reset(self) -> None:
         """Forgets every env's state: the next call starts every row's episode."""
