@@ -56,3 +56,13 @@ def test_dreamer_trains_checkpoints_resumes_and_its_checkpoint_plays(tmp_path):
     batch = {key: np.stack([value, value]) for key, value in observations.items()}
     actions = policy.act(batch, envs=[4, 7], is_first=[True, True])
     assert all(action_space("vr").contains({key: value[i] for key, value in actions.items()}) for i in range(2))
+
+
+def test_a_simulator_killed_during_a_dreamer_run_is_restarted_and_the_run_finishes(tmp_path):
+    from tests.processes import kill_one_godot_once_two_run
+
+    killer, killed = kill_one_godot_once_two_run(delay_s=0.3)  # into the prefill or the first updates
+    summary = run(tmp_path / "run", 240, eval_episodes=0)
+    killer.join()
+    assert killed and summary["simulator_crashes"] >= 1
+    assert summary["env_steps"] >= 240 and summary["interrupted"] is None
