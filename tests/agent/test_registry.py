@@ -229,3 +229,12 @@ def test_avalon_train_runs_a_registered_algorithm_end_to_end(with_still, tmp_pat
     # The final evaluation loaded the policy through the registry, from the checkpoint alone.
     assert summary["evaluation"]["per_task"]["eat"]["episodes"] == 1
     assert (out / "episodes.csv").is_file() and list((out / "tensorboard").iterdir())
+
+
+@pytest.mark.parametrize("name", list(registry.ALGORITHMS))
+def test_every_algorithms_help_renders_with_each_of_its_options(name, capsys):
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["train", name, "--help"])  # argparse %-formats every help text
+    printed = capsys.readouterr().out
+    assert stop.value.code == 0
+    assert all(option.flag in printed for option in registry.ALGORITHMS[name].options)
