@@ -35,6 +35,7 @@ from typing import Any
 import attr
 
 from avalon.agent import dreamer, impala, ppo
+from avalon.validation import is_number_in
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _FLAG = re.compile(r"^--[a-z][a-z0-9-]*$")
@@ -64,7 +65,7 @@ def resolve(reference: str | Any) -> Any:
 
 
 def _check_step(attribute, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+    if not is_number_in(value, 0, 1):
         raise ValueError(f"{attribute.name}={value!r} must be a number in [0, 1] (the curriculum's H_t)")
 
 
