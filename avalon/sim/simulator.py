@@ -239,12 +239,16 @@ class Simulator:
             return _REFUSED
 
     def close(self) -> None:
-        """Asks Godot to quit, waits briefly, then makes sure it and its files are gone."""
+        """Tells Godot the session is over, then ends it at once and removes its files.
+
+        Godot's own quit spends about 0.6 s tearing down its servers, none of which leaves
+        anything behind that the kill does not (its process group, window and temp folder go),
+        so it is not waited for: a run that restarts or closes many simulators saves that each time.
+        """
         if self.connection is not None and self.process is not None and self.process.poll() is None:
             try:
                 self.connection.sendall(protocol.encode_close())
-                self.process.wait(timeout=5.0)
-            except (OSError, subprocess.TimeoutExpired):
+            except OSError:
                 pass
         self.kill()
 

@@ -20,6 +20,9 @@ from avalon.evalsets.recipe import SetRecipe
 
 from ..processes import descendants, is_alive, tagged_processes
 
+# One local Ray at a time: the Ray tests share a pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("ray")
+
 #: Climb worlds: the reference agent's episode (a climb) lasts long enough to be interrupted.
 RECIPE = SetRecipe(name="onray", version=1, worlds_per_task=4, hardest_share=0.0, force_every_value=False, tasks=("climb",))
 

@@ -22,6 +22,9 @@ from avalon.integrations.rllib import avalon_module_spec, register
 
 from ..processes import is_alive, process_environment, tagged_processes
 
+# One local Ray at a time: the Ray tests share a pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("ray")
+
 TINY = NetworkConfig(conv_layers=((8, 4, 4),), image_features=16, proprio_features=16, proprio_layers=1, hidden_features=16)
 
 

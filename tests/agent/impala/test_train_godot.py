@@ -21,7 +21,8 @@ from avalon.env.config import EnvConfig
 from avalon.training.curriculum import Curriculum, CurriculumConfig
 from avalon.training_run import TrainingRun, run_training
 
-pytestmark = [pytest.mark.godot, pytest.mark.slow]
+# One local Ray at a time: the Ray tests share a pytest-xdist worker.
+pytestmark = [pytest.mark.godot, pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 ENV_CONFIG = EnvConfig(renderer="GLES2", resolution=32)
 CONFIG = IMPALAConfig(unroll_steps=20, envs_per_actor=1)  # two actors
