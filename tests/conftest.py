@@ -13,6 +13,15 @@ from avalon.sim.protocol import ACTION_SPACES
 from avalon.tasks.trivial import trivial_world
 
 
+def pytest_collection_modifyitems(items) -> None:
+    """Under pytest-xdist (``--dist loadgroup``), each test module runs on one worker, so its
+    caches and module fixtures (worlds built once, reused by the module's tests) are built once;
+    a module that names its own group (the Ray tests share "ray") keeps it."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 @pytest.fixture(scope="session")
 def trivial_world_dir(tmp_path_factory) -> Path:
     return export_world(trivial_world(), tmp_path_factory.mktemp("worlds") / "trivial")

@@ -63,7 +63,7 @@ def refused(folder, reason: str, file: str = "world.tscn") -> str:
 
 @pytest.mark.parametrize("task", sorted(TASKS))
 def test_every_tasks_untouched_worlds_are_accepted(task, tmp_path):
-    for difficulty, seed in [(0.0, 0), (0.5, 1), (1.0, 2), (1.0, 3)]:
+    for difficulty, seed in [(0.0, 0), (1.0, 3)]:
         folder = generate_world(task, difficulty, seed, tmp_path / f"{difficulty}-{seed}")
         info = read_world_info(folder)
         assert (info.task, info.seed, info.content_hash) == (task, seed, content_hash(folder))

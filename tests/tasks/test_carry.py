@@ -28,9 +28,9 @@ from avalon.tasks.kit.prey import TOOL_MAX_SLOPE_DEG, prey_certificate, prey_of,
 from avalon.tasks.kit.sight import OCCLUDER_PARTS
 from tests.tasks.helpers import world_digest
 
-BRIDGE_CASES = [(d, seed) for d in (0.0, 0.25, 0.5, 0.75, 1.0) for seed in range(6)]
-STACK_CASES = [(d, seed) for d in (0.0, 0.5, 1.0) for seed in range(2)]
-TOOL_CASES = [(base, d, seed) for base in ("throw", "fight") for d in (0.0, 0.25, 0.5, 0.75, 1.0) for seed in range(4)]
+BRIDGE_CASES = [(d, seed) for d in (0.0, 0.25, 0.5, 0.75, 1.0) for seed in range(3)]
+STACK_CASES = [(d, seed) for d in (0.0, 0.5, 1.0) for seed in range(1)]
+TOOL_CASES = [(base, d, seed) for base in ("throw", "fight") for d in (0.0, 0.25, 0.5, 0.75, 1.0) for seed in range(2)]
 
 GOLDEN = {
     (0.5, 0, "bridge"): "667f3e87e3b1b3aaa5916be604834be0bb03d2203e82227e4aac124c98adbed2",
@@ -108,10 +108,9 @@ def test_the_variant_is_drawn_from_the_worlds_rng_and_forcing_the_drawn_one_chan
 
 @pytest.mark.parametrize("base_task", ["bridge", "fight", "stack", "throw"])
 def test_forcing_the_base_task_gives_its_world(base_task):
-    for seed in range(3):
-        world = build_world("carry", 0.5, seed, forced={"base_task": base_task})
-        assert _base_task_of(world) == base_task
-        assert carry.layout_of(world).variant.base_task == base_task
+    world = build_world("carry", 0.5, 0, forced={"base_task": base_task})
+    assert _base_task_of(world) == base_task
+    assert carry.layout_of(world).variant.base_task == base_task
 
 
 @pytest.mark.parametrize("case", BRIDGE_CASES, ids=lambda c: "d{}-seed{}".format(*c))

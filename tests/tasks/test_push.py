@@ -21,7 +21,7 @@ from avalon.tasks.kit.solved import Block
 from tests.tasks.helpers import surface_height, world_digest
 
 #: 24 worlds for the properties.
-PROPERTY_CASES = [(d, seed) for d in (0.0, 0.25, 0.5, 0.75, 1.0, 0.9) for seed in range(4)]
+PROPERTY_CASES = [(d, seed) for d in (0.0, 0.25, 0.5, 0.75, 1.0, 0.9) for seed in range(3)]
 SEEDS = range(4)
 
 GOLDEN = {(0.5, 3): "cab2e705c415ab6f37b592cb676fba6f11c8f264d6710b02e3104e8a2f5338fe"}

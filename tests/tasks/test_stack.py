@@ -23,7 +23,7 @@ from avalon.tasks.kit.solved import Block, window, with_blocks
 from tests.tasks.helpers import surface_height, world_digest
 
 #: 15 worlds: two to four layers, all, some or none of them built.
-PROPERTY_CASES = [(d, seed) for d in (0.0, 0.3, 0.5, 0.8, 1.0) for seed in range(3)]
+PROPERTY_CASES = [(d, seed) for d in (0.0, 0.3, 0.5, 0.8, 1.0) for seed in range(2)]
 
 GOLDEN = {(0.5, 3): "dd8582573cfdbe7f30815e25a89d7ff82fdcb3d1800ea33ebfbd893646beb59f"}
 
