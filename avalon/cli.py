@@ -402,7 +402,7 @@ def _cmd_evalset(args: argparse.Namespace) -> int:
 
 
 def _add_evalset_parser(commands: argparse._SubParsersAction) -> None:
-    from avalon.evalsets.runner import LOCAL_RAY
+    from avalon.ray_cluster import LOCAL_RAY
 
     evalset = commands.add_parser("evalset", help="versioned evaluation sets: list, build, verify, baseline")
     evalset_commands = evalset.add_subparsers(dest="evalset_command", required=True)

@@ -15,7 +15,7 @@ PACKAGE = Path(avalon.__file__).parent
 #: (docs/architecture.md draws them).
 LAYERS: dict[str, int] = {
     "errors": 0, "registration": 0, "rules": 0, "validation": 0,
-    "datagen": 1,
+    "datagen": 1, "ray_cluster": 1,
     "tasks": 2,
     "sim": 3,
     "env": 4,

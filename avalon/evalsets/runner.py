@@ -27,12 +27,11 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import attr
 
 from avalon.errors import AvalonError
+from avalon.ray_cluster import LOCAL_RAY, import_ray, start_ray
 from avalon.validation import check_int
 
 #: Calls of a function on one world (the first and the reruns after its worker died).
 DEFAULT_MAX_ATTEMPTS = 3
-#: ``ray_address`` value that starts a Ray of our own on this machine.
-LOCAL_RAY = "local"
 
 
 class WorkerCrashError(AvalonError):
@@ -101,17 +100,10 @@ def _run_local(function, arguments, jobs: int, max_attempts: int, stats: JobStat
 
 
 def _run_ray(function, arguments, jobs: int, address: str, max_attempts: int, stats: JobStats) -> Iterator[tuple[int, Any]]:
-    try:
-        import ray
-        from ray.exceptions import LocalRayletDiedError, NodeDiedError, WorkerCrashedError
-    except ImportError:
-        raise AvalonError("--ray needs Ray: pip install -e '.[ray]'") from None
-    started = not ray.is_initialized()
-    if started:
-        if address == LOCAL_RAY:
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=address, log_to_driver=False)
+    ray = import_ray("--ray")
+    from ray.exceptions import LocalRayletDiedError, NodeDiedError, WorkerCrashedError
+
+    started = start_ray(ray, address, jobs)
     stats.backend = f"Ray at {address}" + (f" ({jobs} CPUs)" if address == LOCAL_RAY else "")
     try:
         # Ray does not retry by itself: a rerun is counted, and limited to max_attempts.

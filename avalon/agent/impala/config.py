@@ -20,9 +20,7 @@ from avalon.agent.common.config import (
     _positive_number,
     _unit_interval,
 )
-
-#: ``ray_address`` that starts a Ray of our own on this machine (as ``avalon evalset --ray``).
-LOCAL_RAY = "local"
+from avalon.ray_cluster import LOCAL_RAY
 
 
 def _ray_address(_instance, attribute, value) -> None:

@@ -26,10 +26,10 @@ from typing import Any
 
 from avalon.agent.common.loop import ExternalEnvs
 from avalon.agent.impala.actor import ActorSpec, UnrollActor
-from avalon.agent.impala.config import LOCAL_RAY, IMPALAConfig
+from avalon.agent.impala.config import IMPALAConfig
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space, observation_space
-from avalon.errors import AvalonError
+from avalon.ray_cluster import import_ray, start_ray
 from avalon.training.curriculum import Curriculum, training_time_limit_frames
 
 log = logging.getLogger(__name__)
@@ -102,18 +102,8 @@ class ActorPool(ExternalEnvs):
         return None, {}
 
     def _start_ray(self) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise AvalonError("avalon train impala needs Ray: pip install -e '.[ray]' (make setup installs it)") from None
-        self._ray = ray
-        if ray.is_initialized():
-            return
-        if self.config.ray_address == LOCAL_RAY:
-            ray.init(num_cpus=self.num_actors, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=self.config.ray_address, log_to_driver=False)
-        self._started_ray = True
+        self._ray = import_ray("avalon train impala")
+        self._started_ray = start_ray(self._ray, self.config.ray_address, self.num_actors)
 
     def _start_actor(self, index: int) -> None:
         remote = self._ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(UnrollActor)
