@@ -64,17 +64,21 @@ class SetRecipe:
 _FIRST_TASKS = ("climb", "descend", "eat", "explore", "jump", "move", "scramble")
 #: The ten tasks of ``v2``: the first seven and the object tasks.
 _OBJECT_TASKS = tuple(sorted(_FIRST_TASKS + ("bridge", "push", "stack")))
-#: The sets ``avalon evalset build`` knows: ``v2`` (the default: G.1's 50 worlds per task of ten
-#: tasks, the object tasks included), ``v1`` (the same for the first seven tasks) and ``smoke`` (2
-#: per task of those seven, at d = 0 and 1, unforced: for tests and quick checks). A new task enters
-#: the next version: a new row here with its task list, built and checked in.
+#: The fifteen tasks of ``v3``: the ten of ``v2`` and the animal tasks.
+_ANIMAL_TASKS = tuple(sorted(_OBJECT_TASKS + ("avoid", "carry", "fight", "hunt", "throw")))
+#: The sets ``avalon evalset build`` knows: ``v3`` (the default: G.1's 50 worlds per task of fifteen
+#: tasks, the animal tasks included), ``v2`` (the same for ten tasks: no animal tasks), ``v1`` (the
+#: first seven tasks) and ``smoke`` (2 per task of those seven, at d = 0 and 1, unforced: for tests
+#: and quick checks). A new task enters the next version: a new row here with its task list, built
+#: and checked in.
 RECIPES: dict[str, SetRecipe] = {
     "smoke": SetRecipe(name="smoke", version=1, worlds_per_task=2, force_every_value=False, tasks=_FIRST_TASKS),
     "v1": SetRecipe(name="v1", version=1, worlds_per_task=50, tasks=_FIRST_TASKS),
     "v2": SetRecipe(name="v2", version=2, worlds_per_task=50, tasks=_OBJECT_TASKS),
+    "v3": SetRecipe(name="v3", version=3, worlds_per_task=50, tasks=_ANIMAL_TASKS),
 }
 #: The set that scoring uses unless told otherwise.
-DEFAULT_SET = "v2"
+DEFAULT_SET = "v3"
 
 
 def recipe(name: str) -> SetRecipe:

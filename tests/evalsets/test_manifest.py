@@ -11,18 +11,18 @@ import pytest
 from avalon.datagen.world import GENERATOR_VERSION
 from avalon.evalsets import RECIPES, EvalSet, SetWorld, load_scores, load_set, set_names
 from avalon.evalsets.manifest import SETS_DIR, set_from_json
-from avalon.evalsets.recipe import plan_worlds
+from avalon.evalsets.recipe import DEFAULT_SET, plan_worlds
 from avalon.evaluation import SCRIPTED_SOURCE
 from avalon.tasks import TASKS
 from avalon.training.world_supply import WorldRequest
 
 
 def test_the_smoke_and_default_sets_are_checked_in():
-    assert {"smoke", "v1"} <= set(set_names())
+    assert {"smoke", "v1", "v2", DEFAULT_SET} <= set(set_names())
     assert (SETS_DIR / "v1.json").is_file() and (SETS_DIR / "v1.reference.json").is_file()
 
 
-@pytest.mark.parametrize("name", ["smoke", "v1"])
+@pytest.mark.parametrize("name", ["smoke", "v1", "v2", "v3"])
 def test_a_checked_in_set_holds_the_worlds_its_recipe_plans(name):
     """Every world is the planned one (its seed, or a later seed that replaced it), with a hash."""
     evalset = load_set(name)
@@ -37,12 +37,15 @@ def test_a_checked_in_set_holds_the_worlds_its_recipe_plans(name):
     assert evalset.created_with == GENERATOR_VERSION
 
 
-def test_the_default_set_has_fifty_worlds_per_task_and_every_food_kind():
-    evalset = load_set("v1")
+@pytest.mark.parametrize("name", ["v1", DEFAULT_SET])
+def test_a_full_set_has_fifty_worlds_per_task_and_one_forced_world_per_value_each_task_can_force(name):
+    """G.1: every food kind for eat; in the default set also every prey for hunt, every predator for avoid."""
+    evalset = load_set(name)
     for task in evalset.tasks():
         assert sum(w.task == task for w in evalset.worlds) == 50
-    kinds = {w.forced["food_kind"] for w in evalset.worlds if w.task == "eat" and w.forced}
-    assert kinds == set(TASKS["eat"].forcing[0].values)
+        for forcing in TASKS[task].forcing:
+            forced = sorted(w.forced[forcing.option] for w in evalset.worlds if w.task == task and w.forced)
+            assert forced == sorted(forcing.values), (task, forcing.option)
 
 
 def test_keys_are_the_requests_folder_names_and_requests_carry_the_forcing():
@@ -56,7 +59,7 @@ def test_keys_are_the_requests_folder_names_and_requests_carry_the_forcing():
     assert requests[evalset.worlds.index(forced)].forced == forced.forced
 
 
-@pytest.mark.parametrize("name", ["smoke", "v1"])
+@pytest.mark.parametrize("name", ["smoke", "v1", "v2", "v3"])
 def test_the_reference_scores_name_worlds_of_the_set(name):
     keys = {w.key for w in load_set(name).worlds}
     scores = load_scores(name, "reference")

@@ -22,19 +22,21 @@ def test_fifty_worlds_are_ten_at_difficulty_one_and_forty_evenly_spaced_from_zer
     assert difficulties(1, 0.0) == [0.0]
 
 
-def test_the_default_set_has_fifty_worlds_of_each_of_its_ten_tasks_all_registered_for_evaluation_sets():
+def test_the_default_set_has_fifty_worlds_of_each_of_its_fifteen_tasks_all_registered_for_evaluation_sets():
     planned = plan_worlds(RECIPES[DEFAULT_SET])
     tasks = sorted({w.task for w in planned})
-    assert tasks == ["bridge", "climb", "descend", "eat", "explore", "jump", "move", "push", "scramble", "stack"]
+    assert tasks == ["avoid", "bridge", "carry", "climb", "descend", "eat", "explore", "fight", "hunt", "jump", "move", "push",
+                     "scramble", "stack", "throw"]
     assert all(TASKS[task].in_evaluation_sets for task in tasks)
     assert [w.task for w in planned] == [task for task in tasks for _ in range(50)]
     assert len({(w.task, w.seed) for w in planned}) == len(planned)
 
 
 def test_the_earlier_sets_keep_the_tasks_they_were_built_with():
+    first = ["climb", "descend", "eat", "explore", "jump", "move", "scramble"]
     for name in ("smoke", "v1"):
-        assert sorted({w.task for w in plan_worlds(RECIPES[name])}) == ["climb", "descend", "eat", "explore", "jump", "move",
-                                                                        "scramble"]
+        assert sorted({w.task for w in plan_worlds(RECIPES[name])}) == first
+    assert sorted({w.task for w in plan_worlds(RECIPES["v2"])}) == sorted(first + ["bridge", "push", "stack"])
 
 
 def test_eat_forces_every_food_kind_once_on_its_hardest_worlds():
