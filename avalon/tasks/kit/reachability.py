@@ -168,7 +168,8 @@ def _index_grid(n: int) -> np.ndarray:
 
 
 def surface_heights(ground: Ground, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Terrain surface height at fractional grid positions (exactly on the collider's triangles)."""
+    """Terrain surface height at fractional grid positions (exactly on the collider's triangles).
+    The jump edges sample flights with ``_Flights``, which gives the same values bit for bit."""
     n = ground.n
     rows = np.clip(rows, 0.0, n - 1)
     cols = np.clip(cols, 0.0, n - 1)
@@ -181,14 +182,112 @@ def surface_heights(ground: Ground, rows: np.ndarray, cols: np.ndarray) -> np.nd
                     h11 + (1.0 - fc) * (h10 - h11) + (1.0 - fr) * (h01 - h11))
 
 
-def _triangle_slopes_at(ground: Ground, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    n = ground.n
-    rows = np.clip(rows, 0.0, n - 1)
-    cols = np.clip(cols, 0.0, n - 1)
-    r0 = np.minimum(np.floor(rows).astype(np.int64), n - 2)
-    c0 = np.minimum(np.floor(cols).astype(np.int64), n - 2)
-    second = (rows - r0) + (cols - c0) > 1.0
-    return ground.triangle_slope_deg[r0, c0, second.astype(np.int64)]
+def _sample_lines(n: int, offset: int, fractions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per grid line ``i`` (a row or a column) and fraction ``k``: the cell line that
+    ``surface_heights`` puts the position ``i + fractions[k] * offset`` in, and the position's
+    fraction across it, shape [n, fractions.size] each. The same operations on the same values as
+    there, so bit for bit what it computes for any point on line ``i``."""
+    positions = np.clip(np.arange(n, dtype=np.int64)[:, None] + fractions[None, :] * offset, 0.0, n - 1)
+    cells = np.minimum(np.floor(positions).astype(np.int64), n - 2)
+    return cells, positions - cells
+
+
+def _window_max(values: np.ndarray, width: int) -> np.ndarray:
+    """Per index ``i`` of the last axis, the largest of ``values[..., i:i + width]`` (cut at the end)."""
+    out, span = values, 1
+    while span < width:  # out[..., i] covers [i, i + span); doubling, overlapping at the last step
+        step = min(span, width - span)
+        wider = out.copy()
+        np.maximum(out[..., :-step], out[..., step:], out=wider[..., :-step])
+        out, span = wider, span + step
+    return out
+
+
+class _Flights:
+    """The terrain under jumps' flights on one ground, sampled as ``surface_heights`` does (its
+    operations in its order on the same values, so bit for bit) but without its per-sample work
+    that does not depend on the sample, and bounded where a bound decides.
+
+    Along one offset (dr, dc) a sample's cell and its fractions across it depend only on the
+    take-off's row (or column) and the sample: they come from tables over the grid's lines
+    (``lines``). The interpolation's corner and height differences are computed once per
+    triangle (flat index ``(r * (n - 1) + c) * 2 + k``, ``k`` as in ``triangle_slopes_deg``).
+
+    The bounds (``cell_top``, ``box``) are no lower and no gentler than any sample they cover, so
+    a limit they keep (by ``margin_m`` where they are not exact) the samples keep: rounding is
+    monotonic. Only flights they do not decide are sampled, and the answer is the same."""
+
+    def __init__(self, ground: Ground) -> None:
+        h = ground.heights
+        h00, h01, h10, h11 = h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]
+        self.n = ground.n
+        self.corner = np.stack([h00, h11], axis=-1).ravel()
+        #: Towards the corner across the columns (weight fc, or 1 - fc from h11)...
+        self.across_cols = np.stack([h01 - h00, h10 - h11], axis=-1).ravel()
+        #: ...and across the rows (weight fr, or 1 - fr).
+        self.across_rows = np.stack([h10 - h00, h01 - h11], axis=-1).ravel()
+        self.slope_deg = ground.triangle_slope_deg.ravel()
+        #: Far more than the rounding of any interpolation or difference of these heights (some
+        #: 1e-15 of their size): a bound decides only when it clears its limit by this much.
+        self.margin_m = 1e-9 * (1.0 + float(np.abs(h).max()))
+        highest = np.maximum(np.maximum(h00, h01), np.maximum(h10, h11))
+        flat = (h00 == h01) & (h00 == h10) & (h00 == h11)
+        #: Per cell (flat index ``r * (n - 1) + c``), no lower than any height interpolated in
+        #: it: its highest corner, exactly so on a flat cell (differences of 0 add exactly 0).
+        self.cell_top = np.where(flat, highest, highest + self.margin_m).ravel()
+        #: Per cell, its highest corner and its steeper triangle, for boxes of cells (``box``).
+        self._cells = np.stack([highest, ground.triangle_slope_deg.max(axis=-1)])
+        self._boxes: dict[tuple[int, int], np.ndarray] = {}
+        self._down_rows: dict[int, np.ndarray] = {}
+        self._lines: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._row_lines: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def lines(self, dr: int, dc: int, fractions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The tables of ``_sample_lines`` for the rows and the columns of an offset: (row's cell
+        times ``n - 1``, fraction across rows, column's cell, fraction across columns).
+        ``fractions`` are ``_flight_clear``'s, named by their count."""
+        # A table serves every offset with the same row (or column) part and number of samples.
+        for key in ((dr, fractions.size), (dc, fractions.size)):
+            if key not in self._lines:
+                self._lines[key] = _sample_lines(self.n, key[0], fractions)
+        if (dr, fractions.size) not in self._row_lines:
+            cells, across = self._lines[dr, fractions.size]
+            self._row_lines[dr, fractions.size] = (cells * (self.n - 1), across)
+        return self._row_lines[dr, fractions.size] + self._lines[dc, fractions.size]
+
+    def cells(self, lines: tuple[np.ndarray, ...], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The cell of every sample of the flights from the points (``rows``, ``cols``), shape
+        [rows.size, samples]."""
+        return lines[0][rows] + lines[2][cols]
+
+    def samples(self, lines: tuple[np.ndarray, ...], rows: np.ndarray, cols: np.ndarray, k) -> tuple[np.ndarray, ...]:
+        """(triangle, whether it is its cell's second, fraction across rows, across columns) of
+        samples ``k`` (an index array, or every sample: ``slice(None)``) of the flights from
+        (``rows``, ``cols``)."""
+        row_cells, row_fractions, col_cells, col_fractions = lines
+        fr, fc = row_fractions[rows, k], col_fractions[cols, k]
+        second = fr + fc > 1.0
+        return 2 * (row_cells[rows, k] + col_cells[cols, k]) + second, second, fr, fc
+
+    def heights(self, triangle: np.ndarray, second: np.ndarray, fr: np.ndarray, fc: np.ndarray) -> np.ndarray:
+        """The terrain's height at samples (``samples``' answer), as ``surface_heights`` has it."""
+        across_cols = np.where(second, 1.0 - fc, fc)
+        across_rows = np.where(second, 1.0 - fr, fr)
+        return (self.corner[triangle] + across_cols * self.across_cols[triangle]
+                + across_rows * self.across_rows[triangle])
+
+    def box(self, rows: np.ndarray, cols: np.ndarray, dr: int, dc: int) -> tuple[np.ndarray, np.ndarray]:
+        """(highest corner, steepest triangle) of the cells in the box spanned by each point
+        (``rows``, ``cols``) and the point ``(dr, dc)`` away: every sample of the flight between
+        them falls in one of those cells (strictly between them, or on their line if level)."""
+        m = self.n - 1
+        key = (abs(dr) + 1, abs(dc) + 1)
+        if key not in self._boxes:
+            if key[0] not in self._down_rows:
+                self._down_rows[key[0]] = _window_max(self._cells.swapaxes(1, 2), key[0]).swapaxes(1, 2)
+            self._boxes[key] = _window_max(self._down_rows[key[0]], key[1]).reshape(2, -1)
+        first = np.minimum(rows + min(dr, 0), m - 1) * m + np.minimum(cols + min(dc, 0), m - 1)
+        return self._boxes[key][0, first], self._boxes[key][1, first]
 
 
 # --- edges -----------------------------------------------------------------------------------------
@@ -347,7 +446,8 @@ def _reach_m(rise: np.ndarray) -> np.ndarray:
 
 def _jump_edges(ground: Ground, edges: _Edges, max_fall_m: float) -> None:
     """Jumps: cheap tests over the whole grid per offset (take-off and landing, different walk
-    areas, rise, reach, fall), then the terrain under each remaining flight."""
+    areas), then over the pairs left of every offset at once (rise, fall, reach), then the
+    terrain under each remaining flight."""
     n, caps, h, cell = ground.n, ground.capabilities, ground.heights, ground.cell_m
     index = _index_grid(n)
     take_off = ground.on_foot if caps.jump_from_slopes else ground.floor
@@ -360,38 +460,71 @@ def _jump_edges(ground: Ground, edges: _Edges, max_fall_m: float) -> None:
     longest = float(_reach_m(np.array(-min(max_fall_m, relief)))) + caps.jump_reach_slack_m
     if longest <= 0:
         return
-    for dr, dc in _ray_offsets(longest / cell):
+    offsets = _ray_offsets(longest / cell)
+    if not offsets:
+        return
+    pairs = []
+    for dr, dc in offsets:
         p, q = _pair_slices(n, dr, dc)
-        distance = cell * math.hypot(dr, dc)
-        rise = h[q] - h[p]
-        ok = take_off[p] & landing[q] & (labels[p] != labels[q]) & (rise <= max_rise)
-        ok &= h[p] + JUMP_DAMAGE_APEX_M - h[q] <= max_fall_m
-        sources, targets, rise = index[p][ok], index[q][ok], rise[ok]
-        far_enough = distance <= _reach_m(rise) + caps.jump_reach_slack_m
-        sources, targets, rise = sources[far_enough], targets[far_enough], rise[far_enough]
-        if sources.size:
-            clear = _flight_clear(ground, sources, dr, dc, rise, distance)
-            edges.add(sources[clear], targets[clear], JUMP)
+        pairs.append(index[p][take_off[p] & landing[q] & (labels[p] != labels[q])])
+    counts = np.array([sources.size for sources in pairs])
+    which = np.repeat(np.arange(len(offsets)), counts)  # each pair's offset
+    sources = np.concatenate(pairs)
+    targets = sources + np.array([dr * n + dc for dr, dc in offsets], dtype=np.int64)[which]
+    distances = np.array([cell * math.hypot(dr, dc) for dr, dc in offsets])[which]
+    heights = h.ravel()
+    rise = heights[targets] - heights[sources]
+    ok = (rise <= max_rise) & (heights[sources] + JUMP_DAMAGE_APEX_M - heights[targets] <= max_fall_m)
+    ok[ok] = distances[ok] <= _reach_m(rise[ok]) + caps.jump_reach_slack_m
+    kept = np.flatnonzero(ok)
+    sources, targets, rise, which = sources[kept], targets[kept], rise[kept], which[kept]
+    flights = _Flights(ground)
+    clear = np.zeros(sources.size, dtype=bool)
+    ends = np.cumsum(np.bincount(which, minlength=len(offsets)))
+    for o, (dr, dc) in enumerate(offsets):
+        start, end = (ends[o - 1] if o else 0), ends[o]
+        if end > start:
+            clear[start:end] = _flight_clear(ground, flights, sources[start:end], dr, dc, rise[start:end],
+                                             cell * math.hypot(dr, dc))
+    edges.add(sources[clear], targets[clear], JUMP)
 
 
-def _flight_clear(ground: Ground, sources: np.ndarray, dr: int, dc: int, rise: np.ndarray, distance: float) -> np.ndarray:
+def _flight_clear(ground: Ground, flights: _Flights, sources: np.ndarray, dr: int, dc: int, rise: np.ndarray,
+                  distance: float) -> np.ndarray:
     """Whether the terrain under each flight (take-off ``sources``, landing ``(dr, dc)`` away,
-    ``rise`` higher) leaves the jump possible."""
+    ``rise`` higher) leaves the jump possible. Bounds (no lower than the terrain, see
+    ``_Flights``) decide most flights; the terrain is sampled only where they do not."""
     caps = ground.capabilities
     samples = max(2, int(math.ceil(JUMP_SAMPLES_PER_CELL * math.hypot(dr, dc))))
     fractions = np.arange(1, samples) / samples  # strictly between take-off and landing
     rows0, cols0 = np.divmod(sources, ground.n)
-    rows = rows0[:, None] + fractions[None, :] * dr
-    cols = cols0[:, None] + fractions[None, :] * dc
-    above = surface_heights(ground, rows, cols) - ground.heights[rows0, cols0][:, None]
+    take_off = ground.heights.ravel()[sources]
     if caps.jump_clearance_m is None:
         # Only how high the jump can rise: over a face steeper than the walk-up slope, what the
-        # measurements give for its slope (faces it can walk up cap nothing).
-        steepest = _triangle_slopes_at(ground, rows, cols).max(axis=1)
+        # measurements give for its slope (faces it can walk up cap nothing). The box round the
+        # flight decides most: its highest cell no higher, its steepest face capping no lower
+        # (steeper faces cap lower).
+        highest, steepest = flights.box(rows0, cols0, dr, dc)
         ceiling = np.full(sources.size, caps.jump_rise_m)
         if caps.terrain_jump:
             ceiling = np.maximum(ceiling, terrain_jump_rise_m(steepest) + TERRAIN_JUMP_SLACK_M)
-        return (rise <= ceiling) & (above.max(axis=1) <= ceiling)
+        ceiling -= flights.margin_m
+        clear = (rise <= ceiling) & (highest - take_off <= ceiling)
+        unsure = np.flatnonzero(~clear)
+        if not unsure.size:
+            return clear
+        lines = flights.lines(dr, dc, fractions)
+        triangle, second, fr, fc = flights.samples(lines, rows0[unsure], cols0[unsure], slice(None))
+        steepest = flights.slope_deg[triangle].max(axis=1)
+        ceiling = np.full(unsure.size, caps.jump_rise_m)
+        if caps.terrain_jump:
+            ceiling = np.maximum(ceiling, terrain_jump_rise_m(steepest) + TERRAIN_JUMP_SLACK_M)
+        rises = np.flatnonzero(rise[unsure] <= ceiling)
+        if rises.size:
+            terrain = flights.heights(triangle[rises], second[rises], fr[rises], fc[rises])
+            # Rounding is monotonic: the highest terrain less the take-off is the highest difference.
+            clear[unsure[rises]] = terrain.max(axis=1) - take_off[unsure[rises]] <= ceiling[rises]
+        return clear
     along = fractions * distance
     # The feet's path of the run slowed to land there: y = a t - g t^2 / 2 with t = along / v.
     a, g = JUMP_PATH_RISE_SPEED_M_PER_S, mechanics.GRAVITY_M_PER_S2
@@ -402,10 +535,20 @@ def _flight_clear(ground: Ground, sources: np.ndarray, dr: int, dc: int, rise: n
     # take-off (leaving it), ground as high as the take-off is fine.
     clearance = caps.jump_clearance_m
     allowed = np.where((path >= 0.0) & (path < clearance), 0.0, path - clearance)
-    # Within the capsule's catch of the landing, the far edge may stand as high as the landing.
-    near_landing = along[None, :] > distance - mechanics.JUMP_LANDING_CATCH_M
-    allowed = np.where(near_landing, np.maximum(allowed, rise[:, None]), allowed)
-    return (above <= allowed).all(axis=1) & (rise <= caps.jump_rise_m)
+    # Within the capsule's catch of the landing (the last samples), the far edge may stand as
+    # high as the landing.
+    near_landing = along > distance - mechanics.JUMP_LANDING_CATCH_M
+    allowed[:, near_landing] = np.maximum(allowed[:, near_landing], rise[:, None])
+    # A sample passes for sure if its cell's top does (rounding is monotonic); the others are
+    # interpolated.
+    lines = flights.lines(dr, dc, fractions)
+    unsure = np.flatnonzero(flights.cell_top[flights.cells(lines, rows0, cols0)] - take_off[:, None] > allowed)
+    clear = rise <= caps.jump_rise_m
+    if unsure.size:
+        flight_of, k = np.divmod(unsure, fractions.size)
+        terrain = flights.heights(*flights.samples(lines, rows0[flight_of], cols0[flight_of], k))
+        clear[flight_of[terrain - take_off[flight_of] > allowed.ravel()[unsure]]] = False
+    return clear
 
 
 @attr.s(frozen=True, eq=False, auto_attribs=True, kw_only=True)
