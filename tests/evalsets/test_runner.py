@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,15 @@ def die_once(folder: str, value: int) -> int:
 
 def always_die(value: int) -> int:
     os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+
+def sleep_unless_first(folder: str, value: int) -> int:
+    """Returns at once for 0; otherwise records its worker, sleeps 30 s and records that it finished."""
+    if value:
+        (Path(folder) / f"worker-{value}").write_text(str(os.getpid()))
+        time.sleep(30.0)
+        (Path(folder) / f"finished-{value}").write_text("")
     return value
 
 
@@ -58,6 +68,20 @@ def test_a_world_that_kills_every_worker_stops_the_run_after_its_attempts():
 def test_an_exception_of_the_function_is_not_a_crash_and_stops_the_run():
     with pytest.raises(ValueError, match="three is refused"):
         list(run_jobs(refuse_three, [(v,) for v in range(5)], jobs=2))
+
+
+def test_a_run_stopped_by_its_caller_ends_its_workers_without_finishing_their_calls(tmp_path):
+    """A stopped ``avalon evalset build`` / ``baseline`` (Ctrl-C, SIGTERM) must not go on with its worlds."""
+    results = run_jobs(sleep_unless_first, [(str(tmp_path), v) for v in range(4)], jobs=2)
+    assert next(results) == (0, 0)
+    while not list(tmp_path.glob("worker-*")):  # the other worker has started a sleeping call
+        time.sleep(0.05)
+    results.close()
+    workers = [int(path.read_text()) for path in tmp_path.glob("worker-*")]
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert not list(tmp_path.glob("finished-*"))
 
 
 @pytest.mark.parametrize("jobs", [0, -1, 1.5])
