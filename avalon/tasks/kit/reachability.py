@@ -489,14 +489,39 @@ def _jump_edges(ground: Ground, edges: _Edges, max_fall_m: float) -> None:
     edges.add(sources[clear], targets[clear], JUMP)
 
 
+def flight_fractions(dr: int, dc: int) -> np.ndarray:
+    """Where a flight of offset (dr, dc) is sampled: fractions of the way, strictly between
+    take-off and landing, ``JUMP_SAMPLES_PER_CELL`` per cell of its length."""
+    samples = max(2, int(math.ceil(JUMP_SAMPLES_PER_CELL * math.hypot(dr, dc))))
+    return np.arange(1, samples) / samples
+
+
+def allowed_above_take_off(clearance_m: float, fractions: np.ndarray, distance: float, rise: np.ndarray) -> np.ndarray:
+    """How high above the take-off the terrain may stand at each sample (``fractions`` of the
+    way) of each flight of ``distance`` metres rising ``rise``, shape [rise.size, fractions.size]."""
+    along = fractions * distance
+    # The feet's path of the run slowed to land there: y = a t - g t^2 / 2 with t = along / v.
+    a, g = JUMP_PATH_RISE_SPEED_M_PER_S, mechanics.GRAVITY_M_PER_S2
+    flight = (a + np.sqrt(np.maximum(a * a - 2.0 * g * rise, 0.0))) / g
+    t = along[None, :] * (flight / distance)[:, None]
+    path = a * t - 0.5 * g * t * t
+    # The feet pass the clearance above the terrain; while they are less than that above the
+    # take-off (leaving it), ground as high as the take-off is fine.
+    allowed = np.where((path >= 0.0) & (path < clearance_m), 0.0, path - clearance_m)
+    # Within the capsule's catch of the landing (the last samples), the far edge may stand as
+    # high as the landing.
+    near_landing = along > distance - mechanics.JUMP_LANDING_CATCH_M
+    allowed[:, near_landing] = np.maximum(allowed[:, near_landing], rise[:, None])
+    return allowed
+
+
 def _flight_clear(ground: Ground, flights: _Flights, sources: np.ndarray, dr: int, dc: int, rise: np.ndarray,
                   distance: float) -> np.ndarray:
     """Whether the terrain under each flight (take-off ``sources``, landing ``(dr, dc)`` away,
     ``rise`` higher) leaves the jump possible. Bounds (no lower than the terrain, see
     ``_Flights``) decide most flights; the terrain is sampled only where they do not."""
     caps = ground.capabilities
-    samples = max(2, int(math.ceil(JUMP_SAMPLES_PER_CELL * math.hypot(dr, dc))))
-    fractions = np.arange(1, samples) / samples  # strictly between take-off and landing
+    fractions = flight_fractions(dr, dc)
     rows0, cols0 = np.divmod(sources, ground.n)
     take_off = ground.heights.ravel()[sources]
     if caps.jump_clearance_m is None:
@@ -525,20 +550,7 @@ def _flight_clear(ground: Ground, flights: _Flights, sources: np.ndarray, dr: in
             # Rounding is monotonic: the highest terrain less the take-off is the highest difference.
             clear[unsure[rises]] = terrain.max(axis=1) - take_off[unsure[rises]] <= ceiling[rises]
         return clear
-    along = fractions * distance
-    # The feet's path of the run slowed to land there: y = a t - g t^2 / 2 with t = along / v.
-    a, g = JUMP_PATH_RISE_SPEED_M_PER_S, mechanics.GRAVITY_M_PER_S2
-    flight = (a + np.sqrt(np.maximum(a * a - 2.0 * g * rise, 0.0))) / g
-    t = along[None, :] * (flight / distance)[:, None]
-    path = a * t - 0.5 * g * t * t
-    # The feet pass the clearance above the terrain; while they are less than that above the
-    # take-off (leaving it), ground as high as the take-off is fine.
-    clearance = caps.jump_clearance_m
-    allowed = np.where((path >= 0.0) & (path < clearance), 0.0, path - clearance)
-    # Within the capsule's catch of the landing (the last samples), the far edge may stand as
-    # high as the landing.
-    near_landing = along > distance - mechanics.JUMP_LANDING_CATCH_M
-    allowed[:, near_landing] = np.maximum(allowed[:, near_landing], rise[:, None])
+    allowed = allowed_above_take_off(caps.jump_clearance_m, fractions, distance, rise)
     # A sample passes for sure if its cell's top does (rounding is monotonic); the others are
     # interpolated.
     lines = flights.lines(dr, dc, fractions)

@@ -10,19 +10,18 @@ import math
 import numpy as np
 import pytest
 
-from avalon.rules import mechanics
 from avalon.tasks.kit.capabilities import (
     BYPASS_CAPABILITIES,
-    JUMP_PATH_RISE_SPEED_M_PER_S,
     ROUTE_CAPABILITIES,
     terrain_jump_rise_m,
 )
 from avalon.tasks.kit.reachability import (
-    JUMP_SAMPLES_PER_CELL,
     TERRAIN_JUMP_SLACK_M,
     _flight_clear,
     _Flights,
     _ray_offsets,
+    allowed_above_take_off,
+    flight_fractions,
     make_ground,
     surface_heights,
 )
@@ -55,8 +54,7 @@ def _reference_flight_clear(ground, sources, dr, dc, rise, distance):
     """The flight test as it was written first: ``surface_heights`` and the triangles' slopes at
     every sample of every flight, all in full arrays."""
     caps, n = ground.capabilities, ground.n
-    samples = max(2, int(math.ceil(JUMP_SAMPLES_PER_CELL * math.hypot(dr, dc))))
-    fractions = np.arange(1, samples) / samples
+    fractions = flight_fractions(dr, dc)
     rows0, cols0 = np.divmod(sources, n)
     rows = rows0[:, None] + fractions[None, :] * dr
     cols = cols0[:, None] + fractions[None, :] * dc
@@ -70,15 +68,7 @@ def _reference_flight_clear(ground, sources, dr, dc, rise, distance):
         if caps.terrain_jump:
             ceiling = np.maximum(ceiling, terrain_jump_rise_m(steepest) + TERRAIN_JUMP_SLACK_M)
         return (rise <= ceiling) & (above.max(axis=1) <= ceiling)
-    along = fractions * distance
-    a, g = JUMP_PATH_RISE_SPEED_M_PER_S, mechanics.GRAVITY_M_PER_S2
-    flight = (a + np.sqrt(np.maximum(a * a - 2.0 * g * rise, 0.0))) / g
-    t = along[None, :] * (flight / distance)[:, None]
-    path = a * t - 0.5 * g * t * t
-    clearance = caps.jump_clearance_m
-    allowed = np.where((path >= 0.0) & (path < clearance), 0.0, path - clearance)
-    near_landing = along[None, :] > distance - mechanics.JUMP_LANDING_CATCH_M
-    allowed = np.where(near_landing, np.maximum(allowed, rise[:, None]), allowed)
+    allowed = allowed_above_take_off(caps.jump_clearance_m, fractions, distance, rise)
     return (above <= allowed).all(axis=1) & (rise <= caps.jump_rise_m)
 
 
@@ -102,8 +92,7 @@ def test_samples_are_surface_heights_bit_for_bit_and_within_their_bounds(seed):
     n = ground.n
     for dr, dc in OFFSETS[seed::3]:
         sources, _rise = _flights_from_everywhere(ground, dr, dc)
-        samples = max(2, int(math.ceil(JUMP_SAMPLES_PER_CELL * math.hypot(dr, dc))))
-        fractions = np.arange(1, samples) / samples
+        fractions = flight_fractions(dr, dc)
         rows0, cols0 = np.divmod(sources, n)
         lines = flights.lines(dr, dc, fractions)
         triangle, second, fr, fc = flights.samples(lines, rows0, cols0, slice(None))
