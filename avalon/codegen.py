@@ -4,7 +4,7 @@
 species, food and tool (``godot/entities/animals/<species>.tscn``,
 ``godot/entities/food/<kind>.tscn``, ``godot/entities/tools/<kind>.tscn``), the tables between
 the ``GENERATED`` markers of ``docs/animals.md`` (species), ``docs/items.md`` (foods, tools) and
-``docs/tasks.md`` (time limits; each task's knobs at d = 0, 0.5 and 1), and the native library's
+``docs/tasks/`` (time limits on its index; each task's knobs at d = 0, 0.5 and 1 on its page), and the native library's
 ``native/generated/animal_interface.h``;
 and, from the static world's shader, its two-sided variant
 ``godot/generated/static_world_two_sided.shader`` (Godot 3 shaders have no include, and the cull
@@ -35,7 +35,9 @@ FOOD_SCRIPT = "res://entities/food.gd"
 TOOL_SCRIPT = "res://entities/tools/tool.gd"
 ITEMS_DOC_RELATIVE_PATH = Path("docs") / "items.md"
 ANIMALS_DOC_RELATIVE_PATH = Path("docs") / "animals.md"
-TASKS_DOC_RELATIVE_PATH = Path("docs") / "tasks.md"
+#: The tasks' manual: an index page with every task's time limits, and one page per task with its knobs.
+TASKS_DOC_RELATIVE_DIR = Path("docs") / "tasks"
+TASKS_INDEX_RELATIVE_PATH = TASKS_DOC_RELATIVE_DIR / "README.md"
 STATIC_WORLD_SHADER_RELATIVE_PATH = Path("world") / "static_world.shader"
 TWO_SIDED_SHADER_RELATIVE_PATH = Path("generated") / "static_world_two_sided.shader"
 NATIVE_INTERFACE_RELATIVE_PATH = Path("native") / "generated" / "animal_interface.h"
@@ -318,7 +320,7 @@ def animal_table() -> list[str]:
 
 
 def task_table() -> list[str]:
-    """The Markdown table of every registered task's time limits (docs/tasks.md)."""
+    """The Markdown table of every registered task's time limits (docs/tasks/README.md)."""
     from avalon.tasks import TASKS
 
     header = "| task | training limit at d = 0 | at d = 0.5 | at d = 1 | evaluation limit (the world's own) | food seen from spawn |"
@@ -378,10 +380,16 @@ def items_doc(text: str) -> str:
     return doc_with_tables(text, "docs/items.md", {"foods": food_table(), "tools": tool_table()})
 
 
-def tasks_doc(text: str) -> str:
-    """``docs/tasks.md`` with its table of the tasks' time limits and each task's table of knobs
-    regenerated between their markers."""
-    return doc_with_tables(text, "docs/tasks.md", {"tasks": task_table(), **knob_tables()})
+def tasks_index_doc(text: str) -> str:
+    """``docs/tasks/README.md`` with its table of the tasks' time limits regenerated between its markers."""
+    return doc_with_tables(text, "docs/tasks/README.md", {"tasks": task_table()})
+
+
+def task_doc(name: str, text: str) -> str:
+    """``docs/tasks/<name>.md`` with the task's table of knobs regenerated between its markers."""
+    tables = knob_tables()
+    key = f"{name} knobs"
+    return doc_with_tables(text, f"docs/tasks/{name}.md", {key: tables[key]} if key in tables else {})
 
 
 def animals_doc(text: str) -> str:
@@ -415,7 +423,14 @@ def generated_files() -> dict[Path, str]:
         files[godot_project_dir() / TOOL_SCENES_RELATIVE_DIR / f"{tool.kind}.tscn"] = tool_scene(tool)
     files[repository_dir() / ITEMS_DOC_RELATIVE_PATH] = items_doc((repository_dir() / ITEMS_DOC_RELATIVE_PATH).read_text())
     files[repository_dir() / ANIMALS_DOC_RELATIVE_PATH] = animals_doc((repository_dir() / ANIMALS_DOC_RELATIVE_PATH).read_text())
-    files[repository_dir() / TASKS_DOC_RELATIVE_PATH] = tasks_doc((repository_dir() / TASKS_DOC_RELATIVE_PATH).read_text())
+    index = repository_dir() / TASKS_INDEX_RELATIVE_PATH
+    files[index] = tasks_index_doc(index.read_text())
+    from avalon.tasks import TASKS
+
+    for name in TASKS:
+        page = repository_dir() / TASKS_DOC_RELATIVE_DIR / f"{name}.md"
+        if page.is_file():
+            files[page] = task_doc(name, page.read_text())
     return files
 
 

@@ -104,15 +104,16 @@ def test_the_items_doc_tables_are_generated_between_their_markers_only():
     assert codegen.items_doc("intro\n" + doc + "outro\n") == "intro\n" + doc + "outro\n"
 
 
-def test_the_tasks_doc_lists_every_registered_tasks_time_limits():
-    doc = (codegen.repository_dir() / codegen.TASKS_DOC_RELATIVE_PATH).read_text()
+def test_the_tasks_index_lists_every_registered_tasks_time_limits():
+    doc = (codegen.repository_dir() / codegen.TASKS_INDEX_RELATIVE_PATH).read_text()
     for task in TASKS:
         assert f"\n| {task} | " in doc
     assert "| eat | 20 s | 30 s | 40 s | 5 min | yes |" in doc
 
 
-def test_the_tasks_doc_holds_each_tasks_knobs_at_three_difficulties():
-    doc = (codegen.repository_dir() / codegen.TASKS_DOC_RELATIVE_PATH).read_text()
+def test_each_tasks_page_holds_its_knobs_at_three_difficulties():
+    pages = codegen.repository_dir() / codegen.TASKS_DOC_RELATIVE_DIR
+    doc = "\n".join((pages / f"{name}.md").read_text() for name in TASKS if TASKS[name].in_evaluation_sets)
     tables = codegen.knob_tables()
     assert {"eat knobs", "move knobs"} <= set(tables)
     for name, table in tables.items():
@@ -122,9 +123,11 @@ def test_the_tasks_doc_holds_each_tasks_knobs_at_three_difficulties():
         assert "\n".join(table) in doc
     assert "| `ground_distance_m` | 1.8–2.4 m | 1.8–3.45 m | 1.8–4.5 m | Food on the ground:" in doc
     assert "| `causeway_width_m` | — | 4.13 m | 1.25 m |" in doc  # over the chasm's progress, from 0.35 on
-    edited = doc.replace(codegen.DOC_TABLE_BEGIN % "move knobs", "")
+    move = (pages / "move.md").read_text()
+    assert codegen.task_doc("move", move) == move
+    edited = move.replace(codegen.DOC_TABLE_BEGIN % "move knobs", "")
     with pytest.raises(ValueError, match="from the move knobs table"):
-        codegen.tasks_doc(edited)
+        codegen.task_doc("move", edited)
 
 
 def test_the_animals_doc_table_has_a_row_per_species_from_the_table():

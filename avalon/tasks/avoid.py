@@ -4,7 +4,7 @@ Paper, Appendix F.1: "the agent must avoid predators that are near the food in o
 eat it. Unlike in fight, the agent is not provided with sticks or stones for fighting the predator.
 As difficulty increases, the number of predators increase, and more aggressive types of predators
 become more likely to spawn." Difficulty sets every factor through :data:`KNOBS`
-(:class:`AvoidKnobs`; ``docs/tasks.md`` quotes it):
+(:class:`AvoidKnobs`; ``docs/tasks/avoid.md`` quotes it):
 
 - the species: each predator is drawn uniformly from the first species of Table 3 (easiest
   first: bee, snake, hawk, hippo, alligator, eagle, wolf, jaguar, bear), one more species every
@@ -62,7 +62,7 @@ FOOD_KIND = "apple"
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class AvoidKnobs:
-    """Every factor of an avoid world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it)."""
+    """Every factor of an avoid world that the difficulty d in [0, 1] sets (docs/tasks/avoid.md quotes it)."""
 
     #: The predators: species from the first ``1 + floor(8 d)`` of Table 3 (only bees at d = 0, all
     #: nine at d = 1); ``1 + floor(3 d)`` of them (1 to 4); the food 10-14 m from the spawn within

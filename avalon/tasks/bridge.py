@@ -5,7 +5,7 @@ bridge to walk over the chasm. At low difficulties, the log is sometimes already
 position. As difficulty increases, the log starts out farther away, and the width of the chasm
 section that is narrow enough to be bridged shrinks, so the agent must find the right place to
 bridge the chasm." Difficulty sets every factor through :data:`KNOBS` (:class:`BridgeKnobs`;
-``docs/tasks.md`` quotes it):
+``docs/tasks/bridge.md`` quotes it):
 
 - the chasm (a ``chasm`` :class:`~avalon.datagen.obstacles.ObstacleRing` round a plateau) is wider
   than the log everywhere but along one stretch, the *bridgeable stretch*, where it narrows to a
@@ -25,7 +25,7 @@ The chasm's outer half is climbable and its inner half is not (as in ``jump``): 
 falls in climbs back out to where it came from, never up to the food. The ground round the chasm is
 levelled (:func:`levelled`) so the log lies flat wherever it is put.
 
-Every world is certified at generation (:func:`check_bridge`; docs/tasks.md "Solvability
+Every world is certified at generation (:func:`check_bridge`; docs/tasks/bridge.md "Solvability
 certificates" and the bridge section): the terrain alone gives no route to the food (the bypass
 search with every skill but the jump, any fall short of a lethal one, and :func:`jump_across`: no
 jump at the bypass limits crosses the chasm); with the log burned into the height map across the
@@ -95,7 +95,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class BridgeKnobs:
-    """Every factor of a bridge world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a bridge world that the difficulty d in [0, 1] sets (docs/tasks/bridge.md quotes it).
     Bands are drawn from uniformly."""
 
     #: Radial width of the chasm outside the bridgeable stretch, metres (10.5 m to 11.5 m: on the

@@ -75,7 +75,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class CarryKnobs:
-    """Every factor of a carry world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a carry world that the difficulty d in [0, 1] sets (docs/tasks/carry.md quotes it).
     Bands are drawn from uniformly."""
 
     #: The base task's world is built at this difficulty (0: its easiest, where its items stand in

@@ -5,7 +5,7 @@ difficulty increases, the cliff gets taller so the agent must climb further, and
 path gets narrower so the agent has less area to grab onto. The climbable path also contains
 multiple, angled segments at higher difficulties, requiring more than just climbing in a single
 straight line." Difficulty sets every factor through :data:`KNOBS` (:class:`ClimbKnobs`, the table
-below; ``docs/tasks.md`` quotes it):
+below; ``docs/tasks/climb.md`` quotes it):
 
 - the cliff's height: 4.5 m at d = 0 (more than a jump slides up its face), 15 m at d = 1;
 - the climbable path's width along the wall: 4 m at d = 0, 1.5 m at d = 1; the rest of every wall
@@ -58,7 +58,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class ClimbKnobs:
-    """Every factor of a climb world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a climb world that the difficulty d in [0, 1] sets (docs/tasks/climb.md quotes it).
 
     Bands are drawn from uniformly; ``segment_offset_m`` applies from the second segment on.
     """
@@ -92,7 +92,7 @@ class ClimbKnobs:
 KNOBS = ClimbKnobs()
 #: Height-map grid points per metre: on a 0.5 m cell a tier of 4.5 m or more is a face steeper than
 #: 83 degrees (a 0.25 m cell would allow lower tiers, but its four times as many triangles drew
-#: about half the steps per second: docs/tasks.md).
+#: about half the steps per second: docs/tasks/climb.md).
 POINTS_PER_M = 2.0
 #: Mean radius of the plateau inside the innermost tier's wall, metres.
 PLATEAU_RADIUS_M = 3.5
@@ -128,7 +128,7 @@ def segment_count(difficulty: float) -> int:
 
 
 #: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
-#: there); docs/tasks.md's generated table of the knobs evaluates them so.
+#: there); docs/tasks/climb.md's generated table of the knobs evaluates them so.
 KNOB_PROGRESS = {"segment_offset_m": lambda d: d if segment_count(d) > 1 else None}
 
 

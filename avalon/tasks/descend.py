@@ -5,7 +5,7 @@ down, or falling while grabbing the cliff wall periodically. On easier difficult
 a platform partway down that can be used to safely descend [...] As difficulty increases, the
 cliff gets taller so the agent will take more damage (and, at the highest difficulties, die). The
 path that can be grabbed also gets narrower". Difficulty sets every factor through :data:`KNOBS`
-(:class:`DescendKnobs`; ``docs/tasks.md`` quotes it):
+(:class:`DescendKnobs`; ``docs/tasks/descend.md`` quotes it):
 
 - the spawn stands on a plateau (a ``cliff`` :class:`~avalon.datagen.obstacles.ObstacleRing`
   around it, walls of ``WALL_SLOPE_DEG``, unclimbable but for one strip);
@@ -72,7 +72,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class DescendKnobs:
-    """Every factor of a descend world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a descend world that the difficulty d in [0, 1] sets (docs/tasks/descend.md quotes it).
 
     Bands are drawn from uniformly. Below ``platform_end_difficulty`` the ``low_`` and ``platform_``
     ramps run over ``p = d / platform_end_difficulty``; from there on the ``tall_`` ramps run over
@@ -145,7 +145,7 @@ def _tall_progress(difficulty: float) -> float:
 
 
 #: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
-#: there); docs/tasks.md's generated table of the knobs evaluates them so.
+#: there); docs/tasks/descend.md's generated table of the knobs evaluates them so.
 KNOB_PROGRESS = {
     **{name: lambda d: _platform_progress(d) if has_platform(d) else None
        for name in ("low_cliff_height_m", "platform_width_m", "platform_offset_deg", "low_food_distance_m")},

@@ -2,7 +2,7 @@
 
 Paper, Appendix F.1: "the agent starts in front of the fruit ... As difficulty increases, worlds
 contain different types of fruit that must be opened in more complex ways". Difficulty sets every
-factor through :data:`KNOBS` (:class:`EatKnobs`, the table after the food ladder; ``docs/tasks.md``
+factor through :data:`KNOBS` (:class:`EatKnobs`, the table after the food ladder; ``docs/tasks/eat.md``
 quotes it):
 
 - the kinds of food: uniformly one of the first kinds of :data:`FOOD_LADDER`, one more every tenth
@@ -111,7 +111,7 @@ ALWAYS_HANGING_KINDS = frozenset(kind for kind, food in FOODS.items() if food.di
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class EatKnobs:
-    """Every factor of an eat world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of an eat world that the difficulty d in [0, 1] sets (docs/tasks/eat.md quotes it).
     Bands are drawn from uniformly; the module's docstring says why the altar's numbers are these."""
 
     #: Kinds in use: the first ``min(len(FOOD_LADDER), 1 + floor(kinds_per_unit * d))`` of the ladder.

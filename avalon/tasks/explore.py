@@ -4,7 +4,7 @@ Paper, Appendix F.1: "In explore, fruit cannot be seen from where the agent spaw
 agent must explore the terrain in order to find the fruit... In the outdoor variant, as difficulty
 increases, the world gets larger and the terrain rockier, making it more difficult to spot and
 reach the fruit." Difficulty sets every factor through :data:`KNOBS` (:class:`ExploreKnobs`, the
-table below; ``docs/tasks.md`` quotes it):
+table below; ``docs/tasks/explore.md`` quotes it):
 
 - the world: a Small island (64 m) at d = 0 growing to a Large one (256 m) at d = 1, in steps of
   32 m, with more mountains, more rugged mountains and bumpier ground (rockier);
@@ -77,7 +77,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class ExploreKnobs:
-    """Every factor of an explore world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of an explore world that the difficulty d in [0, 1] sets (docs/tasks/explore.md quotes it).
 
     Bands are drawn from uniformly.
     """

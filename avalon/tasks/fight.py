@@ -5,7 +5,7 @@ the food in order to reach and eat the food. While it is not strictly necessary 
 predators in order to reach the food in some levels, as difficulty increases, the predator types
 that spawn are more aggressive and more difficult to hit, and there are more of them, effectively
 forcing the agent to fight." Difficulty sets every factor through :data:`KNOBS`
-(:class:`FightKnobs`; ``docs/tasks.md`` quotes it):
+(:class:`FightKnobs`; ``docs/tasks/fight.md`` quotes it):
 
 - the species: drawn uniformly from the first of the predators a tool can knock out
   (:data:`~avalon.tasks.kit.predators.DESTRUCTIBLE_PREDATORS`, easiest first: bee, snake, hawk,
@@ -72,7 +72,7 @@ TOOL_TRIES = 8
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class FightKnobs:
-    """Every factor of a fight world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it)."""
+    """Every factor of a fight world that the difficulty d in [0, 1] sets (docs/tasks/fight.md quotes it)."""
 
     #: The predators: species from the first ``1 + floor(6 d)`` that a tool can knock out (only bees
     #: at d = 0, all seven at d = 1); ``1 + floor(2 d)`` of them (1 to 3); the food 8-11 m from the

@@ -3,7 +3,7 @@
 Paper, Appendix F.1 (hunt): the agent must find prey and kill it with a thrown rock or a stick.
 Issue 21: the world larger, the prey harder and the tools fewer with difficulty (down to one rock
 or one stick). Difficulty sets every factor through :data:`KNOBS` (:class:`HuntKnobs`;
-``docs/tasks.md`` quotes it):
+``docs/tasks/hunt.md`` quotes it):
 
 - the prey's species: uniformly one of the first kinds of the prey ladder (``kit.prey.PREY_LADDER``:
   the ground prey of Table 4 in its order, then the air prey), one more every eighth of the
@@ -54,7 +54,7 @@ TOOL_SPACING_M = 1.2
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class HuntKnobs:
-    """Every factor of a hunt world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a hunt world that the difficulty d in [0, 1] sets (docs/tasks/hunt.md quotes it).
     Bands are drawn from uniformly."""
 
     #: Species in use: the first ``min(8, 1 + floor(kinds_per_unit * d))`` of ``PREY_LADDER``.

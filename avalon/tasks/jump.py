@@ -4,7 +4,7 @@ Paper, Appendix F.1: "the agent must jump over a chasm to reach the fruit. As di
 increases, the chasm gets wider, and the area that can be jumped across gets narrower, such that
 the agent must figure out where it can successfully land a jump. If agents fall into the chasm
 while jumping, they can climb back out to the original side and retry the jump." Difficulty sets
-every factor through :data:`KNOBS` (:class:`JumpKnobs`, the table below; ``docs/tasks.md`` quotes
+every factor through :data:`KNOBS` (:class:`JumpKnobs`, the table below; ``docs/tasks/jump.md`` quotes
 it):
 
 - the chasm (a ``chasm`` :class:`~avalon.datagen.obstacles.ObstacleRing` round the plateau) is
@@ -76,7 +76,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class JumpKnobs:
-    """Every factor of a jump world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a jump world that the difficulty d in [0, 1] sets (docs/tasks/jump.md quotes it).
     Bands are drawn from uniformly."""
 
     #: Radial width of the chasm outside the jumpable stretch, metres (9 m to 11 m; a running jump

@@ -3,7 +3,7 @@
 Paper, Appendix F.1: "As difficulty increases, the agent spawns farther away from the fruit, and
 the paths leading to the fruit become narrower. At the highest difficulties, the agent must
 traverse thin, multi-segment paths across chasms". Difficulty sets every factor through
-:data:`KNOBS` (:class:`MoveKnobs`, the table below; ``docs/tasks.md`` quotes it):
+:data:`KNOBS` (:class:`MoveKnobs`, the table below; ``docs/tasks/move.md`` quotes it):
 
 - the distance from the spawn to the food: a few metres at d = 0, tens of metres at d = 1;
 - the path: below ``chasm_start_difficulty`` an open walk on a Small island, with a corridor free
@@ -74,7 +74,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class MoveKnobs:
-    """Every factor of a move world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a move world that the difficulty d in [0, 1] sets (docs/tasks/move.md quotes it).
 
     Bands are drawn from uniformly. Below ``chasm_start_difficulty`` the corridor's ramp runs over
     ``d / chasm_start_difficulty``; from there on the chasm's ramps run over the chasm progress
@@ -137,7 +137,7 @@ def has_chasm(difficulty: float) -> bool:
 
 
 #: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
-#: there); docs/tasks.md's generated table of the knobs evaluates them so.
+#: there); docs/tasks/move.md's generated table of the knobs evaluates them so.
 KNOB_PROGRESS = {
     "corridor_width_m": lambda d: None if has_chasm(d) else d / CHASM_START_DIFFICULTY,
     **{name: lambda d: _chasm_progress(d) if has_chasm(d) else None

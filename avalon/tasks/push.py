@@ -3,7 +3,7 @@
 Paper, Appendix F.1: "the agent must push a heavy boulder into a position where it can be used as
 a stepping stone for jumping onto the cliff ledge where the fruit is. As difficulty increases, the
 boulder gets heavier and more difficult to control, and must be pushed farther." Difficulty sets
-every factor through :data:`KNOBS` (:class:`PushKnobs`, the table below; ``docs/tasks.md`` quotes
+every factor through :data:`KNOBS` (:class:`PushKnobs`, the table below; ``docs/tasks/push.md`` quotes
 it):
 
 - the boulder's mass: 200 kg at d = 0 (the tool's own), 400 kg at d = 1, always more than a hand
@@ -72,7 +72,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class PushKnobs:
-    """Every factor of a push world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a push world that the difficulty d in [0, 1] sets (docs/tasks/push.md quotes it).
     Bands are drawn from uniformly."""
 
     #: Mass of the boulder, kg (200 kg at d = 0, the boulder tool's own; 400 kg at 1).

@@ -3,7 +3,7 @@
 Paper, Appendix F.1: "the agent must combine walking, jumping and climbing to move over terrain to
 reach the fruit. As difficulty increases, the terrain becomes more mountainous, requiring more
 climbing and less jumping." Difficulty sets every factor through :data:`KNOBS`
-(:class:`ScrambleKnobs`, the table below; ``docs/tasks.md`` quotes it):
+(:class:`ScrambleKnobs`, the table below; ``docs/tasks/scramble.md`` quotes it):
 
 - the food lies under a fruit tree on a small plateau, ringed by one to three obstacle rings
   (``avalon/datagen/obstacles.py``) with terraces of rough ground between them; the spawn stands
@@ -56,7 +56,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class ScrambleKnobs:
-    """Every factor of a scramble world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a scramble world that the difficulty d in [0, 1] sets (docs/tasks/scramble.md quotes it).
 
     Bands are drawn from uniformly, per ring where the knob is a ring's.
     """

@@ -5,7 +5,7 @@ cliff ledge where the fruit is. At low difficulties, the agent only needs to use
 the top. As difficulty increases, the cliff ledge gets taller, so more layers of stones need to be
 stacked to reach the top. At the highest difficulty, the agent must stack a pyramid with four
 layers of stones." Difficulty sets every factor through :data:`KNOBS` (:class:`StackKnobs`, the
-table below; ``docs/tasks.md`` quotes it):
+table below; ``docs/tasks/stack.md`` quotes it):
 
 - the cliff: a square plateau standing on a level yard, its walls rising between two neighbouring
   points of the 0.25 m grid (faces steeper than 85 degrees) and unclimbable; it is
@@ -19,7 +19,7 @@ table below; ``docs/tasks.md`` quotes it):
 
 One stone cannot be the whole step, as the paper's easiest worlds have it: a wall low enough for
 one jump from a stone would be jumped (or slid) up from the ground (see :data:`LEDGE_RISE_M` and
-``docs/tasks.md``).
+``docs/tasks/stack.md``).
 
 Every world is certified at generation (:func:`certificate`): with any skill and a body a margin
 better than ours the terrain alone does not lead to the food (``routes.bypass_reaches``); with the
@@ -64,7 +64,7 @@ from avalon.tasks.kit.spec import TaskSpec
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class StackKnobs:
-    """Every factor of a stack world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a stack world that the difficulty d in [0, 1] sets (docs/tasks/stack.md quotes it).
     Bands are drawn from uniformly."""
 
     #: The staircase the way up needs has two layers of stones, and one more from each of these

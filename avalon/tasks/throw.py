@@ -3,7 +3,7 @@
 Paper, Appendix F.1 (throw): the agent must throw a rock at prey to kill it and eat it; no fruit.
 Issue 21: the prey farther away and the world larger with difficulty, so prey can run; prey
 types harder to hit with difficulty (ground hoppers first, flyers last). Difficulty sets every
-factor through :data:`KNOBS` (:class:`ThrowKnobs`; ``docs/tasks.md`` quotes it):
+factor through :data:`KNOBS` (:class:`ThrowKnobs`; ``docs/tasks/throw.md`` quotes it):
 
 - the prey's species: uniformly one of the first kinds of :data:`PREY_LADDER` (the ground prey of
   Table 4 in its order, then the air prey), one more every eighth of the difficulty; a forced world
@@ -54,7 +54,7 @@ ROCK_SPACING_M = 1.2
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class ThrowKnobs:
-    """Every factor of a throw world that the difficulty d in [0, 1] sets (docs/tasks.md quotes it).
+    """Every factor of a throw world that the difficulty d in [0, 1] sets (docs/tasks/throw.md quotes it).
     Bands are drawn from uniformly."""
 
     #: Species in use: the first ``min(8, 1 + floor(kinds_per_unit * d))`` of ``PREY_LADDER``.

@@ -17,7 +17,7 @@ from avalon.tasks import generate_world
 GOLDEN_FOLDER_HASHES = {
     # trivial changed when the flat ground joined group "ground" (food rules, docs/items.md).
     "trivial/0.0/0": "sha256:a234f66f3669d62cee39a15d5cc5271692079eb9e37320d55aa82f122f5fcc51",
-    # eat/0.0/0 changed when food at low difficulty went on an altar (docs/tasks.md).
+    # eat/0.0/0 changed when food at low difficulty went on an altar (docs/tasks/).
     # The island worlds changed when the terrain data gained max_slope (format 4; nothing else in
     # them changed: terrain_data.py adds that field and the version, world.json its content hash).
     "eat/0.0/0": "sha256:351cb6ffbb7a6a5e546709f9757d2a26441b82b4e89fe878cce0f70251c1f3a0",

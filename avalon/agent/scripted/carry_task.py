@@ -5,7 +5,7 @@ A carry world is a base task's world whose items lie away from their place of us
 :class:`~avalon.agent.scripted.bridge.LogBridgeFollower` with the base layout (where the log goes
 across the trench, the chasm's centre) fetches the log from where carry put it along the ring
 (:class:`~avalon.agent.scripted.bridge.LayLogAcross`), lays it across and crosses. Stack's stones
-(35 kg, 1.33 m) are grasped but not carried by the scripted agent yet (docs/tasks.md, stack), so a
+(35 kg, 1.33 m) are grasped but not carried by the scripted agent yet (docs/tasks/, stack), so a
 stack world gets the plain :class:`~avalon.agent.scripted.follower.RouteFollower` of its route,
 which cannot climb the staircase the stones would make. A throw world gets the
 :class:`~avalon.agent.scripted.throw.ThrowFollower`, which reads the rocks where carry put them

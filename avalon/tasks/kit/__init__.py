@@ -1,4 +1,4 @@
-"""The kit every task leans on, one responsibility per module (see ``docs/tasks.md``):
+"""The kit every task leans on, one responsibility per module (see ``docs/tasks/``):
 
 - :mod:`~avalon.tasks.kit.spec`: :class:`TaskSpec`, what a task module declares for the registry;
 - :mod:`~avalon.tasks.kit.curves`: :class:`Ramp` and :class:`Band`, the entries of each task's

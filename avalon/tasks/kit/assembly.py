@@ -1,7 +1,7 @@
 """World assembly: the outdoor task config, one random stream per stage, the island, and the
 ``World`` built on it with the guarantees every basic task makes.
 
-Every outdoor task follows the same pipeline (see ``docs/tasks.md``):
+Every outdoor task follows the same pipeline (see ``docs/tasks/``):
 
 1. :func:`split_streams` splits the task's generator into independent named streams (terrain,
    sites, rings, biomes, tree, scenery, lighting, food), so a change in one stage never shifts

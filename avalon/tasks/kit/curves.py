@@ -1,12 +1,12 @@
 """The entries of a task's table of difficulty curves: straight lines in the difficulty.
 
 Each task module starts with one frozen table (``KNOBS``) of every factor its difficulty d in
-[0, 1] sets, built from these, so ``docs/tasks.md`` can quote it and nothing else in the module
+[0, 1] sets, built from these, so ``docs/tasks/`` can quote it and nothing else in the module
 holds a number that moves with difficulty. A :class:`Ramp` is evaluated as
 ``start + rise * d`` in exactly that order of floating-point operations, so a table reproduces
 the worlds of the hand-written formulas it replaced bit for bit. :func:`knob_rows` evaluates a
 whole table at the difficulties the docs show (``python -m avalon.codegen`` writes each task's
-table into ``docs/tasks.md``).
+table into ``docs/tasks/``).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Band:
 
 # --- the table as the docs show it ---------------------------------------------------------------
 
-#: The difficulties a task's knob table is shown at (docs/tasks.md).
+#: The difficulties a task's knob table is shown at (docs/tasks/).
 TABLE_DIFFICULTIES = (0.0, 0.5, 1.0)
 #: Units read from the end of a knob's name (the house rule puts the unit there).
 _UNITS = (("_m_per_s", " m/s"), ("_m", " m"), ("_deg", "°"), ("_rad", " rad"), ("_s", " s"), ("_frames", " frames"))

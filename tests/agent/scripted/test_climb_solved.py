@@ -3,7 +3,7 @@ certificate's route (``task_route("climb", d, seed)``) it walks to the path's fo
 cliff hand over hand and eats the apple on the plateau, in evaluation mode within each world's own
 time limit, at d = 0 (a 4.5 m wall or more) and d = 0.5 (a 9.75 m one), three seeds each. On the
 zigzag worlds of d = 1 (three 5 m tiers, the way turning along each ledge) it is not reliable yet
-(docs/tasks.md); there the mechanics are shown on three seeds: following the route, a hand
+(docs/tasks/climb.md); there the mechanics are shown on three seeds: following the route, a hand
 takes hold of the path, the body climbs the first tier onto the ledge above and walks along it to
 the next segment."""
 

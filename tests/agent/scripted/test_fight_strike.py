@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.godot, pytest.mark.slow]
 DIFFICULTY = 0.2
 GUARD = "alligator"
 #: Seeds 0-9 at d = 0.2: the guard was knocked out in 6 (1, 2, 4, 6, 7, 8) and the apple eaten
-#: in 5 of them (docs/tasks.md, fight, "In the simulator"); these three take 115-175 steps each.
+#: in 5 of them (docs/tasks/fight.md, fight, "In the simulator"); these three take 115-175 steps each.
 SEEDS = (1, 2, 6)
 
 

@@ -109,7 +109,7 @@ def test_the_scripted_agent_jumps_onto_the_boulder_at_the_ledges_foot_and_eats_t
 def test_the_scripted_agent_pushes_the_boulder_to_the_ledge_and_eats_the_food_in_most_worlds(env, tmp_path):
     # At d = 0.5 the push (2-4 m) leaves the boulder off its line in some worlds (the agent does not
     # see it: it counts it to have moved as far as the body did), and the jump onto it misses
-    # (docs/tasks.md: 15 of 20 worlds). Every push ends at the ledge; most worlds are solved.
+    # (docs/tasks/push.md: 15 of 20 worlds). Every push ends at the ledge; most worlds are solved.
     solved = []
     for seed in (0, 1, 2, 3):
         world, episode = _solve(env, tmp_path, 0.5, seed)

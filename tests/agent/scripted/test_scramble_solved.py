@@ -4,7 +4,7 @@
 - d = 0 (one chasm, jumped where it narrows): it jumps, eats the apple and gets ``success``.
 - d = 0.5 (a chasm and a cliff climbed on its strip of bare rock, in a drawn order): it jumps,
   climbs, eats and gets ``success``.
-- d = 1 (three cliffs): the climbs are not reliable yet (docs/tasks.md, scramble), so there this
+- d = 1 (three cliffs): the climbs are not reliable yet (docs/tasks/scramble.md, scramble), so there this
   proves the mechanics on scramble's geometry: what comes before the first climb succeeds, a hand
   grasps the strip and the body rises up the face.
 """

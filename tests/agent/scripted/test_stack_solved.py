@@ -126,7 +126,7 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
         # depth's steps (about 12 cm at 3.5 m): never sunk into the terrain nor tipped over...
         assert np.abs(seen[:, 1] - placed[1]).max() < 0.15, where
         # ...and where it was placed, give or take the slow creep of a large box on the terrain's
-        # height field at 10 physics steps per second (docs/tasks.md: up to about 0.2 m in 4 s).
+        # height field at 10 physics steps per second (docs/tasks/stack.md: up to about 0.2 m in 4 s).
         assert np.hypot(*(seen[:, ::2] - placed[::2]).T).max() < 0.35, where
 
 
@@ -137,7 +137,7 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
 def test_a_stone_is_grasped_carried_to_the_staircase_and_set_down(env, tmp_path, seed):
     # A standard stone (0.4 x 0.3 x 0.4 m, 10 kg) where the world's last loose stone lies, carried
     # to 1.5 m beyond the staircase's foot with avalon/agent/scripted/carry.py. The task's own
-    # stones (1.33 m, 35 kg) are grasped but not lifted to the carrying pose (docs/tasks.md).
+    # stones (1.33 m, 35 kg) are grasped but not lifted to the carrying pose (docs/tasks/stack.md).
     world = build_world("stack", 0.3, seed)
     staircase = stack.staircase_of(world)
     loose = [e for e in world.entities if e.kind == "stone"][-1]
