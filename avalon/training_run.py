@@ -55,6 +55,9 @@ class TrainingRun:
     progress: bool = True
     #: The learner's torch device: "cpu", or "cuda" where a GPU exists (simulators' actors act on the CPU).
     device: str = "cpu"
+    #: The preset and the options given over it (``avalon.agent.presets.RunSettings.to_json``):
+    #: written to ``out_dir/settings.json`` with the algorithm's whole config; None: not written.
+    settings: dict[str, Any] | None = None
 
 
 def local_training_envs(env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: Any) -> Any:
@@ -88,6 +91,7 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     finished episodes are kept.
     """
     from avalon.agent import TrainingInterrupted
+    from avalon.agent.common.checkpoint import latest_checkpoint
     from avalon.agent.common.device import resolve_device
     from avalon.agent.registry import get_algorithm
 
@@ -99,6 +103,9 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     resolve_device(run.device)  # a bad device fails before any simulator starts
     curriculum = Curriculum(train_tasks, run.curriculum)
     out_dir = Path(run.out_dir)
+    if run.settings is not None and (run.resume or latest_checkpoint(out_dir) is None):  # else the loop refuses the folder
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _write_summary({**run.settings, "config": config.to_dict()}, out_dir / "settings.json")
     envs = algorithm.envs_function()(run.env_config, curriculum, run.num_envs, seed=run.seed, config=config)
     interrupted = None
     try:
