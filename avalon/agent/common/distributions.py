@@ -129,6 +129,15 @@ class ActionLayout:
             raise ValueError(f"expected {self.parameter_size} policy parameters, got {parameters.shape[-1]}")
         return DictActionDistribution(self, parameters, initial_std, min_std, max_std)
 
+    def neutral_means(self) -> np.ndarray:
+        """``(normal_size,)`` float32: each Box value's normalised ``z`` of the env value nearest 0
+        (no motion, no jump): 0 for a ``Box(-1, 1)``, -1 for the mouse-and-keyboard ``jump``'s
+        ``Box(0, 1)``. The policy heads start their means here, so that an untrained policy does
+        nothing on average. Centred on the Box instead, the jump's mean sits on its 0.5 threshold and
+        an untrained agent jumps in half its steps, which spoils most grasps (docs/agent.md)."""
+        neutral = np.clip(0.0, self._low, self._high)
+        return ((neutral - self._centre) / self._half_width).astype(np.float32)
+
     def to_env(self, flat_actions: np.ndarray) -> dict[str, np.ndarray]:
         """Batched env actions (clipped Box values, Discrete values) from ``(batch, action_size)`` flat actions."""
         flat_actions = np.asarray(flat_actions, np.float32)

@@ -43,9 +43,10 @@ class Actor(nn.Module):
         super().__init__()
         self.action_layout, self.initial_std, self.min_std, self.max_std = action_layout, config.initial_std, config.min_std, config.max_std
         self.network = mlp(feature_size, config.mlp_units, config.mlp_layers, action_layout.parameter_size)
-        with torch.no_grad():  # small outputs at first: means near 0, stds near initial_std, uniform categoricals
+        with torch.no_grad():  # small outputs at first: means near the neutral action, stds near initial_std, uniform categoricals
             self.network[-1].weight.mul_(0.01)
             self.network[-1].bias.zero_()
+            self.network[-1].bias[: action_layout.normal_size] = torch.from_numpy(action_layout.neutral_means())
 
     def forward(self, features: Tensor) -> DictActionDistribution:
         parameters = self.network(features)
