@@ -140,6 +140,14 @@ def find_preset(algorithm_name: str, presets: tuple[Preset, ...], name: str) -> 
     raise ValueError(f"unknown preset {name!r} for {algorithm_name}; the presets are: {listed}")
 
 
+def default_preset_name(presets: tuple[Preset, ...], device: str) -> str | None:
+    """The preset a run on ``device`` starts from without ``--preset``: ``gpu`` on a CUDA device,
+    else ``cpu`` (a row without them: its first preset; None without presets)."""
+    names = [preset.name for preset in presets]
+    wanted = GPU if device.startswith("cuda") else CPU
+    return wanted if wanted in names else (names[0] if names else None)
+
+
 def run_device(device: str) -> str:
     """``device`` with ``"auto"`` resolved (CUDA where torch sees a GPU, else the CPU); other values
     are checked by :func:`avalon.agent.common.device.resolve_device`."""
@@ -161,10 +169,8 @@ def choose_settings(
     device = run_device(device)
     presets = tuple(algorithm.presets)
     preset_given = preset_name is not None
-    if preset_name is None and presets:
-        preset_name = GPU if device.startswith("cuda") and any(p.name == GPU for p in presets) else CPU
-        if not any(p.name == preset_name for p in presets):
-            preset_name = presets[0].name
+    if preset_name is None:
+        preset_name = default_preset_name(presets, device)
     preset = find_preset(algorithm.name, presets, preset_name) if preset_name is not None else None
     given = {key: value for key, value in given_run.items() if value is not None}
     unknown = sorted(set(given) - set(RUN_SETTINGS))
