@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from avalon.agent.presets import RUN_SETTINGS, choose_settings, preset_help
+from avalon.agent.common.presets import RUN_SETTINGS, choose_settings, preset_help
 from avalon.agent.registry import ALGORITHMS, Algorithm, get_algorithm
 from avalon.env.config import EnvConfig
 from avalon.errors import AvalonError
