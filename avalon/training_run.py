@@ -55,7 +55,7 @@ class TrainingRun:
     progress: bool = True
     #: The learner's torch device: "cpu", or "cuda" where a GPU exists (simulators' actors act on the CPU).
     device: str = "cpu"
-    #: The preset and the options given over it (``avalon.agent.presets.RunSettings.to_json``):
+    #: The preset and the options given over it (``avalon.agent.common.presets.RunSettings.to_json``):
     #: written to ``out_dir/settings.json`` with the algorithm's whole config; None: not written.
     settings: dict[str, Any] | None = None
 
