@@ -35,10 +35,10 @@ from typing import Any
 import attr
 
 from avalon.agent import dreamer, impala, ppo
+from avalon.agent.common.presets import Preset, find_preset
 from avalon.agent.dreamer.presets import PRESETS as DREAMER_PRESETS
 from avalon.agent.impala.presets import PRESETS as IMPALA_PRESETS
 from avalon.agent.ppo.presets import PRESETS as PPO_PRESETS
-from avalon.agent.presets import Preset, find_preset
 from avalon.validation import is_number_in
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -115,7 +115,7 @@ class Algorithm:
     difficulty_step: float = attr.ib(default=3e-4, validator=lambda _i, a, v: _check_step(a, v))
     #: Builds the envs the train function steps, ``"module:attribute"`` or the function.
     make_envs: Any = attr.ib(default="avalon.training_run:local_training_envs", validator=_check_reference)
-    #: ``avalon train <name> --preset``'s choices (``avalon.agent.presets``): ours have ``cpu`` and
+    #: ``avalon train <name> --preset``'s choices (``avalon.agent.common.presets``): ours have ``cpu`` and
     #: ``gpu`` (Table 7); none: the run settings' and the config's defaults.
     presets: tuple[Preset, ...] = attr.ib(default=(), converter=tuple)
 
@@ -161,7 +161,11 @@ ALGORITHMS: dict[str, Algorithm] = {
             policy_loader="avalon.agent.ppo.policy:policy_from_checkpoint",
             options=(
                 ConfigOption("--unroll", "unroll_steps", int, "steps per env per update (Table 7: 200)"),
-                ConfigOption("--lr", "learning_rate", float, "Adam learning rate (Table 7: 2.5e-4)"),
+                ConfigOption("--lr", "learning_rate", float, "Adam learning rate (Table 7: 2.5e-4), at the first update"),
+                ConfigOption(
+                    "--lr-end", "learning_rate_end", float,
+                    "learning rate at the last step, falling linearly from --lr over the run (Table 7: none, constant)",
+                ),
                 ConfigOption("--clip-range", "clip_range", float, "PPO clip range (Table 7: 0.03)"),
                 ConfigOption("--entropy-cost", "entropy_cost", float, "entropy cost (Table 7: 1.5e-4)"),
                 ConfigOption("--epochs", "epochs", int, "passes over each batch (default 2)"),

@@ -5,7 +5,7 @@ import attr
 import pytest
 
 from avalon.agent import registry
-from avalon.agent.presets import (
+from avalon.agent.common.presets import (
     CPU,
     GPU,
     RUN_SETTINGS,

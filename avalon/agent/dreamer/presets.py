@@ -1,11 +1,11 @@
-"""DreamerV2's presets (``avalon train dreamer --preset cpu|gpu``; :mod:`avalon.agent.presets`).
+"""DreamerV2's presets (``avalon train dreamer --preset cpu|gpu``; :mod:`avalon.agent.common.presets`).
 
 ``gpu`` is the paper's Table 7 (Dreamer column) with DreamerV2's own network sizes, 96 px.
 ``cpu`` is what learned eat fastest here on 2 cores (docs/agent.md, "Presets"). Light on purpose
 (no torch): the registry reads them when ``avalon``'s parser is built.
 """
 
-from avalon.agent.presets import CPU, GPU, Preset
+from avalon.agent.common.presets import CPU, GPU, Preset
 
 TABLE_7 = Preset(
     name=GPU,

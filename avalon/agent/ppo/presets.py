@@ -1,4 +1,4 @@
-"""PPO's presets (``avalon train ppo --preset cpu|gpu``; :mod:`avalon.agent.presets`).
+"""PPO's presets (``avalon train ppo --preset cpu|gpu``; :mod:`avalon.agent.common.presets`).
 
 ``gpu`` is the paper's Table 7 (PPO column; epochs and minibatches from the original Avalon PPO,
 Table 7's batch of 16 as 16 simulators, its 96 px observations). ``cpu`` is what learned eat
@@ -6,7 +6,7 @@ fastest here on 2 cores (docs/agent.md, "Presets", says what each value changes 
 Light on purpose (no torch): the registry reads them when ``avalon``'s parser is built.
 """
 
-from avalon.agent.presets import CPU, GPU, Preset
+from avalon.agent.common.presets import CPU, GPU, Preset
 
 TABLE_7 = Preset(
     name=GPU,
