@@ -235,6 +235,10 @@ ALGORITHMS: dict[str, Algorithm] = {
                 ConfigOption("--actor-lr", "actor_learning_rate", float, "actor learning rate (Table 7: 1e-5)"),
                 ConfigOption("--critic-lr", "critic_learning_rate", float, "critic (value) learning rate (Table 7: 1e-4)"),
                 ConfigOption("--entropy-cost", "entropy_cost", float, "actor entropy cost (Table 7: 2e-3)"),
+                ConfigOption(
+                    "--continuous-entropy-cost", "continuous_entropy_cost", float,
+                    "entropy cost of the continuous actions (default: --entropy-cost; DreamerV2: 1e-4 for continuous, 1e-3 for discrete)",
+                ),
                 ConfigOption("--collect-steps", "collect_steps", int, "env steps per env between updates (default 5)"),
                 ConfigOption(
                     "--updates-per-collect", "updates_per_collect", int,

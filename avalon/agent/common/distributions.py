@@ -243,7 +243,13 @@ class DictActionDistribution:
         return total
 
     def entropy(self) -> Tensor:
-        total = (self._log_std + 0.5 + _LOG_SQRT_2PI).sum(dim=1)
+        normal, categorical = self.entropy_parts()
+        return normal + categorical
+
+    def entropy_parts(self) -> tuple[Tensor, Tensor]:
+        """``(batch,)`` entropies of the Normal parts and of the Categorical parts (their sum is :meth:`entropy`)."""
+        normal = (self._log_std + 0.5 + _LOG_SQRT_2PI).sum(dim=1)
+        categorical = torch.zeros_like(normal)
         for log_probs in self._log_probs:
-            total = total - (log_probs.exp() * log_probs).sum(dim=(1, 2))
-        return total
+            categorical = categorical - (log_probs.exp() * log_probs).sum(dim=(1, 2))
+        return normal, categorical

@@ -10,7 +10,8 @@ values them, and :func:`~avalon.agent.dreamer.objectives.lambda_returns` gives t
 Each state h < H weighs ``w_h = c_start * prod_{k=1..h} discount * c(s_k)`` (no gradient), so that
 steps after a likely episode end count less. The actor's loss is REINFORCE with the slow critic
 as baseline plus the entropy bonus (Table 7: REINFORCE actor gradients, entropy 2e-3),
-``-mean(w_h * (log pi(a_h | s_h) * (R_h - v_slow(s_h)) + entropy_cost * H[pi(. | s_h)]))``; the
+``-mean(w_h * (log pi(a_h | s_h) * (R_h - v_slow(s_h)) + entropy_cost * H[pi(. | s_h)]))`` (with a
+``continuous_entropy_cost``, that weighs the Normal parts' entropy and ``entropy_cost`` the choices'); the
 critic's is ``mean(w_h * (v(s_h) - R_h)^2 / 2)``. The slow critic is a copy of the critic taken
 every ``slow_critic_interval`` updates.
 """
@@ -108,8 +109,11 @@ def behavior_losses(
         advantages = returns - values[:-1]
     distribution = actor(features[:-1].flatten(0, 1))
     log_probs = distribution.log_prob(actions.flatten(0, 1)).unflatten(0, (horizon, count))
-    entropy = distribution.entropy().unflatten(0, (horizon, count))
-    actor_loss = -(weights * (log_probs * advantages + config.entropy_cost * entropy)).mean()
+    normal_entropy, categorical_entropy = (part.unflatten(0, (horizon, count)) for part in distribution.entropy_parts())
+    entropy = normal_entropy + categorical_entropy
+    continuous_cost = config.entropy_cost if config.continuous_entropy_cost is None else config.continuous_entropy_cost
+    bonus = continuous_cost * normal_entropy + config.entropy_cost * categorical_entropy
+    actor_loss = -(weights * (log_probs * advantages + bonus)).mean()
     critic_loss = (weights * 0.5 * (critic(features[:-1]) - returns).pow(2)).mean()
     stats = {
         "actor_loss": float(actor_loss.detach()),
