@@ -1,7 +1,10 @@
-"""Checks of arguments and config fields, written once for the whole package.
+"""Every error the package raises, and the checks of arguments and config fields that raise them.
+
+Runtime errors derive from :class:`AvalonError`, each saying what went wrong and what to do.
 
 A bad value is a ``ValueError`` that names it, its value and what was expected; nothing is
-clipped or coerced to hide it. Two wordings, each kept as users and tests know it:
+clipped or coerced to hide it. The checks are written once for the whole package, in two
+wordings, each kept as users and tests know it:
 
 - arguments and run-time configs (``EnvConfig``, ``SimulatorSettings``, ``PPOConfig``, function
   arguments): ``resolution=8 must be an int from 16 to 1024 (pixels)``. The ``check_*``
@@ -31,6 +34,25 @@ import numpy as np
 Validator = Callable[[Any, Any, Any], None]
 
 _NO_DEFAULT = object()
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+class AvalonError(RuntimeError):
+    """Base class of this package's runtime errors."""
+
+
+class SimulatorNotInstalledError(AvalonError):
+    """Godot, Xvfb or the simulator's native library is missing: run ``make setup``."""
+
+
+class SimulatorError(AvalonError):
+    """The Godot process crashed, hung, or broke the protocol. The next ``reset()`` starts a fresh one."""
+
+
+class WorldLoadError(AvalonError, ValueError):
+    """A world folder is missing or corrupt; the message names the path and the problem."""
 
 
 # ---------------------------------------------------------------------------------- predicates

@@ -20,9 +20,11 @@ last one stopped; ``ranking.json`` and ``ranking.md`` hold each run's rating (me
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -31,11 +33,12 @@ import attr
 import numpy as np
 import trueskill
 
-from avalon.data.episode_file import Recording
-from avalon.data.replay_folder import episode_files
+from avalon.app.play.session import window_display
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.spaces import ActionCodec
-from avalon.play.session import window_display
+from avalon.episodes.episode_file import Recording
+from avalon.episodes.replay_folder import episode_files
+from avalon.sim.settings import RENDERERS
 from avalon.sim.temp_folders import make_temp_folder
 
 #: Keys of the judging window: (keys, meaning).
@@ -259,3 +262,100 @@ class CompareSession:
             pygame.display.flip()
             frame = (frame + 1) % (steps + 10)  # a pause of a second at the end of each loop
             clock.tick(10)
+
+
+def _cmd_human_compare(args: argparse.Namespace) -> int:
+    from avalon.human.pose_import import check_player
+
+    runs = collect_runs(args.runs)
+    out = Path(args.out)
+    print(f"avalon human compare: {len(runs)} runs ({', '.join(run.name for run in runs)}); judgements go to {out / 'comparisons.jsonl'}")
+    rows = CompareSession(runs, out, judge=check_player(args.judge), pixels=args.pixels, max_comparisons=args.max).run()
+    print(ranking_table(rows))
+    print(f"ranking written to {out / 'ranking.json'} and {out / 'ranking.md'}")
+    return 0
+
+
+def _cmd_human_score(args: argparse.Namespace) -> int:
+    import json
+
+    from avalon.episodes.replay_folder import episode_files, replay_files
+    from avalon.human.scores import human_episodes, human_reference, load_scores, reference_report
+
+    random_scores = load_scores(args.random) if args.random else None
+    files = episode_files(args.folder)
+    started = time.monotonic()
+    print(f"avalon human score: replaying {len(files)} episode files under {args.folder} with {args.jobs} processes")
+    results = replay_files(files, args.jobs)
+    episodes, left_out = human_episodes(results)
+    reference = human_reference(episodes, random_scores, left_out)
+    out = Path(args.out or Path(args.folder) / "human_reference.json")
+    out.write_text(json.dumps(reference.to_json(), indent=2) + "\n")
+    print(reference_report(reference))
+    print(f"{len(episodes)} episodes scored in {time.monotonic() - started:.0f} s; "
+          f"the reference of {len(reference.worlds)} worlds written to {out}"
+          + ("" if random_scores else " (no --random baseline: no world was checked against random)"))
+    return 0 if not left_out else 1
+
+
+def _cmd_human_import(args: argparse.Namespace) -> int:
+    from avalon.human.pose_import import import_pose_track
+    from avalon.human.pose_tracks import PoseTrackError
+
+    try:
+        imported = import_pose_track(
+            args.track, args.player, args.root, world_dir=args.world, task=args.task, difficulty=args.difficulty,
+            seed=args.seed, renderer=args.renderer, resolution=args.resolution,
+        )
+    except PoseTrackError as error:
+        print(f"avalon human import: error: {error}", file=sys.stderr)
+        return 3
+    except (ValueError, PermissionError) as error:
+        print(f"avalon human import: error: {error}", file=sys.stderr)
+        return 2
+    outcome = "success" if imported.success else imported.ending
+    print(f"avalon human import: {imported.frames} steps, {outcome}, score {imported.score:.3f}")
+    print(f"  episode: {imported.episode}   (replay: avalon replay {imported.episode})")
+    print(f"  metadata: {imported.meta}")
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """``avalon human import | compare | score``."""
+    human = commands.add_parser("human", help="human episodes: import pose tracks, score them, judge policies side by side")
+    human_commands = human.add_subparsers(dest="human_command", required=True)
+    importer = human_commands.add_parser(
+        "import", help="play a pose track (JSON Lines, vr_data/README.md) on a world and record it as an episode",
+        epilog="exit codes: 0 recorded; 2 usage error or bad option; 3 the pose track is refused (line and reason printed)",
+    )
+    importer.add_argument("track", help="the pose track file")
+    importer.add_argument("--player", required=True, help="player id (letters, digits, - and _)")
+    where = importer.add_mutually_exclusive_group(required=True)
+    where.add_argument("--world", help="a world folder")
+    where.add_argument("--task", help="generate the world of this task (with --difficulty and --seed)")
+    importer.add_argument("--difficulty", type=float, default=0.0)
+    importer.add_argument("--seed", type=int, default=0)
+    importer.add_argument("--root", default="vr_data", help="where episodes go (default vr_data)")
+    importer.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    importer.add_argument("--resolution", type=int, default=96)
+    importer.set_defaults(handler=_cmd_human_import)
+    compare = human_commands.add_parser(
+        "compare", help="judge two policies' episodes on the same world side by side; rank the policies with TrueSkill",
+        description="Each run is a folder of episode files; episodes are paired by world. Keys: Left/1 left better, "
+        "Right/2 right better, Down/0/Space equally, S skip, Esc stop. Judgements are kept and resumed.",
+    )
+    compare.add_argument("runs", nargs="+", help="two or more folders of episode files, one per policy")
+    compare.add_argument("--judge", default="anonymous", help="who judges (letters, digits, - and _)")
+    compare.add_argument("--out", default="comparisons", help="folder of comparisons.jsonl and the ranking (default comparisons)")
+    compare.add_argument("--pixels", type=int, default=384, help="side of each video (default 384)")
+    compare.add_argument("--max", type=int, default=None, help="stop after this many judgements")
+    compare.set_defaults(handler=_cmd_human_compare)
+    scorer = human_commands.add_parser(
+        "score", help="replay every human episode under a folder, score it and write the per-world human reference",
+        epilog="exit codes: 0 every episode replayed identically and was scored; 1 some were left out (listed); 2 usage error",
+    )
+    scorer.add_argument("folder", help="a folder of human episodes (vr_data/)")
+    scorer.add_argument("--jobs", type=int, default=2, help="replays run in parallel (default 2)")
+    scorer.add_argument("--random", help="per-world random baseline scores (JSON); worlds where humans do no better are left out")
+    scorer.add_argument("--out", help="the reference file (default FOLDER/human_reference.json)")
+    scorer.set_defaults(handler=_cmd_human_score)

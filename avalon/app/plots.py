@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from avalon.validation import check_int
+from avalon.errors import check_int
 
 #: Points along the curve: the run's env steps are cut into this many equal bins.
 CURVE_BINS = 24

@@ -8,16 +8,19 @@ simulator draws these pictures only when asked, so the steps' speed is unchanged
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
-from avalon.data.recording import RecordEpisodes
 from avalon.datagen.export import export_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.episodes.recording import RecordEpisodes
+from avalon.sim.protocol import ACTION_SPACES
+from avalon.sim.settings import RENDERERS
 from avalon.tasks.trivial import trivial_world
 
 STRIP_FRAMES = 8
@@ -80,3 +83,33 @@ def run_random_episode(out_dir: Path, config: EnvConfig, seed: int = 0) -> dict:
         "recording": env.last_path,
         "world": world_dir,
     }
+
+
+def _add_env_options(parser: argparse.ArgumentParser, default_renderer: str = "GLES3") -> None:
+    parser.add_argument("--renderer", choices=RENDERERS, default=default_renderer)
+    parser.add_argument("--resolution", type=int, default=96, help="pixels per side (default 96)")
+    parser.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    out = Path(args.out or f"runs/random-{time.strftime('%Y%m%d-%H%M%S')}")
+    config = EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space,
+                       render_resolution=args.render_resolution)
+    print(f"avalon run: one episode of a random agent in the trivial world ({args.renderer}, {args.resolution}x{args.resolution})")
+    figures = run_random_episode(out, config, seed=args.seed)
+    print(f"  steps: {figures['steps']}   steps per second: {figures['steps_per_second']:.0f}   return: {figures['return']:.4f}")
+    size = figures["picture_size"]
+    print(f"  frames (RGB above depth, rendered at {size}x{size}): {figures['strip']}")
+    print(f"  recording: {figures['recording']}   (replay: avalon replay {figures['recording']})")
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """``avalon run``."""
+    run = commands.add_parser("run", help="run a random agent for one episode and save pictures of it")
+    _add_env_options(run)
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--render-resolution", type=int, default=256,
+                     help="pixels per side of the pictures (default 256; the observation keeps --resolution)")
+    run.add_argument("--out", help="output folder (default runs/random-TIMESTAMP)")
+    run.set_defaults(handler=_cmd_run)

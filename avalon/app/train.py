@@ -11,16 +11,22 @@ PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last upd
 
 from __future__ import annotations
 
+import argparse
 import json
+import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import attr
 
+from avalon.agent.registry import ALGORITHMS, Algorithm, get_algorithm
+from avalon.app.options import task_list, video_episode
 from avalon.env.config import EnvConfig
+from avalon.sim.protocol import ACTION_SPACES
+from avalon.sim.settings import RENDERERS
 from avalon.training.curriculum import Curriculum, CurriculumConfig, protocol_tasks
-from avalon.training.envs import make_training_envs
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -55,12 +61,6 @@ class TrainingRun:
     progress: bool = True
     #: The learner's torch device: "cpu", or "cuda" where a GPU exists (simulators' actors act on the CPU).
     device: str = "cpu"
-
-
-def local_training_envs(env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: Any) -> Any:
-    """The registry's default ``make_envs``: simulators in threads of this process
-    (:func:`~avalon.training.envs.make_training_envs`); ``config`` (the algorithm's) is not needed."""
-    return make_training_envs(env_config, curriculum, num_envs, seed=seed)
 
 
 def env_counts(envs: Any) -> dict[str, float]:
@@ -142,7 +142,7 @@ def _learning_curve(run: TrainingRun, summary: dict[str, Any]) -> str | None:
     """The PNG of the training episodes' success rate (with the evaluation's as lines), or None
     when no episode has finished yet."""
     from avalon.agent.common.episodes import EPISODE_LOG_FILE, read_episode_log
-    from avalon.plots import plot_learning_curve
+    from avalon.app.plots import plot_learning_curve
 
     rows = read_episode_log(Path(run.out_dir) / EPISODE_LOG_FILE)
     if not rows:
@@ -166,7 +166,10 @@ def _write_summary(summary: dict[str, Any], path: Path) -> None:
 def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dict[str, Any]:
     from avalon.agent import load_policy
     from avalon.env.spaces import action_space
-    from avalon.evaluation import RandomPolicy, comparison_table, evaluate_and_save, evaluation_worlds
+    from avalon.evaluation.policies import RandomPolicy
+    from avalon.evaluation.results import comparison_table
+    from avalon.evaluation.runner import evaluate_and_save
+    from avalon.evaluation.worlds import evaluation_worlds
 
     policy = load_policy(checkpoint, seed=run.seed)
     config = attr.evolve(run.env_config, render_resolution=run.video_resolution, **policy.env_config_overrides())
@@ -208,3 +211,121 @@ def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dic
         if summary["error"] is None and baseline_written["error"] is not None:
             summary["error"] = f"baseline: {baseline_written['error']}"
     return summary
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from avalon.training.curriculum import CurriculumConfig
+
+    algorithm = get_algorithm(args.trainer)
+    overrides = {
+        option.field: getattr(args, option.dest) for option in algorithm.options if getattr(args, option.dest) is not None
+    }
+    run = TrainingRun(
+        out_dir=Path(args.out or f"runs/{algorithm.name}-{time.strftime('%Y%m%d-%H%M%S')}"),
+        algorithm=algorithm.name,
+        tasks=task_list(args.tasks) if args.tasks else (("eat",) if args.protocol in ("single-task", "multi-task") else ()),
+        protocol=args.protocol,
+        total_steps=args.steps,
+        num_envs=args.envs,
+        resume=args.resume,
+        seed=args.seed,
+        env_config=EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space),
+        curriculum=CurriculumConfig(
+            step_size=args.difficulty_step, initial_difficulty=args.initial_difficulty, enabled=not args.no_curriculum
+        ),
+        config_overrides=overrides,
+        checkpoint_interval_steps=args.checkpoint_every,
+        keep_checkpoints=args.keep_checkpoints,
+        eval_episodes=args.eval_episodes,
+        eval_max_difficulty=args.eval_max_difficulty,
+        eval_time_limits=args.eval_time_limits,
+        baseline=args.baseline,
+        video_resolution=args.video_resolution,
+        device=args.device,
+    )
+    print(
+        f"avalon train {algorithm.name}: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
+        f"{run.num_envs} simulators ({run.env_config.renderer}, {run.env_config.resolution}x{run.env_config.resolution}, "
+        f"{run.env_config.action_space}), "
+        f"curriculum {'on, H_t=' + format(run.curriculum.step_size, 'g') if run.curriculum.enabled else 'off'}"
+    )
+    summary = run_training(run)
+    print(
+        f"trained {summary['env_steps']} env steps in {summary['updates']} updates, {summary['episodes']} episodes; "
+        f"{summary['steps_per_second']:.0f} steps/s including learning, {summary['env_wait_fraction']:.0%} of the time "
+        f"waiting on the simulators; simulator crashes: {summary['simulator_crashes']}"
+    )
+    difficulties = ", ".join(f"{task} {value:.4f}" for task, value in summary["max_difficulty"].items())
+    print(f"curriculum max difficulty: {difficulties}")
+    evaluation = summary.get("evaluation")
+    if evaluation is not None:
+        beside = f"; beside the {evaluation['baseline']} policy on the same worlds" if evaluation.get("baseline") else ""
+        print(f"evaluation (difficulty 0 to {evaluation['max_difficulty']:g}, {evaluation['time_limits']} time limits{beside}):")
+        print(evaluation["table"])
+    print(f"logs (tensorboard --logdir {summary['tensorboard']}): {summary['tensorboard']}")
+    print(f"checkpoint: {summary['checkpoint']}")
+    if summary.get("learning_curve"):
+        print(f"learning curve (success rate of the training episodes): {summary['learning_curve']}")
+    if evaluation is not None:
+        baseline = f" and {evaluation['baseline_results']}" if evaluation.get("baseline") else ""
+        print(f"evaluation results: {evaluation['results']}" + baseline)
+        if evaluation["video"]:
+            print(f"video of {video_episode(evaluation['video_episode'])} (RGB beside depth): {evaluation['video']}")
+    print(f"summary: {summary['summary']}")
+    if summary["interrupted"] is not None:
+        print(
+            f"stopped by {summary['interrupted']} after the update at {summary['env_steps']} env steps, no evaluation; "
+            f"to continue: the same command with --resume --out {run.out_dir}"
+        )
+        return 128 + signal.Signals[summary["interrupted"]].value
+    if evaluation is not None and evaluation["error"]:
+        print(f"avalon train: error: evaluation: {evaluation['error']}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_train_parser(trainers: argparse._SubParsersAction, algorithm: Algorithm) -> None:
+    """``avalon train <algorithm>``: the options of every training run, and the algorithm's own
+    (its registry row's ``options``, between the curriculum's and the checkpoints')."""
+    parser = trainers.add_parser(algorithm.name, help=algorithm.summary)
+    parser.add_argument("--tasks", help="comma-separated training tasks (default eat; the MT-* protocols fix their own)")
+    parser.add_argument(
+        "--protocol", default="multi-task", choices=("single-task", "multi-task", "MT-TB", "MT-TA", "MT-TC"),
+        help="training protocol of the paper's section 5.2 (MT-* fix their own tasks)",
+    )
+    parser.add_argument("--steps", type=int, default=200_000, help="env steps over all simulators (default 200000)")
+    parser.add_argument("--envs", type=int, default=2, help="simulators stepped in parallel (default 2)")
+    parser.add_argument("--out", help=f"run folder (default runs/{algorithm.name}-TIMESTAMP)")
+    parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    parser.add_argument("--resolution", type=int, default=96)
+    parser.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
+    parser.add_argument("--no-curriculum", action="store_true", help="difficulties from U[0, 1] (the paper's ablation)")
+    parser.add_argument(
+        "--difficulty-step", type=float, default=algorithm.difficulty_step,
+        help=f"H_t of the curriculum (Table 7, {algorithm.title}: {algorithm.difficulty_step:g})",
+    )
+    parser.add_argument("--initial-difficulty", type=float, default=0.0, help="d_t at the start (default 0)")
+    for option in algorithm.options:
+        parser.add_argument(option.flag, type=option.type, help=option.help)
+    parser.add_argument("--checkpoint-every", type=int, default=100_000, help="env steps between checkpoints")
+    parser.add_argument("--keep-checkpoints", type=int, default=3, help="newest checkpoints kept (default 3)")
+    parser.add_argument("--eval-episodes", type=int, default=10, help="evaluation worlds per task after training (0 skips)")
+    parser.add_argument("--eval-max-difficulty", type=float, default=1.0)
+    parser.add_argument("--eval-time-limits", choices=("world", "training"), default="world")
+    parser.add_argument("--baseline", choices=("random",), help="also evaluate this policy on the same worlds and print both")
+    parser.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the evaluation GIF's frames (default 256)")
+    parser.add_argument(
+        "--device", default="cpu", help="the learner's torch device: cpu (default), cuda or cuda:N where a GPU exists"
+    )
+    parser.set_defaults(handler=_cmd_train)
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """``avalon train <algorithm>``: one sub-command per registered algorithm."""
+    algorithms = ", ".join(algorithm.title for algorithm in ALGORITHMS.values())
+    train = commands.add_parser("train", help=f"train an agent ({algorithms}) with the difficulty curriculum")
+    trainers = train.add_subparsers(dest="trainer", required=True)
+    for algorithm in ALGORITHMS.values():
+        _add_train_parser(trainers, algorithm)

@@ -9,6 +9,7 @@ several difficulties into a folder (``avalon world preview --task jump --difficu
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from avalon.app import benchmark
+from avalon.app.options import difficulty_list
 from avalon.datagen.biomes import Biome, BiomeMap
 from avalon.datagen.export import export_world
 from avalon.datagen.preview import top_down_preview
@@ -24,11 +27,12 @@ from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import FlatGround, Terrain, World
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.errors import check_int
 from avalon.rules.animals import ANIMALS
 from avalon.rules.tools import TOOLS
+from avalon.sim.settings import RENDERERS
 from avalon.tasks import build_world, check_difficulty, check_task
 from avalon.tasks.kit.predators import activation_radius_m
-from avalon.validation import check_int
 
 PANEL_PIXELS = 512
 FIRST_PERSON_RESOLUTION = 256
@@ -125,3 +129,68 @@ def previews(task: str, difficulties: Sequence[float], seed: int, out_dir: str |
     if not checked:
         raise ValueError("previews: difficulties is empty; expected at least one difficulty in [0, 1]")
     return [preview(task, d, seed, Path(out_dir) / preview_name(task, d), renderer, panel_pixels, forced) for d in checked]
+
+
+#: ``--force``'s help (``avalon world export`` and ``preview``).
+FORCE_HELP = "pin one of the task's generator choices (repeatable; the task's TaskSpec.forcing), e.g. prey_kind=rabbit"
+
+
+def _cmd_world_export(args: argparse.Namespace) -> int:
+    from avalon.tasks import generate_world
+    from avalon.tasks.kit.forcing import parse_forced
+
+    path = generate_world(args.task, args.difficulty, args.seed, args.output, forced=parse_forced(args.force))
+    print(path)
+    return 0
+
+
+def _cmd_world_preview(args: argparse.Namespace) -> int:
+    from avalon.tasks.kit.forcing import parse_forced
+
+    if (args.output is None) == (args.out_dir is None):
+        raise ValueError("avalon world preview: give either -o/--output (one picture at --difficulty) or --out-dir "
+                         "(one picture per --difficulties, named <task>-d<difficulty>.png)")
+    if args.out_dir is not None:
+        difficulties = difficulty_list(args.difficulties) if args.difficulties else (args.difficulty,)
+        for path in previews(args.task, difficulties, args.seed, args.out_dir, args.renderer, args.panel_pixels,
+                             forced=parse_forced(args.force)):
+            print(path)
+        return 0
+    if args.difficulties:
+        raise ValueError("avalon world preview: --difficulties writes one picture each: give --out-dir, not -o")
+    print(preview(args.task, args.difficulty, args.seed, args.output, renderer=args.renderer, panel_pixels=args.panel_pixels,
+                  forced=parse_forced(args.force)))
+    return 0
+
+
+def _cmd_world_benchmark(args: argparse.Namespace) -> int:
+    """``avalon world benchmark``: ``avalon benchmark worlds`` under the ``world`` group."""
+    return benchmark.run_benchmark("worlds", args.arguments, prog="avalon world benchmark")
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """``avalon world export | preview | benchmark``."""
+    world = commands.add_parser("world", help="world folders")
+    world_commands = world.add_subparsers(dest="world_command", required=True)
+    export = world_commands.add_parser("export", help="generate a task's world folder")
+    export.add_argument("--task", default="trivial")
+    export.add_argument("--difficulty", type=float, default=0.0)
+    export.add_argument("--seed", type=int, default=0)
+    export.add_argument("-o", "--output", required=True)
+    export.add_argument("--force", action="append", metavar="OPTION=VALUE", help=FORCE_HELP)
+    export.set_defaults(handler=_cmd_world_export)
+    show = world_commands.add_parser("preview", help="picture of a task's world: from above and from the spawn point")
+    show.add_argument("--task", default="trivial")
+    show.add_argument("--difficulty", type=float, default=0.0)
+    show.add_argument("--difficulties", help="comma-separated difficulties, one picture each into --out-dir (e.g. 0,0.5,1)")
+    show.add_argument("--seed", type=int, default=0)
+    show.add_argument("--force", action="append", metavar="OPTION=VALUE", help=FORCE_HELP)
+    show.add_argument("--renderer", choices=RENDERERS, default="GLES3")
+    show.add_argument("--panel-pixels", type=int, default=512, help="side of each of the two panels (default 512)")
+    show.add_argument("-o", "--output", help="PNG file to write")
+    show.add_argument("--out-dir", help="folder to write <task>-d<difficulty>.png into (docs/images for the docs)")
+    show.set_defaults(handler=_cmd_world_preview)
+    benchmark.add_passthrough_parser(
+        world_commands, "benchmark", help="generation, export, reset and steps/s per task and world size",
+        handler=_cmd_world_benchmark,
+    )

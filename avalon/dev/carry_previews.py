@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Pictures of carry worlds, one per base task and difficulty, with where the items are used marked.
 
 Like ``avalon world preview`` (left: from above, north up; right: the first frame from the spawn)
@@ -8,7 +7,7 @@ fight's tools where the base task lays them, by the spawn), so the picture shows
 lie from it; small items are marked by cyan squares. Writes ``<out-dir>/carry-<base task>-d<difficulty>.png``.
 Usage:
 
-    bin/carry_previews.py [--difficulties 0,0.5,1] [--seed 0] [--out-dir docs/images] [--panel-pixels 320]
+    python -m avalon.dev.carry_previews [--difficulties 0,0.5,1] [--seed 0] [--out-dir docs/images] [--panel-pixels 320]
 """
 
 from __future__ import annotations
@@ -21,10 +20,10 @@ from pathlib import Path
 import attr
 from PIL import Image, ImageDraw
 
+from avalon.app.world import first_person, top_down
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity
 from avalon.tasks import build_world, carry, check_difficulty
-from avalon.world_preview import first_person, top_down
 
 #: The colour the places of use are drawn in.
 PLACE_COLOR = (1.0, 0.85, 0.1)

@@ -37,7 +37,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
-from avalon.validation import check_int
+from avalon.errors import check_int
 
 #: Reset options that autoresets repeat (see the module doc).
 AUTORESET_OPTIONS = ("time_limit_frames",)

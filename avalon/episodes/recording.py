@@ -1,7 +1,7 @@
 """Recording episodes to episode files and replaying them to identical observations.
 
 :class:`RecordEpisodes` writes every episode of an env to a file (the format:
-:mod:`avalon.data.episode_file`, documented in ``vr_data/README.md``); :func:`replay` rebuilds the
+:mod:`avalon.episodes.episode_file`, documented in ``vr_data/README.md``); :func:`replay` rebuilds the
 env exactly as recorded, replays the actions and says what differed, if anything. Replay needs
 the same renderer and the same Godot and Mesa builds to reproduce bytes. Version 1 files (one
 digest per observation; no mode or time limit) still replay as they were recorded: in training
@@ -19,7 +19,10 @@ import attr
 import gymnasium as gym
 import numpy as np
 
-from avalon.data.episode_file import (
+from avalon.env.avalon_env import AvalonEnv
+from avalon.env.config import EnvConfig
+from avalon.env.spaces import RGBD_KEY, ActionCodec
+from avalon.episodes.episode_file import (
     DIGEST_BYTES,
     OBSERVATION_PREFIX,
     RECORDED_CONFIG,
@@ -31,9 +34,6 @@ from avalon.data.episode_file import (
     rgbd_digest,
     write_episode_file,
 )
-from avalon.env.avalon_env import AvalonEnv
-from avalon.env.config import EnvConfig
-from avalon.env.spaces import RGBD_KEY, ActionCodec
 from avalon.sim import protocol
 from avalon.sim.temp_folders import make_temp_folder
 

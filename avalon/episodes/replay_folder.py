@@ -18,7 +18,7 @@ from typing import Sequence
 import attr
 from tqdm import tqdm
 
-from avalon.data.recording import Replayer
+from avalon.episodes.recording import Replayer
 
 #: The episode files of a folder: every ``*.npz`` below it.
 EPISODE_GLOB = "*.npz"

@@ -1,6 +1,6 @@
 """Pose tracks to ``vr`` actions, and episodes to pose tracks.
 
-:func:`pose_track_actions` turns a :class:`~avalon.data.pose_tracks.PoseTrack` into one ``vr``
+:func:`pose_track_actions` turns a :class:`~avalon.human.pose_tracks.PoseTrack` into one ``vr``
 action per simulator step (``docs/spaces.md``), so that a person's recording from any headset or
 motion-capture rig becomes an ordinary episode. The track is sampled at the step boundaries
 (``STEP_SECONDS`` apart: positions interpolated linearly, rotations by slerp), and each step's
@@ -34,8 +34,8 @@ from typing import Mapping
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
-from avalon.data.pose_tracks import PoseTrack
 from avalon.env.spaces import ActionCodec
+from avalon.human.pose_tracks import PoseTrack
 from avalon.rules import mechanics as m
 from avalon.sim.protocol import ACTION_SPACES
 

@@ -1,8 +1,8 @@
 """Importing a pose track as an ordinary episode: ``avalon human import``.
 
-The track's ``vr`` actions (:func:`~avalon.data.pose_actions.pose_track_actions`) are played in a
+The track's ``vr`` actions (:func:`~avalon.human.pose_actions.pose_track_actions`) are played in a
 simulator on the given world, and the episode is written in the project's episode format by
-:class:`~avalon.data.recording.RecordEpisodes`, so it replays (``avalon replay``) like any other.
+:class:`~avalon.episodes.recording.RecordEpisodes`, so it replays (``avalon replay``) like any other.
 It goes where every human episode goes, ``ROOT/<task>__<seed>__<difficulty>/<player>/<run>/``
 (``vr_data/README.md``), with ``meta.json`` beside it: the player, the source track, the task,
 difficulty and seed, how the episode ended, success and score (Appendix M). Runs are numbered
@@ -22,12 +22,12 @@ from typing import Any
 
 import attr
 
-from avalon.data.pose_actions import pose_track_actions
-from avalon.data.pose_tracks import load_pose_track
-from avalon.data.recording import RecordEpisodes
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import ActionCodec
+from avalon.episodes.recording import RecordEpisodes
+from avalon.human.pose_actions import pose_track_actions
+from avalon.human.pose_tracks import load_pose_track
 
 #: A player id is a file name: letters, digits, ``-`` and ``_``, at most 64 of them.
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -88,7 +88,7 @@ def import_pose_track(
     """Plays ``track_path`` on a world (``world_dir``, or the ``task`` world of ``difficulty`` and
     ``seed``) in evaluation mode and records the episode under ``root`` (see the module doc).
 
-    Raises :class:`~avalon.data.pose_tracks.PoseTrackError` for a bad track (before anything is
+    Raises :class:`~avalon.human.pose_tracks.PoseTrackError` for a bad track (before anything is
     written) and ``ValueError`` for a bad player id or neither or both of ``world_dir`` and ``task``.
     """
     player = check_player(player)

@@ -24,7 +24,7 @@ infinity, a quaternion whose length is not 1, times that do not increase, a gap 
 can (:data:`MAX_TRACKED_HEAD_SPEED_M_PER_S`, :data:`MAX_TRACKED_HAND_SPEED_M_PER_S`: a tracking
 glitch) is a :class:`PoseTrackError` naming the file, the line and the reason. Speeds above the
 agent's own maxima but below those are not errors: the conversion to actions
-(:mod:`avalon.data.pose_actions`) clamps them as the simulator clamps an agent.
+(:mod:`avalon.human.pose_actions`) clamps them as the simulator clamps an agent.
 """
 
 from __future__ import annotations

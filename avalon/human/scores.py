@@ -1,7 +1,7 @@
 """Human scores and the per-world human reference: ``avalon human score vr_data/``.
 
 Every human episode under a folder (``vr_data/README.md``: ``<world>/<player>/<run>/episode.npz``
-with its ``meta.json``) is replayed (:mod:`avalon.data.replay_folder`); its score (Appendix M)
+with its ``meta.json``) is replayed (:mod:`avalon.episodes.replay_folder`); its score (Appendix M)
 and success are the replay's, so they come from the same code as an agent's. Episodes that do not
 replay identically are left out and listed. Then, per world (task, difficulty, seed):
 
@@ -30,8 +30,8 @@ from typing import Any, Mapping, Sequence
 import attr
 import numpy as np
 
-from avalon.data.episode_file import Recording
-from avalon.data.replay_folder import FileReplay
+from avalon.episodes.episode_file import Recording
+from avalon.episodes.replay_folder import FileReplay
 from avalon.tasks import world_key
 
 

@@ -46,7 +46,7 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.scenery import SceneryKind
 from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics

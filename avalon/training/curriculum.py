@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import attr
 import numpy as np
 
+from avalon.errors import number_field
 from avalon.tasks import TASKS, check_difficulty, check_task
-from avalon.validation import number_field
 
 #: The 16 basic tasks and the 4 compositional tasks of the paper (section 5.1, Appendix F).
 BASIC_TASKS: tuple[str, ...] = (

@@ -10,9 +10,9 @@ import numpy as np
 import pygame
 import pytest
 
-from avalon.cli import main
-from avalon.play.compare import Judgement, Run, collect_runs, load_judgements, next_pair, ranking
-from tests.data.episode_files import record_random_episode
+from avalon.app.human import Judgement, Run, collect_runs, load_judgements, next_pair, ranking
+from avalon.app.main import main
+from tests.episodes.episode_files import record_random_episode
 
 
 def judgements(*results: tuple[str, str, str | None], world: str = "w") -> list[Judgement]:
@@ -82,7 +82,7 @@ def test_a_person_judges_in_the_window_and_the_ranking_follows(tmp_path, trivial
             key = pygame.K_LEFT if left == "policy_a" else pygame.K_RIGHT
             pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode="", scancode=0))
 
-    from avalon.play.compare import CompareSession
+    from avalon.app.human import CompareSession
 
     rows = CompareSession(runs, tmp_path / "out", judge="tester", pixels=128, input_hook=judge).run()
     assert [row["run"] for row in rows] == ["policy_a", "policy_b"] and rows[0]["wins"] == 1

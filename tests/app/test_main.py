@@ -3,8 +3,8 @@
 import pytest
 from PIL import Image
 
-from avalon.cli import main
-from avalon.data.recording import Recording
+from avalon.app.main import main
+from avalon.episodes.recording import Recording
 from avalon.tasks import TASKS
 
 

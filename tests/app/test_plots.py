@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from avalon.plots import plot_learning_curve, success_curve
+from avalon.app.plots import plot_learning_curve, success_curve
 
 
 def _rows(successes_per_bin, per_bin=10, bin_steps=1000):

@@ -8,9 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-from avalon.cli import REPLAY_EXIT_CODES, main
-from tests.data.episode_files import members, record_random_episode, repack_world, save, world_files, world_tar
+from avalon.app.main import main
+from avalon.app.replay import REPLAY_EXIT_CODES
 from tests.datagen import tampering
+from tests.episodes.episode_files import members, record_random_episode, repack_world, save, world_files, world_tar
 
 pytestmark = pytest.mark.godot
 
@@ -24,7 +25,7 @@ def episode_file(tmp_path_factory, trivial_world_dir):
 def _replay_process(*args: str) -> subprocess.CompletedProcess:
     """``avalon replay`` as people run it: its own process, its exit code, its stdout and stderr."""
     return subprocess.run(
-        [sys.executable, "-m", "avalon.cli", "replay", *args], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "avalon.app.main", "replay", *args], capture_output=True, text=True, timeout=300
     )
 
 

@@ -5,8 +5,8 @@ import pytest
 from PIL import Image
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.cli import main
-from avalon.demo import run_random_episode
+from avalon.app.main import main
+from avalon.app.run import run_random_episode
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 

@@ -14,7 +14,7 @@ import torch
 from PIL import Image
 
 from avalon.agent.common.episodes import read_episode_log
-from avalon.cli import main
+from avalon.app.main import main
 from tests.processes import descendants, godot_that_fails_after, is_alive, kill_one_godot_once_two_run
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
@@ -94,7 +94,7 @@ def test_a_signal_stops_a_training_run_with_a_checkpoint_and_a_summary(tmp_path,
     scratch.mkdir()
     environment = {**os.environ, "TMPDIR": str(scratch)}
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "avalon.cli", "train", "ppo", *SMALL, "--steps", "100000",
+    command = [sys.executable, "-m", "avalon.app.main", "train", "ppo", *SMALL, "--steps", "100000",
                "--checkpoint-every", "100", "--out", str(out), "--eval-episodes", "1"]
     process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

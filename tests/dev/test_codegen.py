@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from avalon import codegen
+from avalon.dev import codegen
 from avalon.rules import animals, foods, mechanics, tools
 from avalon.sim import native_interface, protocol
 from avalon.tasks import TASKS
@@ -16,7 +16,7 @@ from avalon.tasks.kit.curves import knob_rows
 def test_generated_files_are_up_to_date():
     for path, expected in codegen.generated_files().items():
         assert path.is_file(), f"{path} is missing: run `make generate`"
-        assert path.read_text() == expected, f"{path} is stale: run `make generate` (python -m avalon.codegen)"
+        assert path.read_text() == expected, f"{path} is stale: run `make generate` (python -m avalon.dev.codegen)"
 
 
 def test_generated_gdscript_carries_every_id_offset_and_constant():

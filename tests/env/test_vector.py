@@ -7,7 +7,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from avalon import AvalonEnv
-from avalon.training.vector import ThreadedVectorEnv
+from avalon.env.vector import ThreadedVectorEnv
 
 
 def zero_actions(envs) -> dict:

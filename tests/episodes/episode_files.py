@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from avalon import AvalonEnv
-from avalon.data.recording import RecordEpisodes
+from avalon.episodes.recording import RecordEpisodes
 
 
 def record_random_episode(directory: Path, world_dir: Path, steps: int, seed: int, **config) -> Path:

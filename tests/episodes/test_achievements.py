@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from avalon.data.achievements import crafter_score, success_rates
+from avalon.episodes.achievements import crafter_score, success_rates
 from avalon.rules.foods import FOOD_KINDS
 from avalon.sim.protocol import ACHIEVEMENTS, FEATURES
 

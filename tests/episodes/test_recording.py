@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv
-from avalon.data.recording import (
+from avalon.env.config import EnvConfig
+from avalon.env.spaces import ActionCodec
+from avalon.episodes.recording import (
     OBSERVATION_PREFIX,
     EpisodeFileError,
     RecordEpisodes,
@@ -19,11 +21,9 @@ from avalon.data.recording import (
     observation_digest,
     replay,
 )
-from avalon.env.config import EnvConfig
-from avalon.env.spaces import ActionCodec
 from avalon.errors import WorldLoadError
 from avalon.tasks import generate_world
-from tests.data.episode_files import members as read_members, record_random_episode, save, world_files, world_tar
+from tests.episodes.episode_files import members as read_members, record_random_episode, save, world_files, world_tar
 
 
 def _with_meta(members: dict[str, np.ndarray], **changes) -> dict[str, np.ndarray]:

@@ -19,10 +19,10 @@ import pytest
 from avalon import AvalonEnv, EnvConfig
 from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.task_routes import walk_route
-from avalon.data.pose_actions import pose_track_actions, pose_track_from_episode
-from avalon.data.pose_tracks import load_pose_track, write_pose_track
 from avalon.datagen.export import export_world
 from avalon.env.spaces import RGBD_KEY, ActionCodec
+from avalon.human.pose_actions import pose_track_actions, pose_track_from_episode
+from avalon.human.pose_tracks import load_pose_track, write_pose_track
 
 pytestmark = pytest.mark.godot
 
@@ -147,8 +147,8 @@ def test_a_vr_episode_moving_every_part_imported_as_a_pose_track_replays(envs, t
 
 
 def test_an_imported_episode_lands_in_the_player_folder_and_replays_identically(envs, tmp_path, capsys):
-    from avalon.cli import main
-    from avalon.data.recording import replay
+    from avalon.app.main import main
+    from avalon.episodes.recording import replay
 
     world, route = walk_route("eat", 0.5, 2)
     world_dir = export_world(world, tmp_path / "world")
@@ -171,7 +171,7 @@ def test_an_imported_episode_lands_in_the_player_folder_and_replays_identically(
 
 
 def test_a_bad_track_or_player_id_records_nothing_and_says_why(tmp_path, capsys):
-    from avalon.cli import main
+    from avalon.app.main import main
 
     root = tmp_path / "vr_data"
     bad = tmp_path / "bad.jsonl"

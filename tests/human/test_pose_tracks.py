@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from avalon.data.pose_actions import pose_track_actions, pose_track_from_episode
-from avalon.data.pose_tracks import (
+from avalon.human.pose_actions import pose_track_actions, pose_track_from_episode
+from avalon.human.pose_tracks import (
     FORMAT_NAME,
     MAX_TRACKED_HAND_SPEED_M_PER_S,
     PoseTrack,

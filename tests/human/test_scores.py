@@ -12,17 +12,17 @@ import pytest
 from avalon import AvalonEnv, EnvConfig
 from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.task_routes import walk_route
-from avalon.cli import main
-from avalon.data.human_scores import HumanEpisode, human_reference, load_scores
-from avalon.data.pose_actions import pose_track_from_episode
-from avalon.data.pose_import import import_pose_track
-from avalon.data.pose_tracks import write_pose_track
+from avalon.app.main import main
 from avalon.datagen.export import export_world
 from avalon.env.spaces import ActionCodec
-from avalon.scoring.score_files import read_score_file
+from avalon.evaluation.scoring.score_files import read_score_file
+from avalon.human.pose_actions import pose_track_from_episode
+from avalon.human.pose_import import import_pose_track
+from avalon.human.pose_tracks import write_pose_track
+from avalon.human.scores import HumanEpisode, human_reference, load_scores
 from avalon.tasks import world_key
 from avalon.training.world_supply import WorldRequest
-from tests.data.episode_files import members, save
+from tests.episodes.episode_files import members, save
 
 
 def episode(key: str, player: str, score: float, success: bool = True, restarts: int = 0) -> HumanEpisode:

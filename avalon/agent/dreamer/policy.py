@@ -1,6 +1,6 @@
 """A DreamerV2 checkpoint as a recurrent policy (the registry's policy loader).
 
-The policy keeps a latent state per env. :func:`avalon.evaluation.evaluate` sees its
+The policy keeps a latent state per env. :func:`avalon.evaluation.runner.evaluate` sees its
 ``recurrent`` attribute and passes, with each batch, which env each row is (``envs``) and
 whether its observation is the first of an episode (``is_first``): the state of such a row
 starts afresh. Called with observations alone, the rows are envs ``0 .. B - 1``, the first call

@@ -5,7 +5,7 @@ least 512; not the observation scaled up), a crosshair, an energy bar, the time 
 hand does, and a help overlay (F1; shown at the start). Steps advance at the simulator's 10 per
 second in real time, whatever the window does; in between, the window is redrawn at up to
 ``display_fps`` frames per second, cross-fading from the previous step's picture to the newest, so
-the view moves smoothly (the simulator runs in a thread of its own: :mod:`avalon.play.stepper`).
+the view moves smoothly (the simulator runs in a thread of its own: :mod:`avalon.app.play.stepper`).
 ``paused=True`` steps once per key press instead (for debugging): every key but Esc, R, C and F1.
 
 Every episode is recorded under ``root/<task>__<seed>__<difficulty>/<player>/<run>/``
@@ -28,11 +28,11 @@ from typing import Any, Callable, Iterator
 import attr
 import numpy as np
 
-from avalon.data.pose_import import check_player, new_run_folder
+from avalon.app.play.controls import CONTROLS, ControlSettings, ControlState, vr_action
+from avalon.app.play.stepper import Stepper, StepResult
 from avalon.datagen.world_folder import read_world_info
 from avalon.env.config import EnvConfig
-from avalon.play.controls import CONTROLS, ControlSettings, ControlState, vr_action
-from avalon.play.stepper import Stepper, StepResult
+from avalon.human.pose_import import check_player, new_run_folder
 from avalon.rules.mechanics import INITIAL_ENERGY, STEP_SECONDS
 from avalon.sim.display import acquire_display, release_display
 from avalon.sim.temp_folders import make_temp_folder
@@ -112,7 +112,7 @@ def set_world_folder(name: str, index: int, folder: Path) -> tuple[Path, int]:
     """World ``index`` of evaluation set ``name`` generated into ``folder``, checked against the
     set's content hash; returns the folder and the world's seed. ``ValueError`` for an unknown set
     (listing the sets), an index out of range, or a world that no longer matches its manifest."""
-    from avalon.evalsets import load_set  # the sets' manifests load only when a set is played
+    from avalon.evaluation.sets import load_set  # the sets' manifests load only when a set is played
 
     evalset = load_set(name)
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(evalset.worlds):

@@ -3,7 +3,7 @@
 Stepping and rendering the window's picture take tens of milliseconds; in the window's thread they
 would freeze the picture for that long ten times a second. :class:`Stepper` owns the env in a
 worker thread: the window hands it an action and goes on drawing; the result arrives when it is
-ready. Every episode is recorded (:class:`~avalon.data.recording.RecordEpisodes`) into ``folder``.
+ready. Every episode is recorded (:class:`~avalon.episodes.recording.RecordEpisodes`) into ``folder``.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import attr
 import gymnasium as gym
 import numpy as np
 
-from avalon.data.episode_file import godot_version
-from avalon.data.recording import RecordEpisodes
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.episodes.episode_file import godot_version
+from avalon.episodes.recording import RecordEpisodes
 
 
 @attr.s(frozen=True, auto_attribs=True)

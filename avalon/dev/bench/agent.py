@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Steps per second of the full agent against the walking-skeleton agent, on the same worlds.
 
 Issue 4's target: on a Small eat world the full agent (grasp, climb, eat, falls, movement work,
@@ -8,7 +7,7 @@ mechanics) into a temporary worktree, the worlds are generated once by the curre
 two agents take turns (``--rounds``) so that a noisy machine affects both alike. The bridge,
 main-loop and simulator speed-ups made since ``PORT_BASE`` are applied to the skeleton too.
 
-    .venv/bin/python bin/bench_agent.py [--skeleton c94fb9c] [--rounds 3] [--steps 2000]
+    .venv/bin/avalon benchmark agent [--skeleton c94fb9c] [--rounds 3] [--steps 2000]
 
 Per agent and world it prints the median steps/s (random VR actions, GLES2, 96x96) and the median
 CPU time per step of the Godot process and of Python.
@@ -26,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[3]
 SKELETON_REVISION = "c94fb9c"  # "Protocol 3 ...": the agent before the game mechanics of issue 4
 # Speed-ups of the bridge, the main loop and the Python simulator made after the mechanics landed
 # have nothing to do with the agent: their diff since PORT_BASE is applied to the skeleton's
@@ -85,14 +84,14 @@ def _port_infrastructure(skeleton_dir: Path) -> None:
     print(f"skeleton: applied the speed-ups of {', '.join(PORTED_FILES)} since {PORT_BASE}", file=sys.stderr)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--skeleton", default=SKELETON_REVISION, help="git revision of the skeleton agent")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=2000, help="steps per measurement")
     parser.add_argument("--no-port", action="store_true", help="do not apply the later bridge/main-loop speed-ups to the skeleton")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.steps <= 0 or args.rounds <= 0:
         parser.error(f"--steps ({args.steps}) and --rounds ({args.rounds}) must be positive")
     if args.child:

@@ -1,8 +1,7 @@
-#!/usr/bin/env python
 """Steps per second of a Small island with 10 active animals against the same island without them.
 
 The island is the ``eat`` task's (difficulty 0.5, Small world). The animals (7 predators, 3 prey,
-see ``avalon.bench.animal_worlds``) stand 5-10 m around the spawn and are kept active for the whole run: their
+see ``avalon.dev.bench.animal_worlds``) stand 5-10 m around the spawn and are kept active for the whole run: their
 attacks do no damage (so the episode goes on) and only a knock-out would deactivate them, so
 every step each one chases or flees, checks its attack and sight conditions and moves. The agent
 takes the same pre-drawn random actions in both worlds. One simulator runs both worlds, in
@@ -11,12 +10,12 @@ run one right after the other). The machine is shared, so besides wall-clock ste
 the script reports steps per CPU-second (the CPU time of the Godot process's threads plus this
 Python process, from the scheduler's counts and ``time.process_time``); other load disturbs both.
 Single repeats differ by 20-40% here, so the ratio is printed with a distribution-free 95%
-interval for its median (``avalon.bench.stats``) and whether that interval meets the target
+interval for its median (``avalon.dev.bench.stats``) and whether that interval meets the target
 (``--target``, default 0.85): met, missed, or undecided by this many repeats. On a shared machine
 a decision may take ~150 repeats (about 12 minutes; docs/animals.md, "Sixth round").
-Usage: ``bin/bench_animals.py [--repeats 20] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
+Usage: ``avalon benchmark animals [--repeats 20] [--steps 1000] [--resolution 96] [--renderer GLES2]``;
 ``--save-worlds DIR`` only writes the two worlds (``DIR/plain``, ``DIR/animals``) and exits, e.g.
-for ``bin/bench_callgrind.py --world-dir``.
+for ``avalon benchmark callgrind --world-dir``.
 
 ``--against REV`` measures this checkout and git revision REV (checked out into a temporary
 worktree; its own exporter writes its worlds) with one simulator each, interleaved: each repeat
@@ -39,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
-from avalon.bench.animal_worlds import ANIMALS, animal_bench_worlds
-from avalon.bench.stats import fewest_values_for_interval, median_interval
-from avalon.bench.steps import process_cpu_s
 from avalon.datagen.export import export_world
+from avalon.dev.bench.animal_worlds import ANIMALS, animal_bench_worlds
+from avalon.dev.bench.stats import fewest_values_for_interval, median_interval
+from avalon.dev.bench.steps import process_cpu_s
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import ActionCodec, action_space
 from avalon.rules.animals import ANIMAL_STATE_FIELD_COUNT, MAX_REPORTED_ANIMALS, STATE_ACTIVE
@@ -88,9 +87,15 @@ def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[
     return steps / elapsed, steps / cpu, active / steps
 
 
+#: This module in a checkout, and where revisions older than the developer layer keep it: each
+#: checkout's own copy writes that checkout's worlds.
+BENCH_SCRIPT = Path("avalon/dev/bench/animals.py")
+OLD_BENCH_SCRIPT = Path("bin", "bench_animals.py")
+
+
 def compare_with(revision: str, args: argparse.Namespace) -> None:
     """This checkout against git ``revision``, interleaved (see the module docstring)."""
-    repository = Path(__file__).resolve().parent.parent
+    repository = Path(__file__).resolve().parents[3]
     work = Path(tempfile.mkdtemp(prefix="avalon-bench-animals-"))
     other = work / "other"
     added = subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(other), revision],
@@ -107,10 +112,11 @@ def compare_with(revision: str, args: argparse.Namespace) -> None:
             if built.returncode != 0:
                 sys.exit(f"{revision}: bin/build_native.sh failed (exit {built.returncode}):\n{built.stderr[-2000:]}")
         for label, root in (("this checkout", repository), (revision, other)):
-            saved = subprocess.run([sys.executable, str(root / "bin" / "bench_animals.py"), "--save-worlds", str(work / label),
+            script = next(path for path in (root / BENCH_SCRIPT, root / OLD_BENCH_SCRIPT) if path.exists())
+            saved = subprocess.run([sys.executable, str(script), "--save-worlds", str(work / label),
                                     "--seed", str(args.seed)], env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True)
             if saved.returncode != 0:
-                sys.exit(f"{label}: bin/bench_animals.py --save-worlds failed (exit {saved.returncode}):\n{saved.stderr[-2000:]}")
+                sys.exit(f"{label}: {script.relative_to(root)} --save-worlds failed (exit {saved.returncode}):\n{saved.stderr[-2000:]}")
             world_dirs[label] = {kind: str(work / label / kind) for kind in ("plain", "animals")}
             os.environ["AVALON_GODOT_PROJECT"] = str(root / "godot")  # read when the simulator starts
             sims[label] = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator)
@@ -140,8 +146,8 @@ def compare_with(revision: str, args: argparse.Namespace) -> None:
             print(f"{label:14} {unit:15} {_ratio_summary(ratios, args.target)}; the animals cost {cost_us:4.0f} us per step")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20,
                         help="alternating repeats (default 20; single repeats differ by 20-40%% on a shared machine)")
     parser.add_argument("--steps", type=int, default=1000)
@@ -152,7 +158,7 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=TARGET_RATIO,
                         help=f"the ratio the 95%% interval is checked against (default {TARGET_RATIO})")
     parser.add_argument("--against", metavar="REV", help="measure this checkout and git revision REV, interleaved")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.repeats <= 0 or args.steps <= 0:
         parser.error(f"--repeats ({args.repeats}) and --steps ({args.steps}) must be positive")
     if not 0.0 < args.target:

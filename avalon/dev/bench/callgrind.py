@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Instructions per step executed by the Godot process (valgrind's callgrind), for one world.
 
 Wall-clock and even CPU time per step move with whatever else runs on a shared machine; the
@@ -9,7 +8,7 @@ dumps the counts after the measured steps. Same world, seed and random actions e
 two runs of the same code give the same figure to within ~0.1%. Needs valgrind
 (``apt-get install valgrind``); about 0.1 s per step.
 
-    .venv/bin/python bin/bench_callgrind.py [--world-dir DIR] [--steps 300] [--renderer GLES2]
+    .venv/bin/avalon benchmark callgrind [--world-dir DIR] [--steps 300] [--renderer GLES2]
 
 Without ``--world-dir`` it measures the trivial world of ``avalon benchmark``. Prints the
 instructions per step and the shares of the largest libraries (``???``: code that llvmpipe
@@ -33,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from avalon.bench.steps import _random_actions, benchmark_world
+from avalon.dev.bench.steps import _random_actions, benchmark_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 
@@ -76,8 +75,8 @@ def _by_library(dump: Path) -> list[tuple[str, int]]:
     return counts.most_common(6)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--world-dir", help="a world folder (default: the trivial benchmark world)")
     parser.add_argument("--steps", type=int, default=300, help="measured steps (default 300)")
     parser.add_argument("--warmup", type=int, default=30, help="steps before counting starts (default 30)")
@@ -87,7 +86,7 @@ def main() -> int:
     parser.add_argument("--keep-dump", metavar="FILE", help="copy callgrind's dump of the measured steps here (for callgrind_annotate)")
     parser.add_argument("--cost-model", action="store_true",
                         help="simulate caches and branch prediction too, and print a cycle estimate per step")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.steps <= 0 or args.warmup < 0:
         parser.error(f"--steps ({args.steps}) must be positive and --warmup ({args.warmup}) not negative")
     valgrind, control = _require("valgrind"), _require("callgrind_control")

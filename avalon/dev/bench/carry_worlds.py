@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """``avalon world benchmark``'s rows for carry, one base task at a time (forced worlds).
 
 ``avalon world benchmark --tasks carry`` takes the median of seeds whose worlds mix carry's base
@@ -7,7 +6,7 @@ columns per base task: generation and export, folder, reset, random steps per se
 trivial world's, and (``--carry``) the rows with the ``mouse_keyboard`` agent holding and moving
 the item. Usage:
 
-    bin/bench_carry.py [--base-tasks bridge,stack] [--difficulties 0,0.5,1] [--seeds 3] [--steps 1000] [--carry]
+    avalon benchmark carry-worlds [--base-tasks bridge,stack] [--difficulties 0,0.5,1] [--seeds 3] [--steps 1000] [--carry]
 """
 
 from __future__ import annotations
@@ -17,14 +16,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from avalon.bench.worlds import WARMUP_STEPS, WorldBenchOptions, _measure, format_rows, trivial_world
+from avalon.dev.bench.worlds import WARMUP_STEPS, WorldBenchOptions, _measure, format_rows, trivial_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.tasks import build_world, carry, check_difficulty
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--base-tasks", default=",".join(carry.BASE_TASKS))
     parser.add_argument("--difficulties", default="0,0.5,1")
     parser.add_argument("--seeds", type=int, default=3)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Time solvability certificates (``avalon/tasks/kit/routes.py: certify``) on generated islands.
 
 For each world size, a few islands (terrain and biomes as the tasks make them), a spawn and a
@@ -6,7 +5,7 @@ food on dry gentle ground far apart, and three certificates: walking only (what 
 certified with), every skill with the food reachable, and every skill with the food out of reach
 (floating 30 m up: the searches run to the end, the worst case). Prints the median wall-clock
 time of each, with the load average (the machine may be shared).
-Usage: ``bin/bench_certificates.py [--seeds 3] [--repeats 3] [--sizes small:1 medium:2 large:1 huge:1]``
+Usage: ``avalon benchmark certificates [--seeds 3] [--repeats 3] [--sizes small:1 medium:2 large:1 huge:1]``
 (``size:points_per_m``).
 """
 
@@ -49,13 +48,13 @@ def island_world(size: str, points_per_m: float, seed: int):
     return world, (fx, ground_height(heightmap, fx, fz), fz)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sizes", nargs="+", default=["small:1", "medium:2", "large:1", "huge:1"])
     parser.add_argument("--json", help="also write the figures here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     figures = {}
     for entry in args.sizes:

@@ -1,7 +1,7 @@
 """Prints DreamerV2's learning speed on this machine and its replay's memory per million frames.
 
-    python -m avalon.agent.dreamer.bench --resolution 96 --updates 3            # Table 7's sizes
-    python -m avalon.agent.dreamer.bench --resolution 64 --batch-size 8 --deter-size 200 ...  # any DreamerConfig field
+    avalon benchmark dreamer --resolution 96 --updates 3            # Table 7's sizes
+    avalon benchmark dreamer --resolution 64 --batch-size 8 --deter-size 200 ...  # any DreamerConfig field
 
 Updates run on a replay of random frames in the Avalon observation and VR action spaces (the
 speed of an update does not depend on what the frames show); the first update is a warm-up and
@@ -60,8 +60,8 @@ def measure(config: DreamerConfig, resolution: int, updates: int, threads: int, 
     return {"seconds_per_update": seconds, "updates_per_second": 1.0 / seconds, "parameters": float(parameters)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--resolution", type=int, default=96, help="image side, pixels (default 96)")
     parser.add_argument("--updates", type=int, default=3, help="timed updates after one warm-up (default 3)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, as the trainer learns)")

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Replaying and scoring a folder of human episodes: the time ``avalon human score`` takes.
 
 Writes ``--episodes`` episodes of ``--steps`` random ``vr`` actions (on eat worlds of seeds 0, 1,
@@ -7,7 +6,7 @@ then times ``avalon human score ROOT --jobs N``: every file replayed in N proces
 reference written. The issue's target: 100 episodes of 300 steps with 2 processes in at most 2
 minutes. Usage:
 
-    bin/bench_human_scores.py [--episodes 100] [--steps 300] [--jobs 2] [--root DIR]
+    avalon benchmark human-scores [--episodes 100] [--steps 300] [--jobs 2] [--root DIR]
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ import time
 from pathlib import Path
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.cli import main as avalon
-from avalon.data.pose_import import world_folder_name
-from avalon.data.recording import RecordEpisodes
+from avalon.app.main import main as avalon
+from avalon.episodes.recording import RecordEpisodes
+from avalon.human.pose_import import world_folder_name
 
 
 def write_episodes(root: Path, episodes: int, steps: int) -> None:
@@ -47,13 +46,13 @@ def write_episodes(root: Path, episodes: int, steps: int) -> None:
         shutil.rmtree(root / ".recording", ignore_errors=True)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--root", help="where the episodes go (default: a temporary folder, removed after)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     root = Path(args.root or tempfile.mkdtemp(prefix="avalon-human-bench-"))
     try:
         started = time.monotonic()

@@ -1,7 +1,6 @@
-#!/usr/bin/env python
 """Costs of the PPO agent: acting per env step, learning per update, and (optionally) a real run.
 
-    .venv/bin/python bin/bench_ppo.py [--resolutions 48,96] [--envs 16] [--unroll 200]
+    .venv/bin/avalon benchmark ppo [--resolutions 48,96] [--envs 16] [--unroll 200]
                                       [--act-threads 1] [--learn-threads 2]
                                       [--train-steps 6400 --train-task trivial --train-resolution 48]
 
@@ -129,8 +128,8 @@ def bench_training(task: str, resolution: int, envs: int, unroll: int, steps: in
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--resolutions", default="48,96")
     parser.add_argument("--action-spaces", default="vr,mouse_keyboard")
     parser.add_argument("--envs", type=int, default=16)
@@ -142,7 +141,7 @@ def main() -> None:
     parser.add_argument("--train-task", default="trivial")
     parser.add_argument("--train-resolution", type=int, default=48)
     parser.add_argument("--json", help="write the figures to this file")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     figures = []
     for resolution in map(int, args.resolutions.split(",")):
         for name in args.action_spaces.split(","):

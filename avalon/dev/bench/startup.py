@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Simulator start-up time, alone and with silent local clients on the bridge port.
 
-Usage: bin/bench_startup.py [--rounds 5] [--clients 20] [--renderer GLES2] [--timeout 120]
+Usage: avalon benchmark startup [--rounds 5] [--clients 20] [--renderer GLES2] [--timeout 120]
 
 Each round times ``Simulator.start()`` (launch, Godot's connection and handshake) once without
 and once with ``--clients`` clients that connect to the listening port before Godot is launched
@@ -49,13 +48,13 @@ def time_start(settings: SimulatorSettings, clients: int) -> float:
             client.close()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--clients", type=int, default=20, help="silent local clients in the crowded runs")
     parser.add_argument("--renderer", default="GLES2")
     parser.add_argument("--timeout", type=float, default=120.0, help="startup_timeout_s, seconds")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     settings = SimulatorSettings(renderer=args.renderer, startup_timeout_s=args.timeout)
     acquire_display()

@@ -11,6 +11,7 @@ far less. Memory: the Godot process's RSS after 10 and after ``resets`` resets.
 
 from __future__ import annotations
 
+import argparse
 import json
 import multiprocessing
 import os
@@ -19,6 +20,7 @@ import re
 import resource
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +33,7 @@ from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.display import acquire_display, release_display
 from avalon.sim.paths import repository_dir
+from avalon.sim.settings import RENDERERS
 from avalon.tasks.trivial import trivial_world
 
 WARMUP_STEPS = 100
@@ -328,3 +331,37 @@ def save_results(results: dict, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2, default=float) + "\n")
 
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """``avalon benchmark [OPTIONS]`` (``argv``: the options; ``prog``: the name in its usage line)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--renderers", default="GLES2,GLES3")
+    parser.add_argument("--processes", default="1,2", help="comma-separated process counts (default 1,2)")
+    parser.add_argument("--steps", type=int, default=3000, help="steps per measurement (default 3000)")
+    parser.add_argument("--resolution", type=int, default=96)
+    parser.add_argument("--repeats", type=int, default=3, help="measurements per figure; the best counts (default 3)")
+    parser.add_argument("--resets", type=int, default=1000, help="resets for the memory check (0 skips it)")
+    parser.add_argument("--no-peer", action="store_true", help="skip MiniWorld")
+    parser.add_argument("--json", help="also save the figures to this file")
+    args = parser.parse_args(argv)
+    options = BenchmarkOptions(
+        renderers=tuple(args.renderers.split(",")),
+        processes=tuple(int(p) for p in args.processes.split(",")),
+        steps=args.steps,
+        resolution=args.resolution,
+        repeats=args.repeats,
+        resets=args.resets,
+        peer=not args.no_peer,
+    )
+    for renderer in options.renderers:
+        if renderer not in RENDERERS:
+            raise SystemExit(f"unknown renderer {renderer!r}; choose from {', '.join(RENDERERS)}")
+    results = run_benchmark(options)
+    if args.json:
+        save_results(results, Path(args.json))
+        print(f"figures saved to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

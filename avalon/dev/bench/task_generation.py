@@ -1,9 +1,8 @@
-#!/usr/bin/env python
 """Time pure-Python world generation (no export, no Godot) per task and difficulty.
 
 Prints the median and maximum wall-clock time of ``build_world`` over a few seeds, the world size
 and grid, and how many attempts ``build_world`` needed (derived seeds after an impossible world).
-Usage: ``bin/bench_tasks.py [--seeds 5] [--tasks eat move] [--difficulties 0 0.5 1] [--preview-dir DIR]``;
+Usage: ``avalon benchmark task-generation [--seeds 5] [--tasks eat move] [--difficulties 0 0.5 1] [--preview-dir DIR]``;
 with ``--preview-dir`` it also writes a top-down picture of each (task, difficulty) for seed 0,
 cropped to the spawn and the food.
 """
@@ -56,13 +55,13 @@ def preview(world: World, pixels: int = 384) -> Image.Image:
     return full.crop(box).resize((pixels, pixels), Image.BILINEAR)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="worlds per (task, difficulty)")
     parser.add_argument("--tasks", nargs="+", default=[t for t in TASKS if t != "trivial"])
     parser.add_argument("--difficulties", nargs="+", type=float, default=[0.0, 0.5, 1.0])
     parser.add_argument("--preview-dir", type=Path, default=None, help="write a cropped top-down PNG per row here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     print(f"{'task':<8}{'difficulty':>11}{'median s':>10}{'max s':>8}{'size m':>8}{'grid':>10}{'attempts':>10}{'plants':>8}")
     for task in args.tasks:

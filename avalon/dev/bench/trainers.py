@@ -1,7 +1,6 @@
-#!/usr/bin/env python
 """Env steps per second including learning: PPO and IMPALA on the same number of simulators.
 
-    .venv/bin/python bin/bench_trainers.py [--envs 2] [--steps 2000] [--warmup 400] [--resolution 96]
+    .venv/bin/avalon benchmark trainers [--envs 2] [--steps 2000] [--warmup 400] [--resolution 96]
                                            [--task eat] [--rounds 1] [--envs-per-actor N] [--json FILE]
 
 Both train on the curriculum's worlds of ``--task`` exactly as ``avalon train`` does (GLES2,
@@ -71,8 +70,8 @@ def bench_impala(
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--envs", type=int, default=2, help="simulators (PPO: threads; IMPALA: actors of one each)")
     parser.add_argument("--steps", type=int, default=2000, help="timed env steps per trainer and round")
     parser.add_argument("--warmup", type=int, default=400, help="env steps before the timed ones (start-up)")
@@ -81,7 +80,7 @@ def main() -> None:
     parser.add_argument("--envs-per-actor", type=int, help="IMPALA's simulators per actor (default: all in one actor)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", help="write the figures to this file")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     env_config = EnvConfig(renderer="GLES2", resolution=args.resolution)
     rows = []
     for round_index in range(args.rounds):

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Steps per second of vectorised environments: our ThreadedVectorEnv against Gymnasium's
 AsyncVectorEnv (one process per env, shared memory) and SyncVectorEnv, on the same worlds.
 
-Usage: bin/bench_vector.py [--envs 2] [--steps 2000] [--rounds 3] [--renderer GLES2] [--task trivial]
+Usage: avalon benchmark vector [--envs 2] [--steps 2000] [--rounds 3] [--renderer GLES2] [--task trivial]
 
 Every variant steps ``--envs`` AvalonEnvs with the same pre-drawn random actions (SAME_STEP
 autoreset); rounds alternate between variants so that other load on the machine hits them alike;
@@ -19,7 +18,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.training.vector import ThreadedVectorEnv
+from avalon.env.vector import ThreadedVectorEnv
 
 
 def make_env(config: EnvConfig):
@@ -40,15 +39,15 @@ def measure(envs, actions: list, warmup: int = 50) -> float:
     return (len(actions) - warmup) * envs.num_envs / elapsed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--envs", type=int, default=2)
     parser.add_argument("--steps", type=int, default=2000, help="vector steps per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--renderer", default="GLES2")
     parser.add_argument("--resolution", type=int, default=96)
     parser.add_argument("--task", default="trivial")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     config = EnvConfig(renderer=args.renderer, resolution=args.resolution, task=args.task)
     fns = [make_env(config) for _ in range(args.envs)]

@@ -1,11 +1,10 @@
-#!/usr/bin/env python
 """Time the checks an untrusted world folder goes through (docs/security.md), per world size.
 
 Python, before every reset (``read_world_info``): listing, world.json, the content hash over every
 file, and the world.tscn check. Godot, at every reset (``godot/world/terrain_file.gd``): reading
 terrain.bin with its length checked, the native layout check, decoding, and the value checks,
 against decoding alone (``File.get_var()``, what terrain.gd did before the checks). Prints the
-median over ``--repeats`` runs. Usage: ``bin/bench_world_checks.py [--sizes small large] [--repeats 15]``.
+median over ``--repeats`` runs. Usage: ``avalon benchmark world-checks [--sizes small large] [--repeats 15]``.
 """
 
 from __future__ import annotations
@@ -84,11 +83,11 @@ def _godot_ms(folders: list[Path], repeats: int) -> dict[str, tuple[float, float
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["small", "large"], choices=sorted(WORLD_SIZES_M))
     parser.add_argument("--repeats", type=int, default=15)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="avalon-bench-checks-") as work:
         folders = []
         for size in args.sizes:

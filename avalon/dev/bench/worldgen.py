@@ -1,8 +1,7 @@
-#!/usr/bin/env python
 """Time outdoor world generation (height map, biomes, scenery) for each named world size.
 
 Prints the median wall-clock time per stage over a few seeds; optionally writes a top-down
-preview per size. Usage: ``bin/bench_worldgen.py [--seeds 3] [--preview-dir DIR]``.
+preview per size. Usage: ``avalon benchmark worldgen [--seeds 3] [--preview-dir DIR]``.
 """
 
 from __future__ import annotations
@@ -20,11 +19,11 @@ from avalon.datagen.scenery import place_scenery
 from avalon.datagen.terrain import WORLD_SIZES_M, WorldConfig, build_heightmap
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3, help="worlds per size (median is reported)")
     parser.add_argument("--preview-dir", type=Path, default=None, help="write one preview PNG per size here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     print(f"{'size':<8}{'side m':>8}{'grid':>10}{'heightmap s':>13}{'biomes s':>10}{'scenery s':>11}{'total s':>9}{'plants':>8}")
     for name, side in WORLD_SIZES_M.items():

@@ -6,16 +6,18 @@ shown next to the trivial test world's, measured in the same run. Each row is th
 ``seeds`` worlds; steps use the same pre-drawn random actions everywhere.
 
 With ``carry`` (``--carry``) each task row with a tool gets a second row measured with the agent
-holding and moving an item (:class:`~avalon.bench.carry.CarryActor`: a stone or log carried, the
+holding and moving an item (:class:`~avalon.dev.bench.moving_items.CarryActor`: a stone or log carried, the
 boulder pushed) in a ``mouse_keyboard`` simulator of its own, beside that simulator's trivial
 world under random actions; its last column is the share of timed steps that held or pushed the item.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,12 +25,14 @@ from typing import Callable, Optional
 
 import attr
 
-from avalon.bench.carry import CarryActor, movable_item
+from avalon.app.options import difficulty_list, task_list
 from avalon.datagen.export import export_world
 from avalon.datagen.terrain import WORLD_SIZES_M
+from avalon.dev.bench.moving_items import CarryActor, movable_item
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.tasks import TASKS, build_world
+from avalon.sim.settings import RENDERERS
+from avalon.tasks import TASKS, build_world, check_task
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
 from avalon.tasks.trivial import trivial_world
 
@@ -215,3 +219,40 @@ def format_rows(rows: list[Row], options: WorldBenchOptions) -> str:
 def save_rows(rows: list[Row], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps([attr.asdict(row) for row in rows], indent=2) + "\n")
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """``avalon world benchmark [OPTIONS]`` (``argv``: the options; ``prog``: the name in its usage line).
+    Bad tasks, sizes or difficulties are a ``ValueError`` naming them."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--renderer", choices=RENDERERS, default="GLES2")
+    parser.add_argument("--seeds", type=int, default=3, help="worlds per row (the median counts)")
+    parser.add_argument("--steps", type=int, default=1000, help="random steps per world")
+    parser.add_argument("--tasks", help="comma-separated tasks (default: every registered task)")
+    parser.add_argument("--difficulties", help="comma-separated difficulties of each task's rows (default 0,0.5,1)")
+    parser.add_argument("--sizes", help="comma-separated island sizes of eat d = 0.5 rows (default: every size; '' for none)")
+    parser.add_argument("--carry", action="store_true",
+                        help="also rows with the agent carrying a stone or log, or pushing a boulder (mouse_keyboard)")
+    parser.add_argument("--json", help="also save the figures to this file")
+    args = parser.parse_args(argv)
+    defaults = WorldBenchOptions()
+    tasks = task_list(args.tasks) if args.tasks else defaults.tasks
+    for task in tasks:
+        check_task(task)
+    sizes = tuple(size.strip() for size in args.sizes.split(",") if size.strip()) if args.sizes is not None else defaults.sizes
+    unknown = [size for size in sizes if size not in WORLD_SIZES_M]
+    if unknown:
+        raise ValueError(f"--sizes: unknown world size(s) {unknown}; the sizes are {', '.join(WORLD_SIZES_M)}")
+    options = WorldBenchOptions(
+        renderer=args.renderer, seeds=args.seeds, steps=args.steps, tasks=tasks, sizes=sizes,
+        difficulties=difficulty_list(args.difficulties) if args.difficulties else defaults.difficulties, carry=args.carry,
+    )
+    rows = run_world_benchmark(options)
+    if args.json:
+        save_rows(rows, Path(args.json))
+        print(f"figures saved to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,6 @@
 Crafter's score, score against difficulty, the report and its plots, and ``avalon eval compare``.
 
 Built on lists of ``WorldRequest`` and per-world files keyed by ``WorldRequest.folder_name``; the
-evaluation sets are reached only through :func:`avalon.scoring.sets.set_requests`. See
+evaluation sets are reached only through :func:`avalon.evaluation.scoring.sets.set_requests`. See
 docs/evaluation.md, "Scoring".
 """

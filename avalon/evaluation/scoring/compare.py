@@ -8,10 +8,10 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from avalon.scoring.normalise import Normalisation, normalisation_by_task
-from avalon.scoring.plots import plot_report
-from avalon.scoring.report import build_report, markdown_table, normalisation_note
-from avalon.scoring.score_files import read_score_file
+from avalon.evaluation.scoring.normalise import Normalisation, normalisation_by_task
+from avalon.evaluation.scoring.plots import plot_report
+from avalon.evaluation.scoring.report import build_report, markdown_table, normalisation_note
+from avalon.evaluation.scoring.score_files import read_score_file
 from avalon.training.world_supply import WorldRequest
 
 

@@ -4,7 +4,7 @@ ends, so an interrupted evaluation resumes from it instead of starting over.
 The first line is the header: what was evaluated and how (``policy``, ``action_space``,
 ``resolution``, ``time_limits``, ``set``). Resuming with a different header is refused, naming
 the field and both values: the file's episodes would not belong to the evaluation asked for.
-Each further line is one finished episode (:class:`~avalon.evaluation.EpisodeResult`'s fields and
+Each further line is one finished episode (:class:`~avalon.evaluation.results.EpisodeResult`'s fields and
 ``key``, the world's ``WorldRequest.folder_name``) or one world given up (``"failed": true``; it
 is played again on resume). A last line cut short by a kill is dropped and overwritten.
 """
@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import attr
 
-from avalon.evaluation import EpisodeResult, FailedWorld
+from avalon.evaluation.results import EpisodeResult, FailedWorld
 
 #: The header's ``kind``: marks the file as ours.
 LOG_KIND = "avalon-eval-episodes"

@@ -16,11 +16,11 @@ import attr
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space
+from avalon.errors import check_int, check_number
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import check_task, generate_world
 from avalon.training.curriculum import training_time_limit_frames
 from avalon.training.world_supply import WorldRequest
-from avalon.validation import check_int, check_number
 
 #: Evaluations of at least this many worlds print their estimate (the probe costs a few seconds).
 LARGE_EVALUATION_WORLDS = 40
@@ -57,7 +57,7 @@ def estimated_seconds(frames: int, worlds: int, probe: Probe, num_envs: int) -> 
 
 def probe(env_config: EnvConfig, request: WorldRequest, num_envs: int = 1, steps: int = PROBE_STEPS, seed: int = 0) -> Probe:
     """Generates ``request``'s world (timed) and steps ``num_envs`` simulators in it with random
-    actions in lock step, as :func:`~avalon.evaluation.evaluate` steps them (timed)."""
+    actions in lock step, as :func:`~avalon.evaluation.runner.evaluate` steps them (timed)."""
     steps = check_int(steps, "steps", low=1)
     num_envs = check_int(num_envs, "num_envs", low=1)
     folder = make_temp_folder("worlds")

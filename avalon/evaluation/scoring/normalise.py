@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 import attr
 
-from avalon.scoring.score_files import ScoreFile, ScoreFileError
+from avalon.evaluation.scoring.score_files import ScoreFile, ScoreFileError
 from avalon.training.world_supply import WorldRequest
 
 

@@ -2,8 +2,8 @@
 limit, in evaluation mode, with reruns after simulator crashes.
 
 A scripted agent reads the World spec and each step's ``info`` (``avalon.agent.scripted``), which a
-batched :class:`~avalon.evaluation.Policy` never sees, so it runs here, one env per thread, rather
-than through :func:`~avalon.evaluation.evaluate`. It plays the tasks that have a route
+batched :class:`~avalon.evaluation.policies.Policy` never sees, so it runs here, one env per thread, rather
+than through :func:`~avalon.evaluation.runner.evaluate`. It plays the tasks that have a route
 (:func:`has_reference`); the other worlds are returned as skipped.
 """
 
@@ -22,13 +22,13 @@ from avalon.agent.scripted.task_routes import WALKING_TASKS
 from avalon.datagen.export import export_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.errors import SimulatorError
-from avalon.evaluation import DEFAULT_MAX_ATTEMPTS, TIME_LIMITS, EpisodeResult, EvaluationResult, FailedWorld, episode_success
+from avalon.errors import SimulatorError, check_choice, check_int
+from avalon.evaluation.results import EpisodeResult, EvaluationResult, FailedWorld, episode_success
+from avalon.evaluation.runner import DEFAULT_MAX_ATTEMPTS, TIME_LIMITS
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import build_world, check_task
 from avalon.training.curriculum import training_time_limit_frames
 from avalon.training.world_supply import WorldRequest
-from avalon.validation import check_choice, check_int
 
 #: The action space the scripted agents act in.
 REFERENCE_ACTION_SPACE = ScriptedPolicy.action_space

@@ -14,17 +14,17 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from avalon.data.achievements import crafter_score, success_rates
-from avalon.scoring.aggregates import (
+from avalon.episodes.achievements import crafter_score, success_rates
+from avalon.errors import check_int
+from avalon.evaluation.scoring.aggregates import (
     AGGREGATES,
     DEFAULT_BOOTSTRAP_REPS,
     aggregate_intervals,
     per_task_intervals,
     performance_profiles,
 )
-from avalon.scoring.normalise import Normalisation
-from avalon.scoring.runner import ScoredRun
-from avalon.validation import check_int
+from avalon.evaluation.scoring.normalise import Normalisation
+from avalon.evaluation.scoring.runner import ScoredRun
 
 #: Difficulty bins of the score-against-difficulty view: [0, 0.2), ..., [0.8, 1.0].
 DIFFICULTY_BINS = 5

@@ -1,5 +1,5 @@
 """A scored evaluation that resumes: every world's episode is appended to the per-episode file as it
-ends (:mod:`avalon.scoring.episode_log`), and a rerun with the same file plays only the worlds it
+ends (:mod:`avalon.evaluation.scoring.episode_log`), and a rerun with the same file plays only the worlds it
 does not hold yet."""
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from typing import Any, Sequence
 import attr
 
 from avalon.env.config import EnvConfig
-from avalon.evaluation import EpisodeResult, EvaluationFailed, EvaluationResult, FailedWorld, Policy, evaluate
-from avalon.scoring.episode_log import EpisodeLog
-from avalon.scoring.reference import evaluate_reference
+from avalon.evaluation.policies import Policy
+from avalon.evaluation.results import EpisodeResult, EvaluationFailed, EvaluationResult, FailedWorld
+from avalon.evaluation.runner import evaluate
+from avalon.evaluation.scoring.episode_log import EpisodeLog
+from avalon.evaluation.scoring.reference import evaluate_reference
 from avalon.training.world_supply import WorldRequest
 
 #: The per-episode file's name in an evaluation's folder.
@@ -56,7 +58,7 @@ def run_evaluation(
 ) -> ScoredRun:
     """Evaluates ``policy`` (None: the scripted reference agents) on the worlds of ``requests``
     that ``out_dir/episodes.jsonl`` does not hold yet, appending each as it ends. ``header`` names
-    the evaluation (:data:`~avalon.scoring.episode_log.HEADER_FIELDS`): a file of another one is
+    the evaluation (:data:`~avalon.evaluation.scoring.episode_log.HEADER_FIELDS`): a file of another one is
     refused. Worlds that fail every attempt are in ``result.failed_worlds`` (never raised)."""
     if not requests:
         raise ValueError("no worlds to evaluate on")

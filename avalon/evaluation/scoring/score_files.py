@@ -2,8 +2,8 @@
 
 Normalisation reads two of them (section 5.4): the random agent's scores (its 0) and a
 reference's (its 1: human recordings when they exist, until then the scripted reference agents).
-Entries also carry ``"source"`` (who played: :data:`~avalon.evaluation.RANDOM_SOURCE`,
-:data:`~avalon.evaluation.SCRIPTED_SOURCE`, human recordings), which the report names; files
+Entries also carry ``"source"`` (who played: :data:`~avalon.evaluation.results.RANDOM_SOURCE`,
+:data:`~avalon.evaluation.results.SCRIPTED_SOURCE`, human recordings), which the report names; files
 without it are reported as of an unnamed source.
 """
 
@@ -15,8 +15,8 @@ from typing import Iterable, Mapping
 
 import attr
 
-from avalon.evaluation import EpisodeResult
-from avalon.validation import check_bool, check_number
+from avalon.errors import check_bool, check_number
+from avalon.evaluation.results import EpisodeResult
 
 UNNAMED_SOURCE = "not named in the file"
 

@@ -18,14 +18,15 @@ from typing import Any, Callable, Sequence
 import attr
 
 from avalon.env.config import EnvConfig
-from avalon.evaluation import RANDOM_SOURCE, SCRIPTED_SOURCE, Policy, save_results
-from avalon.scoring.episode_log import EpisodeLog
-from avalon.scoring.estimate import LARGE_EVALUATION_WORLDS, estimated_seconds, frames_at_most, probe
-from avalon.scoring.normalise import Normalisation, normalisation
-from avalon.scoring.plots import plot_report
-from avalon.scoring.report import build_report, markdown_table, normalisation_note, scored_worlds
-from avalon.scoring.runner import EPISODES_FILE, check_unique, run_evaluation
-from avalon.scoring.score_files import read_score_file, write_score_file
+from avalon.evaluation.policies import Policy
+from avalon.evaluation.results import RANDOM_SOURCE, SCRIPTED_SOURCE, save_results
+from avalon.evaluation.scoring.episode_log import EpisodeLog
+from avalon.evaluation.scoring.estimate import LARGE_EVALUATION_WORLDS, estimated_seconds, frames_at_most, probe
+from avalon.evaluation.scoring.normalise import Normalisation, normalisation
+from avalon.evaluation.scoring.plots import plot_report
+from avalon.evaluation.scoring.report import build_report, markdown_table, normalisation_note, scored_worlds
+from avalon.evaluation.scoring.runner import EPISODES_FILE, check_unique, run_evaluation
+from avalon.evaluation.scoring.score_files import read_score_file, write_score_file
 from avalon.training.world_supply import WorldRequest
 
 #: ``policy`` values: a checkpoint's policy, uniformly random actions, the scripted reference agents.

@@ -3,7 +3,7 @@
 A set is a manifest checked in beside this module (``<name>.json``): every world's task,
 difficulty, seed, forced generator options and the content hash of its world folder, and the
 generator version that built it. ``avalon evalset build NAME`` makes one from its recipe
-(:mod:`avalon.evalsets.recipe`: G.1's difficulties, seeds from the set's name and version, forced
+(:mod:`avalon.evaluation.sets.recipe`: G.1's difficulties, seeds from the set's name and version, forced
 worlds), checks every world against its task's certificate (replacing rejected ones by the next
 seed, G.2) and lets the scripted reference agent play it (``<name>.reference.json``);
 ``avalon evalset verify NAME`` regenerates every world and compares the hashes. Scoring reads a set
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 
-from avalon.evalsets.manifest import (
+from avalon.evaluation.sets.manifest import (
     RANDOM_SUFFIX,
     REFERENCE_SUFFIX,
     EvalSet,
@@ -25,7 +25,7 @@ from avalon.evalsets.manifest import (
     load_set,
     set_names,
 )
-from avalon.evalsets.recipe import DEFAULT_SET, RECIPES, SetRecipe
+from avalon.evaluation.sets.recipe import DEFAULT_SET, RECIPES, SetRecipe
 
 #: Per-world score files beside a set's manifest: ``reference`` (the scripted reference agent's,
 #: until human recordings exist) and ``random`` (the random agent's: what normalisation subtracts).

@@ -1,8 +1,8 @@
 """``avalon evalset build`` and ``verify``: a set's manifest, reference scores and build report.
 
-:func:`build_set` plans the recipe's worlds (:mod:`avalon.evalsets.recipe`), makes each one in a
-worker (:func:`avalon.evalsets.worker.build_one`: certificate, replacements, content hash, the
-reference agent's episode) through :func:`avalon.evalsets.runner.run_jobs`, then writes
+:func:`build_set` plans the recipe's worlds (:mod:`avalon.evaluation.sets.recipe`), makes each one in a
+worker (:func:`avalon.evaluation.sets.worker.build_one`: certificate, replacements, content hash, the
+reference agent's episode) through :func:`avalon.evaluation.sets.runner.run_jobs`, then writes
 ``<name>.json`` (the manifest), ``<name>.reference.json`` (the reference agent's score and success
 per world, keyed by ``SetWorld.key``; only when the reference agent ran) and ``<name>.report.md``.
 :func:`verify_set` regenerates every world of a manifest and compares its content hash.
@@ -20,7 +20,8 @@ import attr
 from tqdm import tqdm
 
 from avalon.datagen.world import GENERATOR_VERSION
-from avalon.evalsets.manifest import (
+from avalon.evaluation.results import RANDOM_SOURCE, SCRIPTED_SOURCE
+from avalon.evaluation.sets.manifest import (
     RANDOM_SUFFIX,
     REFERENCE_SUFFIX,
     REPORT_SUFFIX,
@@ -31,10 +32,9 @@ from avalon.evalsets.manifest import (
     manifest_path,
     write_json,
 )
-from avalon.evalsets.recipe import SetRecipe, plan_worlds
-from avalon.evalsets.runner import JobStats, run_jobs
-from avalon.evalsets.worker import RANDOM_ACTION_SPACE, BuiltWorld, build_one, random_run, world_hash
-from avalon.evaluation import RANDOM_SOURCE, SCRIPTED_SOURCE
+from avalon.evaluation.sets.recipe import SetRecipe, plan_worlds
+from avalon.evaluation.sets.runner import JobStats, run_jobs
+from avalon.evaluation.sets.worker import RANDOM_ACTION_SPACE, BuiltWorld, build_one, random_run, world_hash
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -103,7 +103,7 @@ def _refuse_to_change_a_built_set(evalset: EvalSet, directory) -> None:
         shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
         raise ValueError(f"{path} already holds set {evalset.name!r} version {evalset.version}, and {len(changed)} of its worlds "
                          f"came out differently ({shown}): re-version the set (a new name or version in "
-                         "avalon/evalsets/recipe.py) instead of rebuilding it; nothing was written")
+                         "avalon/evaluation/sets/recipe.py) instead of rebuilding it; nothing was written")
 
 
 def build_report(result: BuildResult) -> str:
@@ -194,7 +194,8 @@ class VerifyResult:
         lines.append(
             f"{len(self.mismatches)} of {len(evalset.worlds)} worlds of set {evalset.name!r} version {evalset.version} do not match "
             f"their content hashes{generator} ({timing}). The set must be re-versioned: build it under a new name or version "
-            "(a new SetRecipe in avalon/evalsets/recipe.py) instead of editing or rebuilding this one, so scores on it stay comparable.")
+            "(a new SetRecipe in avalon/evaluation/sets/recipe.py) instead of editing or rebuilding this one, "
+            "so scores on it stay comparable.")
         return "\n".join(lines)
 
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import attr
 
+from avalon.errors import check_int, check_non_empty_str, refuse
 from avalon.tasks.kit.forcing import ForcedOptions
 from avalon.training.world_supply import WorldRequest
-from avalon.validation import check_int, check_non_empty_str, refuse
 
 #: Where the checked-in manifests live (package data).
 SETS_DIR = Path(__file__).resolve().parent
@@ -72,7 +72,7 @@ class EvalSet:
     #: ``avalon.datagen.world.GENERATOR_VERSION`` of the generator that built it.
     created_with: str
     worlds: tuple[SetWorld, ...] = attr.ib(converter=tuple)
-    #: How the worlds were chosen (:class:`~avalon.evalsets.recipe.SetRecipe`'s fields), for the record.
+    #: How the worlds were chosen (:class:`~avalon.evaluation.sets.recipe.SetRecipe`'s fields), for the record.
     recipe: dict[str, Any] = attr.ib(factory=dict, eq=False)
 
     def requests(self) -> list[WorldRequest]:

@@ -17,9 +17,9 @@ from typing import Optional
 import attr
 import numpy as np
 
+from avalon.errors import check_bool, check_int, check_non_empty_str, check_number, refuse
 from avalon.tasks import TASKS, check_task
 from avalon.tasks.kit.forcing import ForcedOptions
-from avalon.validation import check_bool, check_int, check_non_empty_str, check_number, refuse
 
 #: Seeds are drawn below this bound (and a replacement adds 1 to a seed: far from any limit).
 SEED_BOUND = 2**62

@@ -27,9 +27,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 import attr
 
-from avalon.errors import AvalonError
-from avalon.ray_cluster import LOCAL_RAY, import_ray, start_ray
-from avalon.validation import check_int
+from avalon.errors import AvalonError, check_int
+from avalon.training.ray_cluster import LOCAL_RAY, import_ray, start_ray
 
 #: Calls of a function on one world (the first and the reruns after its worker died).
 DEFAULT_MAX_ATTEMPTS = 3

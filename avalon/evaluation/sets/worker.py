@@ -24,8 +24,8 @@ from avalon.datagen.export import export_world
 from avalon.datagen.world import World
 from avalon.datagen.world_folder import INFO_FILE
 from avalon.errors import SimulatorError
-from avalon.evalsets.manifest import SetWorld
-from avalon.evalsets.recipe import PlannedWorld
+from avalon.evaluation.sets.manifest import SetWorld
+from avalon.evaluation.sets.recipe import PlannedWorld
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import WorldGenerationError, build_world, check_task
 

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import attr
 
-from avalon.validation import check_non_empty_str, refuse
+from avalon.errors import check_non_empty_str, refuse
 
 
 @attr.s(frozen=True, auto_attribs=True)

@@ -20,6 +20,7 @@ import numpy as np
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, World
+from avalon.errors import check_choice
 from avalon.rules.animals import PREDATOR_KINDS, animal_spec
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
@@ -37,7 +38,6 @@ from avalon.tasks.kit.curves import Band
 from avalon.tasks.kit.geometry import XZ, facing_direction, ground_height, is_dry_land, triangle_index, triangle_slopes_deg
 from avalon.tasks.kit.routes import Certificate, certify
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, fruit_tree_site_ok, site_mask, tree_behind_food
-from avalon.validation import check_choice
 
 #: The predators from easiest to hardest (Table 3's order).
 PREDATOR_LADDER: tuple[str, ...] = PREDATOR_KINDS

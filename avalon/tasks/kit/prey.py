@@ -24,6 +24,7 @@ import numpy as np
 
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import Entity, World, tool_entity
+from avalon.errors import check_choice
 from avalon.rules.animals import PREY, PREY_KINDS, animal_spec
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks.kit import ImpossibleWorldError
@@ -49,7 +50,6 @@ from avalon.tasks.kit.geometry import (
 from avalon.tasks.kit.route import Route, RouteStep
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
-from avalon.validation import check_choice
 
 #: Prey from easy to hard to hit: the ground prey of Table 4 in its order (a frog never flees; a
 #: deer takes two hits), then the air prey (``avalon.rules.animals.PREY``).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import attr
 
-from avalon.validation import float_triple
+from avalon.errors import float_triple
 
 #: The skills a route step may use. ``walk``: over ground the body can walk on; ``jump``: a running
 #: jump across a gap or up onto a ledge; ``climb``: hand over hand up (or down) a climbable surface;

@@ -15,10 +15,10 @@ import attr
 import numpy as np
 
 from avalon.datagen.world import World
+from avalon.errors import is_int_in
 from avalon.rules.mechanics import STEPS_PER_SECOND
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.forcing import Forcing
-from avalon.validation import is_int_in
 
 #: ``(rng, difficulty, config) -> World``: the world of one attempt; raises
 #: :class:`~avalon.tasks.kit.ImpossibleWorldError` when the draws cannot keep the task's guarantees.
@@ -78,7 +78,7 @@ class TaskSpec:
     #: sets force one world per value (eat: every food kind). Its generator then takes ``forced``.
     forcing: tuple[Forcing, ...] = attr.ib(
         default=(), converter=tuple, validator=attr.validators.deep_iterable(attr.validators.instance_of(Forcing)))
-    #: Whether evaluation sets (``avalon/evalsets/``) hold worlds of this task (not the trivial test world).
+    #: Whether evaluation sets (``avalon/evaluation/sets/``) hold worlds of this task (not the trivial test world).
     in_evaluation_sets: bool = attr.ib(default=True, validator=attr.validators.instance_of(bool))
 
     def training_time_limit_frames(self, difficulty: float) -> int:

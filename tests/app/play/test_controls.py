@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from avalon.app.play.controls import CARRY_M, THROW_DIRECTION, ControlSettings, ControlState, look_point, vr_action
 from avalon.env.spaces import ActionCodec
-from avalon.play.controls import CARRY_M, THROW_DIRECTION, ControlSettings, ControlState, look_point, vr_action
 from avalon.rules import mechanics as m
 from avalon.sim.protocol import metres_to_depth
 

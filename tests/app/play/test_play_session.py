@@ -9,9 +9,9 @@ import os
 import pygame
 import pytest
 
-from avalon.cli import main
-from avalon.data.recording import replay
-from avalon.play.session import PlayOptions, PlaySession
+from avalon.app.main import main
+from avalon.app.play.session import PlayOptions, PlaySession
+from avalon.episodes.recording import replay
 from tests.processes import descendants, our_godot_pids
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
@@ -96,7 +96,7 @@ def test_paused_mode_steps_once_per_key_press(tmp_path):
 
 
 def test_a_world_of_an_evaluation_set_is_played_by_its_index(tmp_path):
-    from avalon.evalsets import load_set
+    from avalon.evaluation.sets import load_set
 
     world = load_set("smoke").worlds[3]
     plan = {(0, 2): [lambda: key(pygame.K_ESCAPE)]}

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.bench.carry import CarryActor, movable_item
-from avalon.bench.worlds import WorldBenchOptions, format_rows, run_world_benchmark
 from avalon.datagen.export import export_world
 from avalon.datagen.world import FlatGround, World, tool_entity
+from avalon.dev.bench.moving_items import CarryActor, movable_item
+from avalon.dev.bench.worlds import WorldBenchOptions, format_rows, run_world_benchmark
 from avalon.tasks import build_world
 
 pytestmark = pytest.mark.godot

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from avalon.bench.stats import fewest_values_for_interval, median_interval
+from avalon.dev.bench.stats import fewest_values_for_interval, median_interval
 
 
 def test_ten_values_give_the_second_and_ninth_order_statistics():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from avalon.bench.worlds import WorldBenchOptions, format_rows, run_world_benchmark
-from avalon.cli import main
+from avalon.app.main import main
+from avalon.dev.bench.worlds import WorldBenchOptions, format_rows, run_world_benchmark
 from avalon.tasks import TASKS
 
 
@@ -62,8 +62,8 @@ def test_stepping_through_more_actions_than_an_episode_lasts_restarts_it_and_tim
     # A world whose episodes end (here after 5 frames; in descend at d = 1 by a lethal fall) must not
     # give steps per second from the few steps before the end over all the actions.
     from avalon import AvalonEnv, EnvConfig
-    from avalon.bench.worlds import _step_through
     from avalon.datagen.export import export_world
+    from avalon.dev.bench.worlds import _step_through
     from avalon.tasks.trivial import trivial_world
 
     folder = export_world(trivial_world(seed=0, time_limit_frames=5), tmp_path / "short")

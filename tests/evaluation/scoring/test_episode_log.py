@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from avalon.evaluation import EpisodeResult, FailedWorld
-from avalon.scoring.episode_log import EpisodeLog, EpisodeLogError
+from avalon.evaluation.results import EpisodeResult, FailedWorld
+from avalon.evaluation.scoring.episode_log import EpisodeLog, EpisodeLogError
 
 HEADER = {"policy": "random policy (seed 0)", "action_space": "vr", "resolution": 32, "time_limits": "world", "set": "set smoke"}
 

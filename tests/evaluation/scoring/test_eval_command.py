@@ -11,16 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from avalon.cli import main
+from avalon.app.main import main
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space
-from avalon.evaluation import RandomPolicy, evaluation_worlds
-from avalon.scoring.estimate import Probe, estimated_seconds, frames_at_most, probe
-from avalon.scoring.scored_evaluation import ScoredEvaluation, generated_worlds_label, run_scored_evaluation
+from avalon.evaluation.policies import RandomPolicy
+from avalon.evaluation.scoring.estimate import Probe, estimated_seconds, frames_at_most, probe
+from avalon.evaluation.scoring.scored_evaluation import ScoredEvaluation, generated_worlds_label, run_scored_evaluation
+from avalon.evaluation.worlds import evaluation_worlds
 from avalon.training.world_supply import WorldRequest
 
 #: mouse_keyboard actions at 16 px (tests/agent/test_registry.py).
-OLD_CHECKPOINT = Path(__file__).parent.parent / "agent" / "data" / "ppo-before-issue18.pt"
+OLD_CHECKPOINT = Path(__file__).parents[2] / "agent" / "data" / "ppo-before-issue18.pt"
 SMALL = ["--resolution", "32", "--time-limits", "training", "--max-difficulty", "0.1", "--no-video"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -36,7 +37,7 @@ def episode_lines(path: Path) -> list[dict]:
 def test_an_interrupted_evaluation_resumes_and_plays_only_the_worlds_it_had_not_finished(tmp_path, capsys):
     out = tmp_path / "eval"
     args = ["eval", "--policy", "random", "--tasks", "eat", "--episodes", "5", "--envs", "1", "--out", str(out), *SMALL]
-    process = subprocess.Popen([sys.executable, "-m", "avalon.cli", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen([sys.executable, "-m", "avalon.app.main", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300
         while len(episode_lines(out / "episodes.jsonl")) < 2 and process.poll() is None and time.monotonic() < deadline:

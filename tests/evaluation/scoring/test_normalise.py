@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from avalon.evaluation import EpisodeResult, episode_success
-from avalon.scoring.normalise import normalisation
-from avalon.scoring.score_files import ScoreFileError, read_score_file, write_score_file
+from avalon.evaluation.results import EpisodeResult, episode_success
+from avalon.evaluation.scoring.normalise import normalisation
+from avalon.evaluation.scoring.score_files import ScoreFileError, read_score_file, write_score_file
 from avalon.training.world_supply import WorldRequest
 
 REQUESTS = [WorldRequest("eat", 0.0, 1), WorldRequest("eat", 1.0, 2), WorldRequest("move", 0.5, 3), WorldRequest("trivial", 0.0, 4)]

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from avalon.data.achievements import crafter_score, success_rates
-from avalon.scoring.aggregates import aggregate_intervals, per_task_intervals, performance_profiles, score_matrix
-from avalon.scoring.report import build_report, difficulty_view, markdown_table
+from avalon.episodes.achievements import crafter_score, success_rates
+from avalon.evaluation.scoring.aggregates import aggregate_intervals, per_task_intervals, performance_profiles, score_matrix
+from avalon.evaluation.scoring.report import build_report, difficulty_view, markdown_table
 
 
 def samples(seed: int = 0, worlds: int = 30) -> dict[str, dict[str, list[float]]]:

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from avalon.evalsets import load_set
-from avalon.scoring.score_files import read_score_file
-from avalon.scoring.sets import set_requests, set_score_file
+from avalon.evaluation.scoring.score_files import read_score_file
+from avalon.evaluation.scoring.sets import set_requests, set_score_file
+from avalon.evaluation.sets import load_set
 
 
 def test_a_sets_requests_are_its_worlds_in_order_with_their_forced_options():

@@ -8,12 +8,12 @@ import math
 import attr
 import pytest
 
-import avalon.evalsets.worker as worker
-from avalon.cli import main
-from avalon.evalsets import load_scores, load_set
-from avalon.evalsets.build import build_report, build_set, verify_set
-from avalon.evalsets.recipe import PlannedWorld, SetRecipe, plan_worlds, recipe as set_recipe
-from avalon.evaluation import RANDOM_SOURCE, SCRIPTED_SOURCE
+import avalon.evaluation.sets.worker as worker
+from avalon.app.main import main
+from avalon.evaluation.results import RANDOM_SOURCE, SCRIPTED_SOURCE
+from avalon.evaluation.sets import load_scores, load_set
+from avalon.evaluation.sets.build import build_report, build_set, verify_set
+from avalon.evaluation.sets.recipe import PlannedWorld, SetRecipe, plan_worlds, recipe as set_recipe
 from avalon.tasks import TASKS, WorldGenerationError, build_world
 
 TINY = SetRecipe(name="tiny", version=1, worlds_per_task=3, hardest_share=0.0, force_every_value=False, tasks=("eat", "jump"))
@@ -143,8 +143,8 @@ def test_a_world_its_certificate_rejects_is_replaced_by_the_next_seed(monkeypatc
 
 
 def _result_of(built):
-    from avalon.evalsets.build import BuildResult
-    from avalon.evalsets.manifest import EvalSet
+    from avalon.evaluation.sets.build import BuildResult
+    from avalon.evaluation.sets.manifest import EvalSet
 
     evalset = EvalSet(name="t", version=1, created_with="0.1.0", worlds=tuple(b.world for b in built))
     return BuildResult(evalset, tuple(built), False, 0.0, "this process", 0)

@@ -9,10 +9,10 @@ import attr
 import pytest
 
 from avalon.datagen.world import GENERATOR_VERSION
-from avalon.evalsets import RECIPES, EvalSet, SetWorld, load_scores, load_set, set_names
-from avalon.evalsets.manifest import SETS_DIR, set_from_json
-from avalon.evalsets.recipe import DEFAULT_SET, plan_worlds
-from avalon.evaluation import SCRIPTED_SOURCE
+from avalon.evaluation.results import SCRIPTED_SOURCE
+from avalon.evaluation.sets import RECIPES, EvalSet, SetWorld, load_scores, load_set, set_names
+from avalon.evaluation.sets.manifest import SETS_DIR, set_from_json
+from avalon.evaluation.sets.recipe import DEFAULT_SET, plan_worlds
 from avalon.tasks import TASKS
 from avalon.training.world_supply import WorldRequest
 

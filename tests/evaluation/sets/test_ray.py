@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 import ray
 
-from avalon.evalsets.build import build_set, verify_set
-from avalon.evalsets.recipe import SetRecipe
-
-from ..processes import descendants, is_alive, tagged_processes
+from avalon.evaluation.sets.build import build_set, verify_set
+from avalon.evaluation.sets.recipe import SetRecipe
+from tests.processes import descendants, is_alive, tagged_processes
 
 # One local Ray at a time: the Ray tests share a pytest-xdist worker.
 pytestmark = pytest.mark.xdist_group("ray")

@@ -6,7 +6,7 @@ import attr
 import numpy as np
 import pytest
 
-from avalon.evalsets.recipe import DEFAULT_SET, RECIPES, SetRecipe, difficulties, plan_worlds, recipe
+from avalon.evaluation.sets.recipe import DEFAULT_SET, RECIPES, SetRecipe, difficulties, plan_worlds, recipe
 from avalon.rules import animals
 from avalon.tasks import TASKS, build_world
 from avalon.tasks.eat import FOOD_LADDER

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from avalon.evalsets.runner import JobStats, WorkerCrashError, run_jobs
+from avalon.evaluation.sets.runner import JobStats, WorkerCrashError, run_jobs
 
 
 def square(value: int) -> int:

@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from avalon.cli import main
+from avalon.app.main import main
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space
-from avalon.evaluation import EvaluationFailed, RandomPolicy, _Video, evaluate, evaluation_worlds
+from avalon.evaluation.policies import RandomPolicy
+from avalon.evaluation.results import EvaluationFailed
+from avalon.evaluation.runner import _Video, evaluate
+from avalon.evaluation.worlds import evaluation_worlds
 from avalon.training.curriculum import training_time_limit_frames
 from tests.processes import godot_that_fails_after, is_alive, kill_one_godot_once_two_run, our_godot_pids
 

@@ -1,217 +1,47 @@
-"""Evaluating a policy on freshly generated worlds: per-task success rates, scores and a video.
+"""Evaluating a policy on a list of worlds: one episode per world, several simulators at a time.
 
-The worlds of one evaluation are fixed by ``(tasks, episodes, difficulty range, seed)``: for each
-task, ``episodes`` worlds with difficulties evenly spaced over ``[min_difficulty,
-max_difficulty]`` (as the paper's evaluation sets, Appendix G.1) and world seeds drawn from
-``SeedSequence((EVALUATION_SEED_TAG, seed, task index))``, so they never coincide with training
-worlds in practice and the same command always evaluates on the same worlds. Episodes run in
-evaluation mode (``C_move = 0``, Appendix B.1) up to each world's own time limit (Appendix G.3),
-unless ``time_limits="training"``.
+Episodes run in evaluation mode (``C_move = 0``, Appendix B.1) up to each world's own time limit
+(Appendix G.3), unless ``time_limits="training"``; :mod:`avalon.evaluation.worlds` chooses fresh
+worlds, and :mod:`avalon.evaluation.results` holds what comes out.
 
 A simulator that crashes or hangs does not end an evaluation: its world's episode is rerun from
 the world's start in a fresh simulator (up to ``max_attempts`` runs), and the reruns are counted.
 A world that fails every attempt is reported with the error, beside every finished episode
-(:class:`EvaluationFailed`); no world is dropped silently.
-
-Any object with ``act(observations, deterministic) -> actions`` (batched dicts of arrays) is a
-policy: a trained agent (``avalon.agent``) or :class:`RandomPolicy`, whose figures are the
-baseline every score is normalised against (section 5.4).
+(:class:`~avalon.evaluation.results.EvaluationFailed`); no world is dropped silently.
 """
 
 from __future__ import annotations
 
 import collections
-import json
 import logging
-import math
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Sequence
 
 import attr
-import gymnasium as gym
 import numpy as np
 from PIL import Image
 from tqdm import tqdm
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.env.spaces import RGBD_KEY
-from avalon.errors import AvalonError, SimulatorError
-from avalon.rules.mechanics import INITIAL_ENERGY
-from avalon.tasks import check_difficulty, check_task
+from avalon.errors import SimulatorError, check_choice, check_int
+from avalon.evaluation.policies import Policy
+from avalon.evaluation.results import EpisodeResult, EvaluationFailed, EvaluationResult, FailedWorld, episode_success, save_results
 from avalon.training.curriculum import training_time_limit_frames
 from avalon.training.world_supply import WorldRequest, WorldSupply
-from avalon.validation import check_choice, check_int
 
 log = logging.getLogger(__name__)
 
-#: Mixed into evaluation world seeds so they differ from any seed a training run draws.
-EVALUATION_SEED_TAG = 0x5EED_E7A1
 TIME_LIMITS = ("world", "training")
 #: Which episode the video shows: the first world's; the first episode to succeed; or the
 #: successful episode of the latest world in the requests (evaluation worlds come in order of
 #: difficulty, so the hardest success). The last two fall back on the first world's.
 VIDEO_CHOICES = ("first", "first_success", "hardest_success")
-#: Who played, as per-world score files name it (``"source"``): the random baseline, the scripted agents.
-RANDOM_SOURCE = "random agent"
-SCRIPTED_SOURCE = "scripted reference agents"
 #: Runs of a world's episode (the first and the reruns after simulator crashes) before it is given up.
 DEFAULT_MAX_ATTEMPTS = 3
-#: Tasks that always have several foods: their success rule is Appendix M's second one.
-MULTI_FOOD_TASKS = ("gather", "survive")
-
-
-def episode_success(task: str, info: Mapping[str, Any]) -> bool:
-    """Whether an episode succeeded, from its last ``info`` (Appendix M): every food eaten; for
-    gather and survive also at least one food eaten and more energy at the end than at the start."""
-    if bool(info["success"]):
-        return True
-    if task not in MULTI_FOOD_TASKS:
-        return False
-    return int(info["food_eaten"]) >= 1 and float(info["energy"]) > INITIAL_ENERGY
-
-
-class Policy(Protocol):
-    def act(self, observations: dict[str, np.ndarray], deterministic: bool = False) -> dict[str, np.ndarray]:
-        """Batched actions for batched observations (leading dimension: environments).
-
-        A policy with a true ``recurrent`` attribute (Dreamer's) keeps a state per env: it is also
-        given ``envs`` (each row's env) and ``is_first`` (whether the row's episode starts now)."""
-
-
-class RandomPolicy:
-    """Uniformly random actions from the action space (the paper's random baseline)."""
-
-    def __init__(self, action_space: gym.spaces.Space, seed: int | None = None) -> None:
-        self.action_space = action_space
-        self.action_space.seed(seed)
-
-    def act(self, observations: dict[str, np.ndarray], deterministic: bool = False) -> dict[str, np.ndarray]:
-        count = len(observations[RGBD_KEY])
-        samples = [self.action_space.sample() for _ in range(count)]
-        return {key: np.stack([sample[key] for sample in samples]) for key in samples[0]}
-
-
-def evaluation_worlds(
-    tasks: Sequence[str], episodes: int, min_difficulty: float = 0.0, max_difficulty: float = 1.0, seed: int = 0
-) -> list[WorldRequest]:
-    """The worlds of an evaluation (see the module doc), task by task."""
-    episodes = check_int(episodes, "episodes", low=1, unit="per task")
-    low, high = check_difficulty(min_difficulty), check_difficulty(max_difficulty)
-    if low > high:
-        raise ValueError(f"min_difficulty {low} is above max_difficulty {high}")
-    requests = []
-    for index, task in enumerate(tasks):
-        check_task(task)
-        rng = np.random.default_rng(np.random.SeedSequence((EVALUATION_SEED_TAG, seed, index)))
-        difficulties = np.linspace(low, high, episodes) if episodes > 1 else np.array([low])
-        for difficulty in difficulties:
-            requests.append(WorldRequest(task, float(difficulty), int(rng.integers(0, 2**62))))
-    return requests
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class EpisodeResult:
-    task: str
-    difficulty: float
-    seed: int
-    success: bool
-    score: float  # Appendix M
-    episode_return: float
-    episode_length: int
-    achievements: tuple[str, ...]
-    #: Runs of this world's episode: 1, plus one per simulator crash that cut it short (each
-    #: rerun starts from the world's start in a fresh simulator; only the last run counts).
-    attempts: int = 1
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class FailedWorld:
-    """A world whose episode could not be played: its simulator failed on every attempt (or the
-    world could not be generated, ``attempts=0``); ``error`` is the last error."""
-
-    task: str
-    difficulty: float
-    seed: int
-    attempts: int
-    error: str
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class EvaluationResult:
-    """Every finished episode (in the order of the requested worlds), the worlds that failed, and
-    ``restarts``: simulators that crashed, hung or were found dead during the evaluation (each
-    replaced by a fresh one)."""
-
-    episodes: tuple[EpisodeResult, ...]
-    video_path: Path | None = None
-    failed_worlds: tuple[FailedWorld, ...] = ()
-    restarts: int = 0
-    #: The episode the video shows: (index of its world in the requests, whether it succeeded).
-    video_episode: tuple[int, bool] | None = None
-
-    def per_task(self) -> dict[str, dict[str, float]]:
-        """Per task: finished episodes, success rate, mean score, mean return, mean length."""
-        groups: dict[str, list[EpisodeResult]] = collections.defaultdict(list)
-        for episode in self.episodes:
-            groups[episode.task].append(episode)
-        return {
-            task: {
-                "episodes": len(group),
-                "success_rate": float(np.mean([e.success for e in group])),
-                "mean_score": float(np.mean([e.score for e in group])),
-                "mean_return": float(np.mean([e.episode_return for e in group])),
-                "mean_length": float(np.mean([e.episode_length for e in group])),
-            }
-            for task, group in groups.items()
-        }
-
-    def failure_message(self) -> str | None:
-        """Which worlds failed and why (each error's first line), or None when none did."""
-        if not self.failed_worlds:
-            return None
-        total = len(self.episodes) + len(self.failed_worlds)
-        worlds = "; ".join(
-            f"{world.task} difficulty {world.difficulty:g} seed {world.seed} after {world.attempts} attempt(s): "
-            f"{world.error.splitlines()[0] if world.error else '?'}"
-            for world in self.failed_worlds
-        )
-        return f"{len(self.failed_worlds)} of {total} evaluation worlds failed: {worlds}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "per_task": self.per_task(),
-            "episodes": [attr.asdict(episode) for episode in self.episodes],
-            "restarts": self.restarts,
-            "failed_worlds": [attr.asdict(world) for world in self.failed_worlds],
-            "error": self.failure_message(),
-            "video": None if self.video_path is None else str(self.video_path),
-            "video_episode": None if self.video_episode is None else {"world": self.video_episode[0], "success": self.video_episode[1]},
-        }
-
-    def table(self) -> str:
-        lines = ["task      episodes  success  mean score  mean length", "-" * 52]
-        for task, row in self.per_task().items():
-            lines.append(
-                f"{task:<9} {row['episodes']:>8}  {row['success_rate']:>6.1%}  {row['mean_score']:>10.3f}  {row['mean_length']:>11.1f}"
-            )
-        reruns = sum(episode.attempts - 1 for episode in self.episodes)
-        lines.append(f"simulator restarts: {self.restarts} ({reruns} episode(s) rerun from their world's start)")
-        for world in self.failed_worlds:
-            lines.append(f"FAILED: {world.task} difficulty {world.difficulty:g} seed {world.seed} ({world.attempts} attempts)")
-        return "\n".join(lines)
-
-
-class EvaluationFailed(AvalonError):
-    """Some worlds of an evaluation failed on every attempt. ``result`` holds every finished
-    episode and the failed worlds with their errors; the message names the failed worlds."""
-
-    def __init__(self, result: EvaluationResult) -> None:
-        super().__init__(result.failure_message())
-        self.result = result
 
 
 #: What one slot's call returns: each world it finished or gave up, by index in the requests.
@@ -521,41 +351,3 @@ def evaluate_and_save(
     except EvaluationFailed as failure:
         result = failure.result
     return result, save_results(result, path, extra)
-
-
-def comparison_table(results: dict[str, EvaluationResult]) -> str:
-    """Per task, the success rates and mean scores of several policies on the same worlds, side by side."""
-    names = list(results)
-    per_task = {name: result.per_task() for name, result in results.items()}
-    header = " / ".join(names)
-    lines = [f"task      episodes  success ({header})  mean score ({header})", "-" * (44 + 2 * len(header))]
-    for task in per_task[names[0]]:
-        rows = [per_task[name].get(task) for name in names]
-        success = " / ".join("-" if row is None else f"{row['success_rate']:.1%}" for row in rows)
-        score = " / ".join("-" if row is None else f"{row['mean_score']:.3f}" for row in rows)
-        lines.append(f"{task:<9} {rows[0]['episodes']:>8}  {success:>{11 + len(header)}}  {score:>{14 + len(header)}}")
-    for name, result in results.items():
-        if result.restarts or result.failed_worlds:
-            lines.append(f"{name}: simulator restarts {result.restarts}, failed worlds {len(result.failed_worlds)}")
-    return "\n".join(lines)
-
-
-def save_results(result: EvaluationResult, path: str | Path, extra: dict[str, Any] | None = None) -> Path:
-    """Writes the results (and ``extra`` fields) as JSON."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = dict(extra or {}, **result.to_json())
-    path.write_text(json.dumps(payload, indent=2, default=_json_default))
-    return path
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
