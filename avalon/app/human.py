@@ -1,4 +1,6 @@
-"""People judging agents side by side, ranked with TrueSkill: ``avalon human compare`` (BASALT's method).
+"""``avalon human import | score | compare``: human episodes from pose tracks (:mod:`avalon.human`),
+their reference scores, and people judging agents side by side, ranked with TrueSkill (``compare``,
+BASALT's method).
 
 A task's score does not capture everything a person sees (how an agent fights, whether it
 explores). As BASALT does, a person is shown two episodes of different policies on the same world

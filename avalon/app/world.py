@@ -1,6 +1,7 @@
-"""``avalon world preview``: a picture of a task's world, from above and through the agent's eyes.
+"""``avalon world export | preview | benchmark``: a task's world folder; a picture of it, from above
+and through the agent's eyes; and the world benchmark (``avalon benchmark worlds``).
 
-The left half is the top-down map of :func:`avalon.datagen.preview.top_down_preview` (shaded
+The picture's left half is the top-down map of :func:`avalon.datagen.preview.top_down_preview` (shaded
 relief, biome colours, water, scenery, food, spawn and obstacle rings); the right half is the
 first RGB frame Godot renders from the spawn point. :func:`previews` writes a task's pictures at
 several difficulties into a folder (``avalon world preview --task jump --difficulties 0,0.5,1
