@@ -279,8 +279,6 @@ def _cmd_human_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_human_score(args: argparse.Namespace) -> int:
-    import json
-
     from avalon.episodes.replay_folder import episode_files, replay_files
     from avalon.human.scores import human_episodes, human_reference, load_scores, reference_report
 

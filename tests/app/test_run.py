@@ -1,4 +1,5 @@
-"""``avalon run``'s picture: rendered at the render resolution, not enlarged observations."""
+"""``avalon run``: one episode, its picture rendered at the render resolution (not enlarged observations)
+and its recording."""
 
 import numpy as np
 import pytest
@@ -7,6 +8,7 @@ from PIL import Image
 from avalon import AvalonEnv, EnvConfig
 from avalon.app.main import main
 from avalon.app.run import run_random_episode
+from avalon.episodes.recording import Recording
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -30,3 +32,14 @@ def test_the_strip_shows_pictures_rendered_at_the_render_resolution(tmp_path):
 def test_run_takes_a_render_resolution_and_refuses_a_bad_one(tmp_path, capsys):
     assert main(["run", "--renderer", "GLES2", "--render-resolution", "8", "--out", str(tmp_path / "x")]) == 2
     assert "render_resolution=8 must be None or an int from 16 to 1024" in capsys.readouterr().err
+
+
+def test_run_plays_one_episode_and_writes_the_picture_and_recording(tmp_path, capsys):
+    assert main(["run", "--renderer", "GLES2", "--out", str(tmp_path / "run")]) == 0
+    printed = capsys.readouterr().out
+    assert "steps per second" in printed and "steps: 200" in printed
+    strip = Image.open(tmp_path / "run" / "frames.png")
+    assert strip.size == (8 * 256, 2 * 256)  # rendered at --render-resolution's default
+    assert Recording.load(tmp_path / "run" / "episode-00000.npz").actions.shape == (200, 21)
+    assert main(["replay", str(tmp_path / "run" / "episode-00000.npz")]) == 0
+    assert "identical: 200 steps" in capsys.readouterr().out

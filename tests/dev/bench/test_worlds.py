@@ -1,9 +1,8 @@
-"""``avalon world benchmark`` and ``avalon world preview`` cover every registered task."""
+"""``avalon world benchmark`` covers every registered task."""
 
 from __future__ import annotations
 
 import pytest
-from PIL import Image
 
 from avalon.app.main import main
 from avalon.dev.bench.worlds import WorldBenchOptions, format_rows, run_world_benchmark
@@ -35,26 +34,6 @@ def test_the_world_benchmark_command_refuses_unknown_tasks_sizes_and_difficultie
     assert "unknown world size(s) ['tiny']" in capsys.readouterr().err
     assert main(["world", "benchmark", "--difficulties", "0,2"]) == 2
     assert "difficulty 2.0 must be a number in [0, 1]" in capsys.readouterr().err
-
-
-@pytest.mark.godot
-def test_previews_of_a_task_at_several_difficulties_go_into_a_folder(tmp_path, capsys):
-    assert main(["world", "preview", "--task", "eat", "--difficulties", "0,1", "--out-dir", str(tmp_path),
-                 "--renderer", "GLES2", "--panel-pixels", "128"]) == 0
-    written = capsys.readouterr().out.split()
-    assert written == [str(tmp_path / "eat-d0.png"), str(tmp_path / "eat-d1.png")]
-    for path in written:
-        assert Image.open(path).size == (256, 128 + 24)
-
-
-def test_the_preview_command_wants_one_output(tmp_path, capsys):
-    assert main(["world", "preview", "--task", "eat"]) == 2
-    assert "give either -o/--output" in capsys.readouterr().err
-    assert main(["world", "preview", "--task", "eat", "-o", str(tmp_path / "a.png"), "--out-dir", str(tmp_path)]) == 2
-    assert main(["world", "preview", "--task", "eat", "--difficulties", "0,1", "-o", str(tmp_path / "a.png")]) == 2
-    assert "give --out-dir, not -o" in capsys.readouterr().err
-    assert main(["world", "preview", "--task", "eat", "--difficulties", "x", "--out-dir", str(tmp_path)]) == 2
-    assert "expected comma-separated numbers" in capsys.readouterr().err
 
 
 @pytest.mark.godot

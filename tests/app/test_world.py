@@ -1,24 +1,10 @@
-"""The ``avalon`` command line (``make run`` uses ``avalon run``)."""
+"""``avalon world export`` and ``avalon world preview``: world folders and their pictures, and bad input."""
 
 import pytest
 from PIL import Image
 
 from avalon.app.main import main
-from avalon.episodes.recording import Recording
 from avalon.tasks import TASKS
-
-
-@pytest.mark.godot
-@pytest.mark.slow
-def test_run_plays_one_episode_and_writes_the_picture_and_recording(tmp_path, capsys):
-    assert main(["run", "--renderer", "GLES2", "--out", str(tmp_path / "run")]) == 0
-    printed = capsys.readouterr().out
-    assert "steps per second" in printed and "steps: 200" in printed
-    strip = Image.open(tmp_path / "run" / "frames.png")
-    assert strip.size == (8 * 256, 2 * 256)  # rendered at --render-resolution's default
-    assert Recording.load(tmp_path / "run" / "episode-00000.npz").actions.shape == (200, 21)
-    assert main(["replay", str(tmp_path / "run" / "episode-00000.npz")]) == 0
-    assert "identical: 200 steps" in capsys.readouterr().out
 
 
 def test_world_export_writes_a_world_folder_and_bad_input_is_a_clear_error(tmp_path, capsys):
@@ -40,3 +26,23 @@ def test_world_export_forces_a_generator_choice_and_names_a_bad_one(tmp_path, ca
     assert "--force 'prey_kind': expected OPTION=VALUE" in capsys.readouterr().err
     assert main(["world", "export", "--task", "eat", "--force", "prey_kind=deer", "-o", str(tmp_path / "z")]) == 2
     assert "task 'eat' cannot force 'prey_kind': the options it can force are: food_kind" in capsys.readouterr().err
+
+
+@pytest.mark.godot
+def test_previews_of_a_task_at_several_difficulties_go_into_a_folder(tmp_path, capsys):
+    assert main(["world", "preview", "--task", "eat", "--difficulties", "0,1", "--out-dir", str(tmp_path),
+                 "--renderer", "GLES2", "--panel-pixels", "128"]) == 0
+    written = capsys.readouterr().out.split()
+    assert written == [str(tmp_path / "eat-d0.png"), str(tmp_path / "eat-d1.png")]
+    for path in written:
+        assert Image.open(path).size == (256, 128 + 24)
+
+
+def test_the_preview_command_wants_one_output(tmp_path, capsys):
+    assert main(["world", "preview", "--task", "eat"]) == 2
+    assert "give either -o/--output" in capsys.readouterr().err
+    assert main(["world", "preview", "--task", "eat", "-o", str(tmp_path / "a.png"), "--out-dir", str(tmp_path)]) == 2
+    assert main(["world", "preview", "--task", "eat", "--difficulties", "0,1", "-o", str(tmp_path / "a.png")]) == 2
+    assert "give --out-dir, not -o" in capsys.readouterr().err
+    assert main(["world", "preview", "--task", "eat", "--difficulties", "x", "--out-dir", str(tmp_path)]) == 2
+    assert "expected comma-separated numbers" in capsys.readouterr().err
