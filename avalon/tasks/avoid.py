@@ -151,4 +151,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=True,
     certificate=certificate,
     forcing=(Forcing("predator_kind", PREDATOR_LADDER),),  # one forced world per predator (Appendix G.1)
+    table_row=13,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.avoid:AvoidFollower",
 )

@@ -779,4 +779,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=True,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=8,
+    in_sets_from_version=2,
+    reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower",
 )

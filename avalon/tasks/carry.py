@@ -768,4 +768,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=False,
     certificate=certificate,
     forcing=(Forcing("base_task", BASE_TASKS),),
+    table_row=16,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.carry_task:carry_follower",
 )

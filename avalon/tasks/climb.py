@@ -364,4 +364,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=False,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=4,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

@@ -397,4 +397,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=True,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=5,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

@@ -345,4 +345,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=False,
     food_reachable_on_foot=True,
     certificate=certify_explore,
+    table_row=14,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

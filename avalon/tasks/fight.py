@@ -193,4 +193,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=True,
     certificate=certificate,
     forcing=(Forcing("predator_kind", DESTRUCTIBLE_PREDATORS),),  # one forced world per predator it holds
+    table_row=12,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.avoid:AvoidFollower",
 )

@@ -498,4 +498,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=False,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=7,
+    in_sets_from_version=2,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

@@ -147,4 +147,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=False,
     certificate=certificate,
     forcing=(Forcing("prey_kind", PREY_LADDER),),
+    table_row=10,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.throw:ThrowFollower",
 )
