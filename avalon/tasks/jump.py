@@ -45,7 +45,6 @@ from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
-    TIME_LIMIT_FRAMES,
     FoodPlacement,
     OutdoorLayout,
     assemble_outdoor_world,
@@ -410,16 +409,10 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     )
 
 
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
-    return build_layout(rng, difficulty, config).world
-
-
 TASK = TaskSpec(
     name="jump",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
+    generate=build_layout,
+    knobs=KNOBS,
     food_visible_from_spawn=True,
     food_reachable_on_foot=False,
     certificate=certificate,

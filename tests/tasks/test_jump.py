@@ -212,6 +212,6 @@ def test_a_fallen_agent_climbs_back_out_on_the_spawns_side_and_must_jump_again(d
 
 def test_bad_configs_are_refused_by_name():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        jump.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
+        jump.TASK.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
     with pytest.raises(ValueError, match="difficulty"):
         build_world("jump", float("nan"), 0)

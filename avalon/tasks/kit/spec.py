@@ -24,12 +24,14 @@ import numpy as np
 
 from avalon.datagen.world import World
 from avalon.rules.mechanics import STEPS_PER_SECOND
+from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.obstacle import ObstacleFunction
 from avalon.validation import is_int_in
 
-#: ``(rng, difficulty, config) -> World``: the world of one attempt; raises
+#: ``(rng, difficulty, config) -> World`` (or a layout whose ``.world`` is the World, such as a
+#: task's ``build_layout``): the world of one attempt; raises
 #: :class:`~avalon.tasks.kit.ImpossibleWorldError` when the draws cannot keep the task's guarantees.
 #: A task with ``TaskSpec.forcing`` also takes the forced options as the keyword ``forced``
 #: (:class:`~avalon.tasks.kit.forcing.ForcedOptions`; the registry passes it only when some are).
@@ -105,13 +107,15 @@ class TaskSpec:
     name: str = attr.ib(validator=_check_name)
     #: Makes the task's world for one attempt (see :data:`TaskGenerator`).
     generate: TaskGenerator = attr.ib(validator=attr.validators.is_callable())
-    #: Training episodes are truncated after this many seconds, linear in difficulty. The paper
-    #: (Appendix B.1) tunes them so 98% of human trials fit without giving them; ours are a few
-    #: times what a direct solution takes.
+    #: The task's table of difficulty curves (its module's ``KNOBS``), quoted on its doc page.
+    knobs: Optional[object] = attr.ib(default=None)
+    #: Training episodes are truncated after this many seconds, linear in difficulty (default: the
+    #: knobs' ``training_time_limit_s``). The paper (Appendix B.1) tunes them so 98% of human trials
+    #: fit without giving them; ours are a few times what a direct solution takes.
     training_time_limit_s: Ramp = attr.ib(validator=_check_time_limit)
     #: The world's own time limit, frames at 10 per simulated second; evaluation uses it (paper,
-    #: Appendix G.3: 5 minutes for every basic task but stack, carry and explore).
-    evaluation_time_limit_frames: int = attr.ib(validator=_check_frames)
+    #: Appendix G.3: 5 minutes, the default, for every basic task but stack, carry and explore).
+    evaluation_time_limit_frames: int = attr.ib(default=TIME_LIMIT_FRAMES, validator=_check_frames)
     #: Whether every food can be seen from the spawn's eyes once the agent turns in place.
     food_visible_from_spawn: bool = attr.ib(validator=attr.validators.instance_of(bool))
     #: Whether every food can be reached on foot from the spawn (over walkable triangles of the
@@ -155,6 +159,13 @@ class TaskSpec:
     def in_evaluation_sets(self) -> bool:
         """Whether any evaluation set holds worlds of this task."""
         return self.in_sets_from_version is not None
+
+    @training_time_limit_s.default
+    def _knobs_time_limit(self) -> Ramp:
+        limit = getattr(self.knobs, "training_time_limit_s", None)
+        if limit is None:
+            raise ValueError(f"TaskSpec(name={self.name!r}): give training_time_limit_s, or knobs with a training_time_limit_s")
+        return limit
 
     def training_time_limit_frames(self, difficulty: float) -> int:
         """Frames after which a training episode at ``difficulty`` is truncated."""
