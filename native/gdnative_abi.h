@@ -6,7 +6,7 @@
  * Godot 3.2, so the few structures and function positions needed are declared here from the
  * interface's published description (modules/gdnative/gdnative_api.json, core 1.0: the list's
  * order is the table's). Every function declared here is used, and the tests drive each through
- * the real Godot process (every test that loads an island, tests/env/test_animals.py above all).
+ * the real Godot process (every test that loads an island, tests/game/entities/animals/test_animals.py above all).
  */
 #ifndef AVALON_GDNATIVE_ABI_H
 #define AVALON_GDNATIVE_ABI_H

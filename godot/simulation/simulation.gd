@@ -117,7 +117,7 @@ func step(action):
 		return "no world is loaded: send RESET first"
 	if action == null:
 		return "STEP carries the wrong number of values for action space %s" % action_space
-	if typeof(action) == TYPE_STRING:  # bridge.decode_action refused a value
+	if typeof(action) == TYPE_STRING:  # link.decode_action refused a value
 		return action
 	player.apply_action(action, action_space)
 	animals.step(player, Protocol.STEP_SECONDS)

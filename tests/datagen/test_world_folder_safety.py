@@ -1,6 +1,6 @@
 """World folders are untrusted data: read_world_info refuses every kind of tampering, naming the
 file and the reason, and accepts every world the exporter writes. Pure Python (the Godot side:
-tests/env/test_untrusted_worlds.py)."""
+tests/game/world/test_untrusted_worlds.py)."""
 
 from __future__ import annotations
 
