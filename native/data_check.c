@@ -1,5 +1,6 @@
 #include "data_check.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -102,8 +103,12 @@ bool avalon_indices_below(const int32_t *indices, int64_t count, int64_t vertex_
 }
 
 bool avalon_all_within(const float *values, int64_t count, double low, double high) {
+	/* Compared as floats, the bounds kept finite: NaN and infinities fail the comparisons too. */
+	float lowest = low < -FLT_MAX ? -FLT_MAX : (float)low;
+	float highest = high > FLT_MAX ? FLT_MAX : (float)high;
 	for (int64_t i = 0; i < count; i++) {
-		if (!isfinite(values[i]) || values[i] < low || values[i] > high)
+		float value = values[i];
+		if (!(value >= lowest && value <= highest))
 			return false;
 	}
 	return true;
