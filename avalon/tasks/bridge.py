@@ -65,6 +65,7 @@ from avalon.tasks.kit.assembly import (
     world_config,
 )
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import (
     XZ,
@@ -79,7 +80,6 @@ from avalon.tasks.kit.geometry import (
 )
 from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
-from avalon.tasks.kit.routes import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,

@@ -56,11 +56,11 @@ from avalon.tasks.kit.assembly import (
     world_config,
 )
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import Certificate, certify, require_certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import Certificate, certify, require_certificate
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,

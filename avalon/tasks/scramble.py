@@ -46,10 +46,10 @@ from avalon.tasks.kit.assembly import (
     split_streams,
     world_config,
 )
+from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import Certificate, certify
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, fruit_tree_site_ok, site_mask
 from avalon.tasks.kit.spec import TaskSpec
 

@@ -15,9 +15,9 @@ from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks import build_world, jump, with_retries
 from avalon.tasks.kit.capabilities import ROUTE_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import certify
 from tests.tasks.helpers import world_digest
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -186,7 +186,7 @@ def _skills(value) -> frozenset[str]:
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class Requirement:
     """What the solvability certificate asks of a crossing (the arguments of
-    :func:`~avalon.tasks.kit.routes.certify`): every route across uses each of ``skills``; a route
+    :func:`~avalon.tasks.kit.certificate.certify`): every route across uses each of ``skills``; a route
     may use ``allowed`` skills and falls up to ``max_fall_m``; no route without ``skills`` crosses,
     even with falls up to ``bypass_max_fall_m`` (None: ``max_fall_m``)."""
 

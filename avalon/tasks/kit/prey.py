@@ -36,6 +36,7 @@ from avalon.tasks.kit.assembly import (
     build_island,
     make_biomes,
 )
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.geometry import (
     XZ,
     component_labels,
@@ -47,7 +48,6 @@ from avalon.tasks.kit.geometry import (
     walkable_grid,
 )
 from avalon.tasks.kit.route import Route, RouteStep
-from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
 from avalon.validation import check_choice
 

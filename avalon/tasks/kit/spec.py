@@ -36,7 +36,7 @@ from avalon.validation import is_int_in
 #: A task with ``TaskSpec.forcing`` also takes the forced options as the keyword ``forced``
 #: (:class:`~avalon.tasks.kit.forcing.ForcedOptions`; the registry passes it only when some are).
 TaskGenerator = Callable[[np.random.Generator, float, Optional[object]], World]
-#: ``world -> Certificate``: the solvability certificate (:func:`avalon.tasks.kit.routes.certify`,
+#: ``world -> Certificate``: the solvability certificate (:func:`avalon.tasks.kit.certificate.certify`,
 #: with the task's required skills and fall limits) of a world the task made.
 TaskCertifier = Callable[[World], object]
 

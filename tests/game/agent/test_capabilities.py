@@ -4,7 +4,7 @@ the real simulator: each holds, and a little beyond it does not.
 Purpose-built worlds: boxes on flat ground (gaps, ledges, steps, towers) and height-map terrain
 whose slope rises along -z (walking up and down, jumping into steep faces, a tall climbable
 face). The agent faces -z and runs at full speed unless a test says otherwise. Figures and what
-they mean: docs/mechanics.md. The solvability certificates (avalon/tasks/kit/routes.py) build on
+they mean: docs/mechanics.md. The solvability certificates (avalon/tasks/kit/certificate.py) build on
 these numbers with margins (avalon/tasks/kit/capabilities.py).
 """
 
