@@ -124,9 +124,10 @@ def build_world(task: str, difficulty: float, seed: int, config: object | None =
     seed = check_seed(seed)
     options = check_forced(task, spec.forcing, forced)
     if options:
-        world = with_retries(lambda rng: spec.generate(rng, difficulty, config, forced=options), task, difficulty, seed)
+        made = with_retries(lambda rng: spec.generate(rng, difficulty, config, forced=options), task, difficulty, seed)
     else:
-        world = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
+        made = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
+    world = made if isinstance(made, World) else made.world  # a generator may return its layout
     return attr.evolve(world, task=task, difficulty=difficulty, seed=seed)
 
 

@@ -37,6 +37,7 @@ from avalon.datagen.world import World
 from avalon.rules.animals import animal_spec
 from avalon.rules.tools import TOOL_KINDS
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.predators import (
@@ -49,7 +50,6 @@ from avalon.tasks.kit.predators import (
     certify_on_foot,
     predators,
 )
-from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.spec import TaskSpec
 
 WORLD_SIZE = "small"
@@ -151,4 +151,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=True,
     certificate=certificate,
     forcing=(Forcing("predator_kind", PREDATOR_LADDER),),  # one forced world per predator (Appendix G.1)
+    table_row=13,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.avoid:AvoidFollower",
 )

@@ -65,6 +65,7 @@ from avalon.tasks.kit.assembly import (
     world_config,
 )
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import (
     XZ,
@@ -79,7 +80,6 @@ from avalon.tasks.kit.geometry import (
 )
 from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
-from avalon.tasks.kit.routes import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,
@@ -141,7 +141,7 @@ LOG_MASS_KG = TOOL_MASS_KG["log"]
 #: The log's size (across, up, along), metres.
 LOG_SIZE_M = tuple(v * LOG_SCALE for v in TOOL_SIZE_M["log"])
 #: A log laid across rests at least this much of its length on the ground at each end, metres
-#: (``tests/env/test_tools_in_use.py`` laid it 0.35 m onto the near side).
+#: (``tests/game/entities/tools/test_tools_in_use.py`` laid it 0.35 m onto the near side).
 MIN_REST_M = 0.4
 #: A log is put this far above the highest ground under it, metres.
 REST_CLEARANCE_M = 0.005
@@ -779,4 +779,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=True,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=8,
+    in_sets_from_version=2,
+    reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower",
 )

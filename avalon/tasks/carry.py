@@ -54,6 +54,7 @@ from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import bridge, fight, stack, throw
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES, resolve_config
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.geometry import (
@@ -67,7 +68,6 @@ from avalon.tasks.kit.geometry import (
 )
 from avalon.tasks.kit.predators import GuardLayout, keep_out_discs
 from avalon.tasks.kit.prey import TOOL_MAX_SLOPE_DEG, PreyLayout, footprint_top_m, prey_certificate, tool_reach_m
-from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sight import OCCLUDER_PARTS
 from avalon.tasks.kit.sites import corridor_discs
 from avalon.tasks.kit.spec import TaskSpec
@@ -768,4 +768,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=False,
     certificate=certificate,
     forcing=(Forcing("base_task", BASE_TASKS),),
+    table_row=16,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.carry_task:carry_follower",
 )

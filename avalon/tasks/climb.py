@@ -49,9 +49,9 @@ from avalon.tasks.kit.assembly import (
     resolve_config,
     split_streams,
 )
+from avalon.tasks.kit.certificate import Certificate, certify, require_certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, is_dry_land, yaw_towards
-from avalon.tasks.kit.routes import Certificate, certify, require_certificate
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
 from avalon.tasks.kit.spec import TaskSpec
 
@@ -364,4 +364,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=False,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=4,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

@@ -49,6 +49,7 @@ from avalon.tasks.kit.assembly import (
     scaled_scenery,
     split_streams,
 )
+from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import (
     XZ,
@@ -59,7 +60,6 @@ from avalon.tasks.kit.geometry import (
     triangle_slopes_deg,
     yaw_towards,
 )
-from avalon.tasks.kit.routes import Certificate, certify
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,
     candidate_points,
@@ -397,4 +397,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=True,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=5,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

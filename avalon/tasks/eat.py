@@ -382,4 +382,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=True,
     food_reachable_on_foot=True,
     forcing=(Forcing("food_kind", FOOD_LADDER),),  # evaluation sets hold every kind (Appendix G.1)
+    table_row=1,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

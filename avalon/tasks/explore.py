@@ -53,6 +53,7 @@ from avalon.tasks.kit.assembly import (
     scaled_scenery,
     split_streams,
 )
+from avalon.tasks.kit.certificate import Certificate, certify, require_certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import (
     XZ,
@@ -64,7 +65,6 @@ from avalon.tasks.kit.geometry import (
     walkable_grid,
     yaw_towards,
 )
-from avalon.tasks.kit.routes import Certificate, certify, require_certificate
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,
     candidate_points,
@@ -345,4 +345,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=False,
     food_reachable_on_foot=True,
     certificate=certify_explore,
+    table_row=14,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

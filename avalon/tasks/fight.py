@@ -42,6 +42,7 @@ from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules.animals import animal_spec
 from avalon.rules.tools import TOOL_KINDS
 from avalon.tasks.kit.assembly import FOOD_MAX_SLOPE_DEG, TIME_LIMIT_FRAMES
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.geometry import XZ, facing_direction, ground_height, is_dry_land, triangle_index, triangle_slopes_deg
@@ -55,7 +56,6 @@ from avalon.tasks.kit.predators import (
     predator_count,
     predators,
 )
-from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.spec import TaskSpec
 
 WORLD_SIZE = "small"
@@ -193,4 +193,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=True,
     certificate=certificate,
     forcing=(Forcing("predator_kind", DESTRUCTIBLE_PREDATORS),),  # one forced world per predator it holds
+    table_row=12,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.avoid:AvoidFollower",
 )

@@ -45,7 +45,6 @@ from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import (
-    TIME_LIMIT_FRAMES,
     FoodPlacement,
     OutdoorLayout,
     assemble_outdoor_world,
@@ -57,11 +56,11 @@ from avalon.tasks.kit.assembly import (
     world_config,
 )
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import Certificate, certify, require_certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import Certificate, certify, require_certificate
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 from avalon.tasks.kit.sites import (
     build_at_first_fitting_site,
@@ -410,17 +409,14 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     )
 
 
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
-    return build_layout(rng, difficulty, config).world
-
-
 TASK = TaskSpec(
     name="jump",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
+    generate=build_layout,
+    knobs=KNOBS,
     food_visible_from_spawn=True,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=3,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

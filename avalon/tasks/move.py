@@ -524,4 +524,7 @@ TASK = TaskSpec(
     evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
     food_visible_from_spawn=True,
     food_reachable_on_foot=True,
+    table_row=2,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

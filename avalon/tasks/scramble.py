@@ -46,10 +46,10 @@ from avalon.tasks.kit.assembly import (
     split_streams,
     world_config,
 )
+from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import Certificate, certify
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, fruit_tree_site_ok, site_mask
 from avalon.tasks.kit.spec import TaskSpec
 
@@ -374,4 +374,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=False,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=6,
+    in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

@@ -53,10 +53,10 @@ from avalon.tasks.kit.assembly import (
     resolve_config,
     split_streams,
 )
+from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, component_labels, ground_height, is_dry_land, triangle_index, walkable_grid, yaw_towards
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
-from avalon.tasks.kit.routes import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
 from avalon.tasks.kit.solved import Block, window, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
@@ -498,4 +498,7 @@ TASK = TaskSpec(
     food_visible_from_spawn=False,
     food_reachable_on_foot=False,
     certificate=certificate,
+    table_row=7,
+    in_sets_from_version=2,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

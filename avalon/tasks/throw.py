@@ -30,6 +30,7 @@ import numpy as np
 
 from avalon.datagen.world import World
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES, resolve_config, split_streams
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import ForcedOptions, Forcing
 from avalon.tasks.kit.prey import (
@@ -45,7 +46,6 @@ from avalon.tasks.kit.prey import (
     whole_count,
     world_side_m,
 )
-from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.spec import TaskSpec
 
 #: Rocks lie in a row across the line from the spawn, this far apart, metres.
@@ -147,4 +147,7 @@ TASK = TaskSpec(
     food_reachable_on_foot=False,
     certificate=certificate,
     forcing=(Forcing("prey_kind", PREY_LADDER),),
+    table_row=10,
+    in_sets_from_version=3,
+    reference_agent="avalon.agent.scripted.throw:ThrowFollower",
 )

@@ -15,8 +15,8 @@ import pytest
 from avalon.datagen.world import tool_entity
 from avalon.rules.animals import PREDATOR_KINDS
 from avalon.tasks import avoid, build_world, with_retries
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.predators import SPAWN_GAP_M, certify_avoiding
-from avalon.tasks.kit.routes import certify
 from tests.tasks.helpers import world_digest
 from tests.tasks.predator_checks import activation_radius_m, animal_rests_on_its_ground, horizontal, nearest_approach_m
 

@@ -15,8 +15,8 @@ from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks import bridge, build_world, with_retries
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import bypass_reaches, certify
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import bypass_reaches, certify
 from avalon.tasks.kit.solved import with_blocks
 from tests.tasks.helpers import world_digest
 

@@ -16,8 +16,8 @@ from avalon.datagen.noise import sample_periodic
 from avalon.rules import mechanics
 from avalon.tasks import build_world, climb, with_retries
 from avalon.tasks.kit.capabilities import terrain_jump_rise_m
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import component_labels, triangle_index, triangle_slopes_deg, walkable_grid
-from avalon.tasks.kit.routes import certify
 from tests.tasks.helpers import surface_height, world_digest
 
 #: 20 worlds for the properties, 2 to 5 segments' worth of difficulties.

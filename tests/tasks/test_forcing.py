@@ -102,7 +102,7 @@ def test_task_specs_check_their_forcing_and_evaluation_set_flag():
     assert not TASKS["trivial"].in_evaluation_sets  # the same world for every seed and difficulty
     with pytest.raises(TypeError, match="forcing"):
         attr.evolve(spec, forcing=("food_kind",))
-    with pytest.raises(TypeError, match="in_evaluation_sets"):
-        attr.evolve(spec, in_evaluation_sets=1)
+    with pytest.raises(ValueError, match=r"TaskSpec.in_sets_from_version=0: expected None or a set version >= 1"):
+        attr.evolve(spec, in_sets_from_version=0)
     with pytest.raises(ValueError, match=r"Forcing\('food_kind'\).values=\(\) must be a non-empty tuple"):
         Forcing("food_kind", ())

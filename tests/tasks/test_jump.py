@@ -15,9 +15,9 @@ from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks import build_world, jump, with_retries
 from avalon.tasks.kit.capabilities import ROUTE_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import certify
 from tests.tasks.helpers import world_digest
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -212,6 +212,6 @@ def test_a_fallen_agent_climbs_back_out_on_the_spawns_side_and_must_jump_again(d
 
 def test_bad_configs_are_refused_by_name():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        jump.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
+        jump.TASK.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
     with pytest.raises(ValueError, match="difficulty"):
         build_world("jump", float("nan"), 0)

@@ -13,6 +13,7 @@ from avalon.datagen.obstacles import ObstacleRing, apply_ring
 from avalon.datagen.scenery import SceneryKind
 from avalon.datagen.terrain import HeightMap
 from avalon.tasks import build_world, move
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import (
     BLOCKING_SLOPE_DEG,
     component_labels,
@@ -20,7 +21,6 @@ from avalon.tasks.kit.geometry import (
     triangle_index,
     walkable_grid,
 )
-from avalon.tasks.kit.routes import certify
 from tests.tasks.helpers import check_basic_guarantees, layout, surface_height, world_digest
 
 SEEDS = range(6)

@@ -15,9 +15,9 @@ from avalon.datagen.obstacles import RingKind
 from avalon.rules.mechanics import JUMP_GAP_MISSED_M
 from avalon.tasks import TASKS, build_world, scramble, with_retries
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import triangle_corner_heights, triangle_slopes_deg
-from avalon.tasks.kit.routes import certify
 from tests.tasks.helpers import world_digest
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)

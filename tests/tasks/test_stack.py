@@ -215,7 +215,7 @@ def test_each_half_of_the_certificate_can_fail():
     food = world.food[0]
     start = (stair.foot_xz[0], stair.base_m, stair.foot_xz[1])
     # The items are needed: the terrain alone has no route even with the route search's limits...
-    from avalon.tasks.kit.routes import certify
+    from avalon.tasks.kit.certificate import certify
 
     bare = window(world, stair.centre, stack.CERTIFICATE_WINDOW_M, start)
     assert not certify(bare.world, bare.world.food[0], frozenset(), frozenset({"walk", "jump", "climb", "fall"})).solvable

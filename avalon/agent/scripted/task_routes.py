@@ -1,7 +1,7 @@
 """The route a scripted agent follows in a world a registered task made.
 
 - Tasks with a solvability certificate (``TaskSpec.certificate``: the terrain tasks): the
-  certificate's route (:mod:`avalon.tasks.kit.routes`), found in the World spec with the task's
+  certificate's route (:mod:`avalon.tasks.kit.certificate`), found in the World spec with the task's
   required skills and fall limits.
 - ``eat`` and the open ``move`` worlds: no steps (the food is reached on foot; :class:`EatFood`
   walks to it).

@@ -1,4 +1,4 @@
-"""Time solvability certificates (``avalon/tasks/kit/routes.py: certify``) on generated islands.
+"""Time solvability certificates (``avalon/tasks/kit/certificate.py: certify``) on generated islands.
 
 For each world size, a few islands (terrain and biomes as the tasks make them), a spawn and a
 food on dry gentle ground far apart, and three certificates: walking only (what eat and move are
@@ -22,9 +22,9 @@ import numpy as np
 from avalon.datagen.biomes import assign_biomes
 from avalon.datagen.world import Terrain, World
 from avalon.tasks.kit.assembly import build_island
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import certify
 
 CASES = {
     "walk": (frozenset(), frozenset({"walk"}), 0.1),

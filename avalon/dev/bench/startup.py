@@ -1,4 +1,4 @@
-"""Simulator start-up time, alone and with silent local clients on the bridge port.
+"""Simulator start-up time, alone and with silent local clients on the simulator's port.
 
 Usage: avalon benchmark startup [--rounds 5] [--clients 20] [--renderer GLES2] [--timeout 120]
 
@@ -21,7 +21,7 @@ from avalon.sim.simulator import Simulator
 
 
 class _SilentlyCrowdedSimulator(Simulator):
-    """Opens ``clients`` silent connections to the bridge port just before Godot is launched."""
+    """Opens ``clients`` silent connections to the simulator's port just before Godot is launched."""
 
     clients = 0
 

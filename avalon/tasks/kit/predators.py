@@ -34,9 +34,9 @@ from avalon.tasks.kit.assembly import (
     scaled_scenery,
     split_streams,
 )
+from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band
 from avalon.tasks.kit.geometry import XZ, facing_direction, ground_height, is_dry_land, triangle_index, triangle_slopes_deg
-from avalon.tasks.kit.routes import Certificate, certify
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, fruit_tree_site_ok, site_mask, tree_behind_food
 
 #: The predators from easiest to hardest (Table 3's order).
@@ -119,7 +119,7 @@ def keep_out_discs(world: World, margin_m: float = ROUTE_MARGIN_M) -> list[tuple
 def certify_avoiding(world: World, food: Entity) -> Certificate:
     """A walking route from the spawn to beside ``food`` that keeps outside every predator's
     activation radius (plus :data:`ROUTE_MARGIN_M`) around its home: the kit's route search
-    (:func:`~avalon.tasks.kit.routes.certify`, walk only, nothing required) with those discs as
+    (:func:`~avalon.tasks.kit.certificate.certify`, walk only, nothing required) with those discs as
     obstacles."""
     return certify(world, food, frozenset(), frozenset({"walk"}), keep_out=keep_out_discs(world))
 

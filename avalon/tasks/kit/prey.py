@@ -37,6 +37,7 @@ from avalon.tasks.kit.assembly import (
     build_island,
     make_biomes,
 )
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.geometry import (
     XZ,
     component_labels,
@@ -48,7 +49,6 @@ from avalon.tasks.kit.geometry import (
     walkable_grid,
 )
 from avalon.tasks.kit.route import Route, RouteStep
-from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
 
 #: Prey from easy to hard to hit: the ground prey of Table 4 in its order (a frog never flees; a

@@ -27,7 +27,7 @@ from avalon.datagen.export import export_world
 from avalon.tasks import build_world
 from avalon.tasks.bridge import LOG_SIZE_M, layout_of, log_footprint
 from tests.agent.scripted.track import Track
-from tests.env.camera import colour_mask, world_points
+from tests.game.camera import colour_mask, world_points
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 

@@ -103,7 +103,7 @@ NEAR_M = 2.5
 def near_food_certificate(world):
     """eat's worlds checked more strictly than eat does: the food reached on foot, and within
     NEAR_M of the spawn (a real property of each world, which the generator does not keep)."""
-    from avalon.tasks.kit.routes import certify
+    from avalon.tasks.kit.certificate import certify
 
     certificate = certify(world, world.food[0], frozenset(), frozenset({"walk"}))
     distance = _food_distance(world)

@@ -1,4 +1,4 @@
-"""The jump edges' terrain sampling (avalon/tasks/kit/reachability.py): per offset, tables over
+"""The jump edges' terrain sampling (avalon/tasks/kit/reachability/jumps.py): per offset, tables over
 the grid's lines and per-triangle terms, and bounds that decide most flights, must give exactly
 what sampling ``surface_heights`` at every point of every flight gives (certificates, and so the
 worlds of the evaluation sets, depend on the last bit)."""
@@ -15,15 +15,14 @@ from avalon.tasks.kit.capabilities import (
     ROUTE_CAPABILITIES,
     terrain_jump_rise_m,
 )
-from avalon.tasks.kit.reachability import (
+from avalon.tasks.kit.reachability.ground import make_ground, surface_heights
+from avalon.tasks.kit.reachability.jumps import (
     TERRAIN_JUMP_SLACK_M,
     _flight_clear,
     _Flights,
     _ray_offsets,
     allowed_above_take_off,
     flight_fractions,
-    make_ground,
-    surface_heights,
 )
 from tests.tasks.kit.maps import height_map
 

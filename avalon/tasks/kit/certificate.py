@@ -19,12 +19,7 @@ pessimistic in one direction and optimistic in the other. :func:`require_certifi
 :class:`~avalon.tasks.kit.ImpossibleWorldError` with the reason, so the registry regenerates the
 world from a derived seed.
 
-The route's steps: ``walk`` to a point on the ground (straight lines over floor); ``jump`` to
-where the feet land (take off from the previous step's target, running at
-``capabilities.jump_run_speed_m_per_s(distance, rise)``); ``fall`` to where the feet land after
-walking off the previous target's edge (or letting go of its hold); ``climb`` to a point of the
-climbable surface held on to (the body hangs below it; one step where the way up or along the
-face turns) and, last of a climb, to the ground on top (or at the foot) it gets onto.
+The route's steps are :mod:`avalon.tasks.kit.route`'s.
 
 What the searches know: the height map (the collider's triangles), the water plane, the biome
 map's climbable grid; the route search also keeps the body clear of tree trunks and boxes
@@ -46,7 +41,7 @@ from avalon import errors as check
 from avalon.datagen.export.scenery_data import TRUNKS
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules import mechanics
-from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit import ImpossibleWorldError, reachability
 from avalon.tasks.kit.capabilities import (
     BYPASS_CAPABILITIES,
     ROUTE_CAPABILITIES,
@@ -54,22 +49,8 @@ from avalon.tasks.kit.capabilities import (
     Capabilities,
 )
 from avalon.tasks.kit.geometry import ground_height
-from avalon.tasks.kit.reachability import (
-    CLIMB,
-    FALL,
-    JUMP,
-    START,
-    WALK,
-    Ground,
-    Reach,
-    build_graph,
-    make_ground,
-    search,
-)
-from avalon.tasks.kit.route import SKILLS, Route, RouteStep
-
-#: Straight walks of a route are checked every this fraction of a grid cell.
-_LINE_SAMPLES_PER_CELL = 4
+from avalon.tasks.kit.reachability import Ground, Reach
+from avalon.tasks.kit.route import SKILLS, Route, route_from_search
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -117,6 +98,12 @@ def _food_radius_m(food) -> float:
     return float(food.param("radius", 0.0) or 0.0) if isinstance(food, Entity) else 0.0
 
 
+def _check_terrain_world(world) -> None:
+    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
+        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
+                     "a World on Terrain (a height map)")
+
+
 def certify(
     world: World,
     food: Union[Entity, Sequence[float]],
@@ -134,7 +121,7 @@ def certify(
     ``bypass_max_fall_m`` (default: the same) for a bypass: a task may accept a damaging fall on
     its route, or count any fall short of death as a bypass (``mechanics.LETHAL_FALL_M``).
     ``sheer_triangles`` marks height-map triangles that stand for vertical faces (see
-    :func:`~avalon.tasks.kit.reachability.make_ground`). ``ValueError`` for skills not in
+    :func:`~avalon.tasks.kit.reachability.ground.make_ground`). ``ValueError`` for skills not in
     ``SKILLS``, an ``allowed`` without ``walk``, a ``required`` not within ``allowed``, a negative
     fall height, a world without terrain or ``sheer_triangles`` not a bool grid of its triangles.
     ``keep_out`` discs (x, z, radius in metres; a predator's activation radius) are places the
@@ -148,9 +135,7 @@ def certify(
     max_fall_m = check.check_number(max_fall_m, "max_fall_m", low=0.0, unit="metres")
     bypass_max_fall_m = check.check_number(max_fall_m if bypass_max_fall_m is None else bypass_max_fall_m,
                                            "bypass_max_fall_m", low=0.0, unit="metres")
-    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
-        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
-                     "a World on Terrain (a height map)")
+    _check_terrain_world(world)
     position = _food_position(food)
     heightmap = world.ground.heightmap
     for name, point in (("food", position), ("spawn", world.spawn_position)):
@@ -163,7 +148,7 @@ def certify(
     solvable = found is not None
     bypassed = bool(required) and _search(world, position, radius, allowed - required, BYPASS_CAPABILITIES,
                                           bypass_max_fall_m, sheer) is not None
-    built = _route(world, found) if solvable else None
+    built = route_from_search(world.spawn_position, found.reach, found.approach, found.keep_out) if solvable else None
     reasons = []
     food_text = "({:.2f}, {:.2f}, {:.2f})".format(*position)
     if not solvable:
@@ -185,9 +170,7 @@ def reaches(world: World, food: Union[Entity, Sequence[float]], skills: frozense
     their solved places)."""
     skills = _skill_set(skills, "skills")
     max_fall_m = check.check_number(max_fall_m, "max_fall_m", low=0.0, unit="metres")
-    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
-        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
-                     "a World on Terrain (a height map)")
+    _check_terrain_world(world)
     caps = BYPASS_CAPABILITIES if bypass else ROUTE_CAPABILITIES
     sheer = _check_sheer(sheer_triangles, world.ground.heightmap)
     return _search(world, _food_position(food), _food_radius_m(food), skills, caps, max_fall_m, sheer) is not None
@@ -224,14 +207,12 @@ def bypass_reaches(world: World, food, allowed: frozenset[str] = frozenset(SKILL
     if "walk" not in allowed:
         check.refuse("allowed", sorted(allowed), "a set of skills that includes 'walk'")
     max_fall_m = check.check_number(max_fall_m, "max_fall_m", low=0.0, unit="metres")
-    if not isinstance(world, World) or not isinstance(world.ground, Terrain):
-        check.refuse("world", type(world.ground).__name__ if isinstance(world, World) else world,
-                     "a World on Terrain (a height map)")
+    _check_terrain_world(world)
     position = _food_position(food)
     return _search(world, position, _food_radius_m(food), allowed, BYPASS_CAPABILITIES, max_fall_m) is not None
 
 
-# --- the search ------------------------------------------------------------------------------------
+# --- the searches ----------------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, eq=False, auto_attribs=True)
@@ -314,11 +295,7 @@ def _approach(ground: Ground, obstacles: Obstacles, food, food_radius_m: float, 
         return None
     x = x0 + (food[0] - x0) * along / away
     z = z0 + (food[2] - z0) * along / away
-    rows, cols = ground.heightmap.world_to_grid(x, z)
-    r0 = np.clip(np.floor(rows).astype(np.int64), 0, n - 2)
-    c0 = np.clip(np.floor(cols).astype(np.int64), 0, n - 2)
-    second = ((rows - r0) + (cols - c0) > 1.0).astype(np.int64)
-    fine = ground.triangle_floor[r0, c0, second] & ~obstacles.blocked(x, z)
+    fine = reachability.on_floor(ground, x, z) & ~obstacles.blocked(x, z)
     last = int(np.argmin(fine)) - 1 if not fine.all() else fine.size - 1
     return (float(x[last]), float(z[last])) if last >= 0 else None
 
@@ -364,7 +341,6 @@ class _Found:
     """A search that reached the food (``reach`` is None when the spawn itself is close enough);
     ``approach`` is where the route walks on to from goal nodes that need it."""
 
-    ground: Ground
     reach: Optional[Reach]
     approach: dict
     #: Keep-out discs (rows x, z, radius) the route's straight walks stay out of, or None.
@@ -385,121 +361,16 @@ def _search(world: World, food, food_radius_m: float, skills: frozenset[str], ca
     heightmap = world.ground.heightmap
     spawn = world.spawn_position
     obstacles = Obstacles.of(world, keep_out)
-    ground = make_ground(heightmap, world.ground.biome_map.climbable, obstacles.grid(heightmap), caps, sheer)
+    ground = reachability.make_ground(heightmap, world.ground.biome_map.climbable, obstacles.grid(heightmap), caps, sheer)
     if _grasp_distance_m(food, *spawn) <= caps.grasp_reach_m:
-        return _Found(ground, None, {}, keep_out)
+        return _Found(None, {}, keep_out)
     starts = _start_nodes(ground, spawn)
     if starts.size == 0:
         return None
-    graph = build_graph(ground, skills, max_fall_m + caps.fall_slack_m)
+    graph = reachability.build_graph(ground, skills, max_fall_m + caps.fall_slack_m)
     goal, approach = _goals(ground, obstacles, food, food_radius_m)
     extra = np.zeros(goal.size)
     for node, point in approach.items():
-        extra[node] = math.dist(point, _point(ground, node)[::2])
-    reach = search(graph, starts, goal, let_go_below_hold_m=caps.let_go_feet_below_hold_m, goal_extra_cost=extra)
-    return _Found(ground, reach, approach, keep_out) if reach.goal >= 0 else None
-
-
-# --- the route -------------------------------------------------------------------------------------
-
-
-def _point(ground: Ground, node: int) -> tuple[float, float, float]:
-    """World position of a node: the feet on a standing point, the surface at a hold."""
-    n = ground.n
-    row, col = divmod(node % (n * n), n)
-    x, z = ground.heightmap.grid_to_world(row, col)
-    return float(x), float(ground.heights[row, col]), float(z)
-
-
-def _line_on_floor(ground: Ground, a: tuple[float, float], b: tuple[float, float],
-                   keep_out: Optional[np.ndarray] = None) -> bool:
-    """Whether a straight walk from ``a`` to ``b`` ((x, z)) stays on floor triangles (and out of
-    the ``keep_out`` discs)."""
-    heightmap = ground.heightmap
-    length = math.dist(a, b) / heightmap.cell_size_m
-    samples = max(1, int(math.ceil(length * _LINE_SAMPLES_PER_CELL)))
-    t = (np.arange(samples) + 0.5) / samples  # never an end: those are the route's own points
-    rows, cols = heightmap.world_to_grid(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
-    n = ground.n
-    r0 = np.clip(np.floor(rows).astype(np.int64), 0, n - 2)
-    c0 = np.clip(np.floor(cols).astype(np.int64), 0, n - 2)
-    second = ((rows - r0) + (cols - c0) > 1.0).astype(np.int64)
-    if keep_out is not None:
-        x, z = a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])
-        for cx, cz, radius in keep_out:
-            if bool((np.hypot(x - cx, z - cz) < radius).any()):
-                return False
-    return bool(ground.triangle_floor[r0, c0, second].all())
-
-
-def _straightened(ground: Ground, points: list[tuple[float, float]],
-                  keep_out: Optional[np.ndarray] = None) -> list[tuple[float, float]]:
-    """The waypoints of a walk along ``points`` ((x, z); the first is where it starts): each the
-    last point still in a straight line over floor from the one before."""
-    if len(points) < 2:
-        return []
-    waypoints, anchor, i = [], points[0], 1
-    while i < len(points):
-        j = i
-        while j + 1 < len(points) and _line_on_floor(ground, anchor, points[j + 1], keep_out):
-            j += 1
-        waypoints.append(points[j])
-        anchor, i = points[j], j + 1
-    return waypoints
-
-
-def _surface_point(ground: Ground, xz: tuple[float, float]) -> tuple[float, float, float]:
-    return xz[0], float(ground_height(ground.heightmap, xz[0], xz[1])), xz[1]
-
-
-def _turns_only(holds: list[tuple[int, int]]) -> list[int]:
-    """Indices of a hold path ((row, col) each) where its direction changes, and its last."""
-    keep = []
-    for i in range(1, len(holds) - 1):
-        before = (holds[i][0] - holds[i - 1][0], holds[i][1] - holds[i - 1][1])
-        after = (holds[i + 1][0] - holds[i][0], holds[i + 1][1] - holds[i][1])
-        if before != after:
-            keep.append(i)
-    return keep + [len(holds) - 1] if holds else []
-
-
-def _route(world: World, found: _Found) -> Route:
-    """The route steps of a successful route search, from the spawn to beside the food."""
-    spawn = world.spawn_position
-    if found.reach is None:
-        return Route(start=spawn, steps=())
-    ground, reach = found.ground, found.reach
-    N = ground.n ** 2
-    steps: list[RouteStep] = []
-    walk: list[tuple[float, float]] = [(spawn[0], spawn[2])]
-    holds: list[int] = []
-
-    def flush_walk() -> None:
-        steps.extend(RouteStep("walk", _surface_point(ground, xz)) for xz in _straightened(ground, walk, found.keep_out))
-
-    def flush_holds() -> None:
-        cells = [divmod(node - N, ground.n) for node in holds]
-        steps.extend(RouteStep("climb", _point(ground, holds[i])) for i in _turns_only(cells))
-        holds.clear()
-
-    for node, kind in reach.path(reach.goal):
-        x, y, z = _point(ground, node)
-        if kind in (START, WALK):
-            walk.append((x, z))
-            continue
-        if kind == CLIMB and node >= N:
-            if not holds:
-                flush_walk()
-            holds.append(node)
-            continue
-        if holds:
-            flush_holds()
-        else:
-            flush_walk()
-        skill = {JUMP: "jump", CLIMB: "climb", FALL: "fall"}[kind]
-        steps.append(RouteStep(skill, (x, y, z)))
-        walk = [(x, z)]
-    if reach.goal in found.approach:  # the last stretch, off the grid, towards the food
-        walk.append(found.approach[reach.goal])
-    flush_walk()  # (a goal is a standing point: a route never ends hanging)
-    return Route(start=spawn, steps=tuple(steps))
+        extra[node] = math.dist(point, reachability.node_point(ground, node)[::2])
+    reach = reachability.search(graph, starts, goal, let_go_below_hold_m=caps.let_go_feet_below_hold_m, goal_extra_cost=extra)
+    return _Found(reach, approach, keep_out) if reach.goal >= 0 else None

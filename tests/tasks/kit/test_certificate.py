@@ -1,5 +1,6 @@
-"""Solvability certificates (avalon/tasks/kit/routes.py) on hand-made height maps with known
-answers, and on many generated eat and move worlds (every one certified walkable).
+"""Solvability certificates (avalon/tasks/kit/certificate.py) and their routes
+(avalon/tasks/kit/route.py) on hand-made height maps with known answers, and on many generated
+eat and move worlds (every one certified walkable).
 
 The hand-made worlds are 30 m squares at 0.5 m between grid points whose height changes only
 along z (an obstacle across the whole world: the world's edge is off limits, so nothing goes
@@ -18,8 +19,8 @@ from avalon.rules import mechanics
 from avalon.tasks import build_world
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.capabilities import ROUTE_CAPABILITIES, SHOULDER_SPAN_M, jump_reach_m
+from avalon.tasks.kit.certificate import certify, require_certificate
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import certify, require_certificate
 from tests.tasks.kit.maps import terrain_world
 
 SIZE_M, POINTS = 30.0, 61
