@@ -92,24 +92,31 @@ def first_person(world_dir: Path, renderer: str, resolution: int = FIRST_PERSON_
     return Image.fromarray(observation["rgbd"][..., :3])
 
 
-def preview(task: str, difficulty: float, seed: int, output: str | Path, renderer: str = "GLES3",
-            panel_pixels: int = PANEL_PIXELS, forced: object = None) -> Path:
-    """Writes the two-panel picture of (task, difficulty, seed) to ``output`` (``forced``: the
-    generator choices pinned, see :func:`avalon.tasks.build_world`); returns its path."""
-    panel_pixels = check_int(panel_pixels, "panel_pixels", low=64, high=2048, unit="pixels")
-    world = build_world(task, difficulty, seed, forced=forced)
+def two_panels(world: World, mapped: World, renderer: str, panel_pixels: int, caption: str) -> Image.Image:
+    """The top-down map of ``mapped`` (``world``, or it with marks added) beside the first frame Godot
+    renders of ``world`` from the spawn point, each ``panel_pixels`` square, under ``caption``."""
     work = Path(tempfile.mkdtemp(prefix="avalon-preview-"))
     try:
         world_dir = export_world(world, work / "world")
         view = first_person(world_dir, renderer).resize((panel_pixels, panel_pixels), Image.BILINEAR)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    caption = 24
-    picture = Image.new("RGB", (2 * panel_pixels, panel_pixels + caption), (20, 20, 20))
-    picture.paste(top_down(world, panel_pixels), (0, caption))
-    picture.paste(view, (panel_pixels, caption))
+    caption_pixels = 24
+    picture = Image.new("RGB", (2 * panel_pixels, panel_pixels + caption_pixels), (20, 20, 20))
+    picture.paste(top_down(mapped, panel_pixels), (0, caption_pixels))
+    picture.paste(view, (panel_pixels, caption_pixels))
+    ImageDraw.Draw(picture).text((8, 6), caption, fill=(230, 230, 230))
+    return picture
+
+
+def preview(task: str, difficulty: float, seed: int, output: str | Path, renderer: str = "GLES3",
+            panel_pixels: int = PANEL_PIXELS, forced: object = None) -> Path:
+    """Writes the two-panel picture of (task, difficulty, seed) to ``output`` (``forced``: the
+    generator choices pinned, see :func:`avalon.tasks.build_world`); returns its path."""
+    panel_pixels = check_int(panel_pixels, "panel_pixels", low=64, high=2048, unit="pixels")
+    world = build_world(task, difficulty, seed, forced=forced)
     legend = "   (left: from above, north up; right: from the spawn point)" if panel_pixels >= 400 else ""
-    ImageDraw.Draw(picture).text((8, 6), f"{task}  difficulty {difficulty:g}  seed {seed}{legend}", fill=(230, 230, 230))
+    picture = two_panels(world, world, renderer, panel_pixels, f"{task}  difficulty {difficulty:g}  seed {seed}{legend}")
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     picture.save(output, optimize=True)

@@ -13,15 +13,12 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import shutil
-import tempfile
 from pathlib import Path
 
 import attr
-from PIL import Image, ImageDraw
+from PIL import Image
 
-from avalon.app.world import first_person, top_down
-from avalon.datagen.export import export_world
+from avalon.app.world import two_panels
 from avalon.datagen.world import Entity
 from avalon.tasks import build_world, carry, check_difficulty
 
@@ -49,19 +46,8 @@ def picture(base_task: str, difficulty: float, seed: int, panel_pixels: int, ren
             places.append(Entity(kind="box", name=f"mark-of-{use.name}", position=item.position, yaw_rad=item.yaw_rad,
                                  params={"size": (MARK_M, 0.1, MARK_M), "color": ITEM_COLOR}))
     marked = attr.evolve(world, entities=tuple(places) + world.entities)  # the items drawn over their places
-    work = Path(tempfile.mkdtemp(prefix="carry-preview-"))
-    try:
-        view = first_person(export_world(world, work / "world"), renderer).resize((panel_pixels, panel_pixels), Image.BILINEAR)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    caption = 24
-    out = Image.new("RGB", (2 * panel_pixels, panel_pixels + caption), (20, 20, 20))
-    out.paste(top_down(marked, panel_pixels), (0, caption))
-    out.paste(view, (panel_pixels, caption))
     key = "yellow: where used" + ("; cyan: the items" if any(p.name.startswith("mark-of-") for p in places) else "")
-    ImageDraw.Draw(out).text((8, 6), f"carry ({base_task})  difficulty {difficulty:g}  seed {seed}  ({key})",
-                             fill=(230, 230, 230))
-    return out
+    return two_panels(world, marked, renderer, panel_pixels, f"carry ({base_task})  difficulty {difficulty:g}  seed {seed}  ({key})")
 
 
 def main(argv: list[str] | None = None) -> None:
