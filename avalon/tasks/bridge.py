@@ -113,6 +113,9 @@ KNOBS = BridgeKnobs()
 FOOD_DRAWS = 8
 #: Full world builds tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 3
+#: With the goal outside the ring (``heights_inverted``), the ring lies this much farther out from
+#: the band's inner radius than the plateau's radius, metres: room for the log on the inside.
+INSIDE_LOG_ROOM_M = 3.0
 #: What the certificate asks of the world with its solved log burned in (a route with every skill,
 #: falls short of a damaging one); the terrain alone must give none even with any fall short of a
 #: lethal one: the log is the crossing's answer, no skill is (see :func:`check_bridge`).
@@ -145,20 +148,6 @@ def water_reason(natural: HeightMap, level_at: XZ, depth_m: float, centre: XZ) -
     if ground_height(natural, *level_at) - depth_m < natural.water_height_m + chasm.FLOOR_MIN_M:
         return f"the chasm around {centre} would reach the water"
     return None
-
-
-@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class LogPlacement:
-    """The log of a bridge piece on the final ground: the piers, the log laid across the trench on
-    them (``solved_log``) and the world's log (the same, or lying along the ring)."""
-
-    piers: tuple[Entity, Entity]
-    solved_log: Entity
-    log: Entity
-
-    @property
-    def entities(self) -> tuple[Entity, ...]:
-        return (*self.piers, self.log)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -208,7 +197,7 @@ class BridgePiece:
             radius = max(edges) + ring.width_m + log.LOG_BEYOND_CHASM_M
         return chasm.at(ring.centre, angle, radius), log.radial_yaw(angle) + math.pi / 2.0
 
-    def place_log(self, ground: HeightMap) -> LogPlacement:
+    def place_log(self, ground: HeightMap) -> log.LogPlacement:
         """The log and its piers on the final ``ground``; ``ImpossibleWorldError`` when the log would
         bridge the chasm outside the stretch, rest too little across the trench, or lie on uneven ground."""
         ring, stretch = self.chasm, self.chasm.stretch_rad
@@ -227,7 +216,7 @@ class BridgePiece:
             heights = log.footprint_ground_m(ground, log.log_footprint(placed))
             if heights.max() - heights.min() > log.REST_TOLERANCE_M:
                 raise ImpossibleWorldError(f"bridge: the ground under the log at {placed.position} is not level")
-        return LogPlacement(piers=piers, solved_log=solved_log, log=placed)
+        return log.LogPlacement(piers=piers, solved_log=solved_log, log=placed)
 
 
 def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint, *,
@@ -242,7 +231,10 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     in_place = bool(streams.sites.uniform() < KNOBS.log_in_place_chance.at(difficulty)) if log_in_place is None \
         else bool(log_in_place)
     width, depth = KNOBS.chasm_width_m.at(difficulty), KNOBS.chasm_depth_m.at(difficulty)
-    inner = chasm.ring_inner_radius_m(constraint, chasm.PLATEAU_RADIUS_M,
+    # With the goal outside, the log lies inside the ring: the ring stands farther out, so the log
+    # fits on the levelled ground between the band's inner blend and the chasm.
+    plateau = chasm.PLATEAU_RADIUS_M + (INSIDE_LOG_ROOM_M if constraint.heights_inverted else 0.0)
+    inner = chasm.ring_inner_radius_m(constraint, plateau,
                                       chasm.NOISE_M + width + log.LEVEL_BEYOND_CHASM_M + log.LEVEL_BLEND_M, "bridge")
     towards = chasm.towards_rad(constraint, approach_rad)
     natural, level_at = levelled_ground(draft.heightmap, constraint, inner, width, towards)
@@ -264,8 +256,10 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
         stepped = chasm.stepped_walls(natural, ringed.heightmap, depth)
         climbable, unclimbable = chasm.climbable_half(ringed, natural, width, outer=not piece.inverted)
         log_in, log_out = log.ends_outward_m(ring)
-        start, end = chasm.crossing_points(ring, ringed.outlines[0], log_in - log.LAND_BEYOND_END_M,
-                                           log_out + log.APPROACH_BEFORE_END_M, inverted=piece.inverted)
+        inward, outward = (log.APPROACH_BEFORE_END_M, log.LAND_BEYOND_END_M) if piece.inverted else \
+            (log.LAND_BEYOND_END_M, log.APPROACH_BEFORE_END_M)
+        start, end = chasm.crossing_points(ring, ringed.outlines[0], log_in - inward, log_out + outward,
+                                           inverted=piece.inverted)
         # Nominal ways for plants to keep off: across the stretch, and the log's, where it lies.
         discs = sites.corridor_discs(start, end, chasm.CORRIDOR_HALF_WIDTH_M)
         if not piece.in_place:

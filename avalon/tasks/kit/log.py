@@ -186,6 +186,20 @@ def piers_under(heightmap: HeightMap, log: Entity) -> tuple[tuple[Entity, Entity
     return (piers[0], piers[1]), raised
 
 
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class LogPlacement:
+    """A log and its piers on a world's final ground: the piers, the log laid across the trench on
+    them (``solved_log``) and the world's log (the same, or lying elsewhere)."""
+
+    piers: tuple[Entity, Entity]
+    solved_log: Entity
+    log: Entity
+
+    @property
+    def entities(self) -> tuple[Entity, ...]:
+        return (*self.piers, self.log)
+
+
 def is_pier(entity: Entity) -> bool:
     """Whether ``entity`` is one of the piers under a laid log."""
     return entity.kind == "box" and entity.name.startswith("pier_")
