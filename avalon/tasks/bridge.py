@@ -50,17 +50,7 @@ from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_MASS_KG
 from avalon.tasks.kit import ImpossibleWorldError, assembly, chasm, log, sites
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import (
-    XZ,
-    ground_height,
-    is_dry_land,
-    path_exists,
-    sample_at,
-    triangle_index,
-    triangle_slopes_deg,
-    walkable_grid,
-    yaw_towards,
-)
+from avalon.tasks.kit.geometry import XZ, ground_height, path_exists, triangle_slopes_deg, walkable_grid
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS, Route
 from avalon.tasks.kit.routes import Certificate, bypass_reaches, certify
@@ -111,8 +101,6 @@ class BridgeKnobs:
 KNOBS = BridgeKnobs()
 #: Food directions drawn until one leaves the food in sight past the laid log.
 FOOD_DRAWS = 8
-#: Full world builds tried on one terrain before giving up on it.
-ASSEMBLY_ATTEMPTS = 3
 #: With the goal outside the ring (``heights_inverted``), the ring lies this much farther out from
 #: the band's inner radius than the plateau's radius, metres: room for the log on the inside.
 INSIDE_LOG_ROOM_M = 3.0
@@ -386,11 +374,8 @@ def certificate(world: World) -> Certificate:
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> BridgeLayout:
     """The bridge world for ``difficulty``: the bridge piece round the food, the spawn beyond it;
     raises ``ImpossibleWorldError`` if the terrain offers no place that keeps the guarantees."""
-    config = assembly.resolve_config(config)
-    streams = assembly.split_streams(rng)
     depth, width = KNOBS.chasm_depth_m.at(difficulty), KNOBS.chasm_width_m.at(difficulty)
-    island = chasm.dry_island(streams.terrain, config.world_size or "small", config.points_per_m or chasm.POINTS_PER_M,
-                              depth)
+    config, streams, island = chasm.begin(rng, config, depth)
     draft = Draft.of_island(island)
     fruit_tree = assembly.scaled_scenery(config).fruit_tree
     outer = chasm.PLATEAU_RADIUS_M + chasm.NOISE_M + width
@@ -426,13 +411,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 break
         else:
             return f"the laid log would hide every food drawn from the spawn at {spawn}"
-        if not bool(natural.contains(*spawn)) or not is_dry_land(natural, *spawn, min_water_distance_m=1.5):
-            return f"the spawn at {spawn} would not be on dry land"
-        slopes = triangle_slopes_deg(natural)
-        if sample_at(natural, natural.slope_deg(), *spawn) > 25.0 or slopes[triangle_index(natural, *food)] > 20.0:
-            return f"the spawn at {spawn} or the food at {food} would be on ground too steep"
-        if not chasm.terrain_sight(natural, spawn, food):
-            return f"the terrain hides the food at {food} from the spawn"
+        why = chasm.placement_reason(natural, triangle_slopes_deg(natural), spawn, food)
+        if why is not None:
+            return why
 
         def build() -> BridgeLayout:
             piece = plan.build(draft)
@@ -461,13 +442,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                          *sites.corridor_discs(spawn_at, log_now.centre, half),
                          *sites.corridor_discs(log_now.end(1.0), log_now.end(-1.0), half + 0.5),
                          *log.carry_corridor(ring, piece.detail.carry_radius_m(), log_now.centre)]
-            foods = [assembly.FoodPlacement(kind="apple", x=food_at[0], z=food_at[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
-            outdoor = assembly.assemble_outdoor_world(
-                streams, config, biome_map, task="bridge", difficulty=difficulty, spawn=spawn_at,
-                spawn_yaw_rad=yaw_towards(spawn_at, food_at), foods=foods, tree_site=tree_site, keep_clear=corridors,
-                exclude_mask=built.no_scenery, ring_outlines=built.ring_outlines, food_on_foot=False,
-            )
+            outdoor = chasm.assemble_with_apple(streams, config, biome_map, built, task="bridge", difficulty=difficulty,
+                                                spawn=spawn_at, food=food_at, tree_site=tree_site, keep_clear=corridors,
+                                                food_on_foot=False)
             world = attr.evolve(outdoor.world, entities=outdoor.world.entities + placed.entities)
             outdoor = attr.evolve(outdoor, world=world)
             certified = check_bridge(world, placed.solved_log, ring)
@@ -478,10 +455,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
         return build
 
-    return sites.build_at_first_fitting_site(
-        sites.candidate_points(streams.sites, island, mask, config.site_attempts), fit_chasm_site,
-        max_builds=ASSEMBLY_ATTEMPTS, failure="bridge: no site for the chasm keeps the guarantees on this island",
-    )
+    return chasm.first_fitting_site(streams, island, mask, config, fit_chasm_site,
+                                    "bridge: no site for the chasm keeps the guarantees on this island")
 
 
 TASK = TaskSpec(

@@ -45,7 +45,7 @@ from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks.kit import ImpossibleWorldError, assembly, chasm, sites
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
+from avalon.tasks.kit.geometry import ground_height, triangle_slopes_deg
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.routes import Certificate, certify, require_certificate
 from avalon.tasks.kit.spec import TaskSpec
@@ -87,8 +87,6 @@ class JumpKnobs:
 
 #: The jump task's difficulty curves.
 KNOBS = JumpKnobs()
-#: Full world builds tried on one terrain before giving up on it.
-ASSEMBLY_ATTEMPTS = 3
 #: What every route across the chasm takes: a jump; any fall short of a lethal one may not bypass it.
 REQUIREMENT = Requirement(skills={"jump"}, max_fall_m=mechanics.SAFE_FALL_M, bypass_max_fall_m=mechanics.LETHAL_FALL_M)
 
@@ -199,11 +197,8 @@ def certificate(world: World) -> Certificate:
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> JumpLayout:
     """The jump world for ``difficulty``: the jump piece round the food, the spawn beyond it; raises
     ``ImpossibleWorldError`` if the terrain offers no place that keeps the guarantees."""
-    config = assembly.resolve_config(config)
-    streams = assembly.split_streams(rng)
     depth, width = KNOBS.chasm_depth_m.at(difficulty), KNOBS.chasm_width_m.at(difficulty)
-    natural = chasm.dry_island(streams.terrain, config.world_size or "small", config.points_per_m or chasm.POINTS_PER_M,
-                               depth)
+    config, streams, natural = chasm.begin(rng, config, depth)
     draft = Draft.of_island(natural)
     fruit_tree = assembly.scaled_scenery(config).fruit_tree
     outer = chasm.PLATEAU_RADIUS_M + chasm.NOISE_M + width
@@ -229,12 +224,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         food_radius = ring.inside_outward_m(food_angle, (ring.width_m - ring.stretch_width_m) / 2.0 - from_trench)
         spawn = chasm.at(centre, away, chasm.PLATEAU_RADIUS_M + spawn_radius)
         food = chasm.at(centre, food_angle, chasm.PLATEAU_RADIUS_M + food_radius)
-        if not bool(natural.contains(*spawn)) or not is_dry_land(natural, *spawn, min_water_distance_m=1.5):
-            return f"the spawn at {spawn} would not be on dry land"
-        if sample_at(natural, natural.slope_deg(), *spawn) > 25.0 or slopes[triangle_index(natural, *food)] > 20.0:
-            return f"the spawn at {spawn} or the food at {food} would be on ground too steep"
-        if not chasm.terrain_sight(natural, spawn, food):
-            return f"the terrain hides the food at {food} from the spawn"
+        why = chasm.placement_reason(natural, slopes, spawn, food)
+        if why is not None:
+            return why
 
         def build() -> JumpLayout:
             piece = plan.build(draft)
@@ -252,13 +244,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
             corridors = [*sites.corridor_discs(spawn_at, piece.detail.stretch_out, chasm.CORRIDOR_HALF_WIDTH_M),
                          *built.keep_clear,
                          *sites.corridor_discs(piece.detail.stretch_in, food_at, chasm.CORRIDOR_HALF_WIDTH_M)]
-            foods = [assembly.FoodPlacement(kind="apple", x=food_at[0], z=food_at[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
-            outdoor = assembly.assemble_outdoor_world(
-                streams, config, biome_map, task="jump", difficulty=difficulty, spawn=spawn_at,
-                spawn_yaw_rad=yaw_towards(spawn_at, food_at), foods=foods, tree_site=tree_site, keep_clear=corridors,
-                exclude_mask=built.no_scenery, ring_outlines=built.ring_outlines, food_on_foot=False,
-            )
+            outdoor = chasm.assemble_with_apple(streams, config, biome_map, built, task="jump", difficulty=difficulty,
+                                                spawn=spawn_at, food=food_at, tree_site=tree_site, keep_clear=corridors,
+                                                food_on_foot=False)
             piece.items(biome_map.heightmap)
             certified = require_certificate(outdoor.world, outdoor.world.food[0], REQUIREMENT.skills, REQUIREMENT.allowed,
                                             max_fall_m=REQUIREMENT.max_fall_m,
@@ -267,10 +255,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
         return build
 
-    return sites.build_at_first_fitting_site(
-        sites.candidate_points(streams.sites, natural, mask, config.site_attempts), fit_chasm_site,
-        max_builds=ASSEMBLY_ATTEMPTS, failure="jump: no site for the chasm keeps the guarantees on this island",
-    )
+    return chasm.first_fitting_site(streams, natural, mask, config, fit_chasm_site,
+                                    "jump: no site for the chasm keeps the guarantees on this island")
 
 
 TASK = TaskSpec(

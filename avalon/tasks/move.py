@@ -33,7 +33,7 @@ from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import World
 from avalon.tasks.kit import ImpossibleWorldError, assembly, causeway, chasm, sites
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
+from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import Route, RouteStep
 from avalon.tasks.kit.spec import TaskSpec
@@ -88,8 +88,6 @@ WALL_SLOPE_DEG = 75.0
 CAUSEWAY_APPROACH_OFFSET_DEG = (15.0, 45.0)
 #: Plants keep this far beyond the causeway's top off it, metres.
 CAUSEWAY_CLEAR_M = 1.0
-#: Full world builds tried on one terrain before giving up on it.
-ASSEMBLY_ATTEMPTS = 3
 #: What every route along the path takes: walking. Nothing is bypassed; a chasm world's causeway
 #: is its only way across, which the piece checks on the final ground (``reachable_without``).
 REQUIREMENT = Requirement(skills=frozenset(), allowed={"walk"})
@@ -244,16 +242,6 @@ def _food_site_ok(heightmap: HeightMap, slopes: np.ndarray, food: XZ) -> bool:
     return slopes[triangle_index(heightmap, *food)] <= assembly.FOOD_MAX_SLOPE_DEG
 
 
-def _assemble(streams, config, biome_map, difficulty: float, spawn, food, yaw_offset: float, **differences):
-    """The outdoor world of a move layout: an apple at ``food`` (its yaw drawn from the sites
-    stream), the agent at ``spawn`` facing it but for ``yaw_offset``; ``differences`` are the
-    remaining arguments of ``assemble_outdoor_world`` (tree site, corridor, ring)."""
-    foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
-                                    yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
-    return assembly.assemble_outdoor_world(streams, config, biome_map, task="move", difficulty=difficulty, spawn=spawn,
-                                           spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset, foods=foods, **differences)
-
-
 def _open_layout(streams, config, difficulty: float, distance: float, yaw_offset: float) -> MoveLayout:
     width = path_width_m(difficulty)
     heightmap = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or 1.0)
@@ -279,16 +267,15 @@ def _open_layout(streams, config, difficulty: float, distance: float, yaw_offset
         def build() -> MoveLayout:
             band = Constraint(centre=food, inner_radius_m=0.0, outer_radius_m=distance + 1.0, path=(spawn, food))
             piece = obstacle(Draft.of_island(heightmap), streams, difficulty, band).build(Draft.of_island(heightmap))
-            outdoor = _assemble(streams, config, biome_map, difficulty, spawn, food, yaw_offset, tree_site=tree_site,
-                                keep_clear=piece.draft.keep_clear)
+            outdoor = chasm.assemble_with_apple(streams, config, biome_map, piece.draft, task="move", difficulty=difficulty,
+                                                spawn=spawn, food=food, yaw_offset_rad=yaw_offset, tree_site=tree_site,
+                                                keep_clear=piece.draft.keep_clear)
             return MoveLayout(outdoor=outdoor, distance_m=math.dist(spawn, food), path_width_m=width)
 
         return build
 
-    return sites.build_at_first_fitting_site(
-        sites.candidate_points(streams.sites, ground, mask, config.site_attempts), fit_spawn_site,
-        max_builds=ASSEMBLY_ATTEMPTS, failure="move: no spawn site keeps the guarantees on this island",
-    )
+    return chasm.first_fitting_site(streams, ground, mask, config, fit_spawn_site,
+                                    "move: no spawn site keeps the guarantees on this island")
 
 
 def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offset: float) -> MoveLayout:
@@ -332,11 +319,9 @@ def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offse
             biome_map = assembly.make_biomes(streams.biomes, built.heightmap, config, built.climbable, built.unclimbable)
             ground = biome_map.heightmap
             width = cut.causeway.width_m
-            outdoor = _assemble(
-                streams, config, biome_map, difficulty, spawn, food, yaw_offset, tree_site=centre,
-                keep_clear=sites.corridor_discs(spawn, food, max(1.0, width / 2.0)),
-                exclude_mask=built.no_scenery, ring_outlines=built.ring_outlines,
-            )
+            outdoor = chasm.assemble_with_apple(streams, config, biome_map, built, task="move", difficulty=difficulty,
+                                                spawn=spawn, food=food, yaw_offset_rad=yaw_offset, tree_site=centre,
+                                                keep_clear=sites.corridor_discs(spawn, food, max(1.0, width / 2.0)))
             # The piece's own check runs from the causeway's ends; the task's, from the spawn to the food.
             if causeway.reachable_without(ground, cut.crossing_triangles(ground), spawn, food):
                 raise ImpossibleWorldError("move: the food can be reached without the causeway")
@@ -344,10 +329,8 @@ def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offse
 
         return build
 
-    return sites.build_at_first_fitting_site(
-        sites.candidate_points(streams.sites, heightmap, mask, config.site_attempts), fit_chasm_site,
-        max_builds=ASSEMBLY_ATTEMPTS, failure="move: no site for the chasm keeps the guarantees on this island",
-    )
+    return chasm.first_fitting_site(streams, heightmap, mask, config, fit_chasm_site,
+                                    "move: no site for the chasm keeps the guarantees on this island")
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> MoveLayout:

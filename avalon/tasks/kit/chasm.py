@@ -28,11 +28,10 @@ from avalon.datagen.obstacles import ObstacleRing, RingKind, RingOutline, RingRe
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import World
 from avalon.rules.foods import FOOD_RADIUS_M
-from avalon.tasks.kit import ImpossibleWorldError
-from avalon.tasks.kit.assembly import build_island, world_config
+from avalon.tasks.kit import ImpossibleWorldError, assembly, sites
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
-from avalon.tasks.kit.geometry import XZ, ground_height
-from avalon.tasks.kit.obstacle import Constraint
+from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, yaw_towards
+from avalon.tasks.kit.obstacle import Constraint, Draft
 from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 
@@ -66,6 +65,8 @@ CORRIDOR_HALF_WIDTH_M = 1.5
 CUT_BELOW_M = 0.25
 #: A crossing's standing points lie this far from the trench's lips, metres.
 LIP_CLEARANCE_M = 1.0
+#: Full world builds a chasm task tries on one terrain before giving up on it.
+ASSEMBLY_ATTEMPTS = 3
 
 
 def _centre(value) -> XZ:
@@ -168,8 +169,18 @@ def dry_island(rng: np.random.Generator, size, points_per_m: float, depth_m: flo
     """The island of a chasm world: its mean land height raised to at least the chasm's depth plus
     ``FLOOR_HEIGHT_M`` (a dry chasm, not a moat) and no carved pools (on high ground their banks
     become craters that leave no room for the ring)."""
-    land_height = max(world_config(size, 1.0).land_height_m, depth_m + FLOOR_HEIGHT_M)
-    return build_island(rng, size, points_per_m, land_height_m=land_height, pool_count=0)
+    land_height = max(assembly.world_config(size, 1.0).land_height_m, depth_m + FLOOR_HEIGHT_M)
+    return assembly.build_island(rng, size, points_per_m, land_height_m=land_height, pool_count=0)
+
+
+def begin(rng: np.random.Generator, config: object | None,
+          depth_m: float) -> tuple[assembly.OutdoorTaskConfig, assembly.Streams, HeightMap]:
+    """How a jump or bridge generator starts: its config (the defaults for None), the world's
+    streams, and its :func:`dry_island` (Small, ``POINTS_PER_M``, unless the config says otherwise)."""
+    config = assembly.resolve_config(config)
+    streams = assembly.split_streams(rng)
+    size, points_per_m = config.world_size or "small", config.points_per_m or POINTS_PER_M
+    return config, streams, dry_island(streams.terrain, size, points_per_m, depth_m)
 
 
 def moat_reason(heightmap: HeightMap, centre: XZ, inner_m: float, outer_m: float, depth_m: float,
@@ -227,6 +238,41 @@ def terrain_sight(heightmap: HeightMap, spawn: XZ, food: XZ) -> bool:
     eye = eye_position((spawn[0], ground_height(heightmap, *spawn), spawn[1]))
     target = (food[0], ground_height(heightmap, *food) + FOOD_RADIUS_M["apple"], food[1])
     return terrain_clear(heightmap, eye, target, margin_m=0.05)
+
+
+def placement_reason(natural: HeightMap, slopes: np.ndarray, spawn: XZ, food: XZ) -> Optional[str]:
+    """Why a spawn and an apple on either side of a chasm to be cut into ``natural`` cannot stand
+    where drawn (``slopes``: its triangles' slopes), or None: the spawn on dry land (1.5 m from
+    water) and ground under 25 degrees, the food on triangles under 20, in sight past the terrain."""
+    if not bool(natural.contains(*spawn)) or not is_dry_land(natural, *spawn, min_water_distance_m=1.5):
+        return f"the spawn at {spawn} would not be on dry land"
+    if sample_at(natural, natural.slope_deg(), *spawn) > 25.0 or slopes[triangle_index(natural, *food)] > 20.0:
+        return f"the spawn at {spawn} or the food at {food} would be on ground too steep"
+    if not terrain_sight(natural, spawn, food):
+        return f"the terrain hides the food at {food} from the spawn"
+    return None
+
+
+def first_fitting_site(streams: assembly.Streams, island: HeightMap, mask: np.ndarray,
+                       config: assembly.OutdoorTaskConfig, fit, failure: str):
+    """The world ``fit`` builds at the first of ``config.site_attempts`` candidate sites of ``mask``
+    that fits, ``ASSEMBLY_ATTEMPTS`` builds at most (:func:`~avalon.tasks.kit.sites.build_at_first_fitting_site`)."""
+    return sites.build_at_first_fitting_site(sites.candidate_points(streams.sites, island, mask, config.site_attempts),
+                                             fit, max_builds=ASSEMBLY_ATTEMPTS, failure=failure)
+
+
+def assemble_with_apple(streams: assembly.Streams, config: assembly.OutdoorTaskConfig, biome_map, draft: Draft, *,
+                        task: str, difficulty: float, spawn: XZ, food: XZ, yaw_offset_rad: float = 0.0,
+                        **options) -> assembly.OutdoorLayout:
+    """The world of a piece's draft on ``biome_map``: an apple at ``food`` (its yaw drawn from
+    ``streams.sites``), the agent at ``spawn`` facing it but for ``yaw_offset_rad``, plants off the
+    draft's ``no_scenery`` grid, its ring outlines drawn; ``options``: the rest of
+    :func:`~avalon.tasks.kit.assembly.assemble_outdoor_world`'s arguments (tree site, keep-clear discs...)."""
+    yaw = float(streams.sites.uniform(-math.pi, math.pi))
+    foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=yaw)]
+    return assembly.assemble_outdoor_world(streams, config, biome_map, task=task, difficulty=difficulty, spawn=spawn,
+                                  spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset_rad, foods=foods,
+                                  exclude_mask=draft.no_scenery, ring_outlines=draft.ring_outlines, **options)
 
 
 def crossing_points(chasm: ChasmRing, outline: RingOutline, inner_outward_m: float, outer_outward_m: float, *,
