@@ -252,6 +252,19 @@ def test_every_world_keeps_the_guarantees(difficulty):
         assert lay.world.ground.size_m == (64.0 if difficulty < move.CHASM_START_DIFFICULTY else 128.0)
 
 
+def test_the_reference_route_walks_along_the_causeway():
+    assert move.TASK.reference_route is move.reference_route
+    open_world = build_world("move", 0.0, 0)
+    assert move.reference_route(open_world).steps == () and move.reference_route(open_world).start == open_world.spawn_position
+    world, points = build_world("move", 0.6, 1), layout("move", 0.6, 1).crossing.causeway.points
+    route = move.reference_route(world)
+    assert route.start == world.spawn_position and [step.skill for step in route.steps] == ["walk"] * len(points)
+    for step, (x, z) in zip(route.steps, points):
+        assert step.target == (x, pytest.approx(surface_height(world.ground.heightmap, x, z)), z)
+    with pytest.raises(ValueError, match=r"move.reference_route: a 'eat' world, expected a 'move' world"):
+        move.reference_route(build_world("eat", 0.0, 0))
+
+
 # --- the piece in other bands --------------------------------------------------------------------
 
 
