@@ -123,9 +123,9 @@ def bridge_chasm(difficulty: float, centre: XZ, stretch_angle_deg: float,
 
 def levelled_ground(heightmap: HeightMap, constraint: Constraint, ring_inner_m: float, width_m: float,
                     towards: float) -> tuple[HeightMap, XZ]:
-    """``heightmap`` levelled for the piece (out to ``LEVEL_BEYOND_CHASM_M`` beyond a chasm
-    ``width_m`` wide whose ring starts at ``ring_inner_m``, from the band's inner radius) to its
-    height where the path enters the band (the centre, round a goal), and that point."""
+    """``heightmap`` levelled for the piece to its height where the path enters the band (the
+    centre, round a goal) out to ``LEVEL_BEYOND_CHASM_M`` beyond a chasm ``width_m`` wide whose
+    ring's inner radius is ``ring_inner_m`` (see :func:`~avalon.tasks.kit.log.levelled`), and that point."""
     level_at = chasm.at(constraint.centre, towards, constraint.inner_radius_m)
     level_radius = ring_inner_m + chasm.NOISE_M + width_m + log.LEVEL_BEYOND_CHASM_M
     return log.levelled(heightmap, constraint.centre, level_radius, level_at, constraint.inner_radius_m), level_at
