@@ -5,8 +5,9 @@ Issue 4's target: on a Small eat world the full agent (grasp, climb, eat, falls,
 achievements) steps at >= 90% of the skeleton agent's rate. Both are measured in one run: the
 skeleton's code is checked out from git (``--skeleton``, default the last commit before the
 mechanics) into a temporary worktree, the worlds are generated once by the current code, and the
-two agents take turns (``--rounds``) so that a noisy machine affects both alike. The bridge,
-main-loop and simulator speed-ups made since ``PORT_BASE`` are applied to the skeleton too.
+two agents take turns (``--rounds``) so that a noisy machine affects both alike. The speed-ups of
+the link to Python, the main loop and the simulator made since ``PORT_BASE`` are applied to the
+skeleton too.
 
     .venv/bin/python bin/bench_agent.py [--skeleton c94fb9c] [--rounds 3] [--steps 2000]
 
@@ -28,11 +29,12 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 SKELETON_REVISION = "c94fb9c"  # "Protocol 3 ...": the agent before the game mechanics of issue 4
-# Speed-ups of the bridge, the main loop and the Python simulator made after the mechanics landed
-# have nothing to do with the agent: their diff since PORT_BASE is applied to the skeleton's
+# Speed-ups of the link to Python (godot/link/link.gd, godot/bridge/bridge.gd in the skeleton; git
+# diff -M follows the rename), the main loop and the Python simulator made after the mechanics
+# landed have nothing to do with the agent: their diff since PORT_BASE is applied to the skeleton's
 # checkout too, so that the comparison measures the agent alone (--no-port to skip it).
 PORT_BASE = "4ec1c50"
-PORTED_FILES = ("godot/bridge/bridge.gd", "godot/main.gd", "avalon/sim/simulator.py", "avalon/sim/display.py")
+PORTED_FILES = ("godot/bridge/bridge.gd", "godot/link/link.gd", "godot/main.gd", "avalon/sim/simulator.py", "avalon/sim/display.py")
 DIFFICULTIES = (0.0, 0.5, 1.0)  # eat worlds at these difficulties are all Small
 
 
@@ -77,11 +79,11 @@ def _run_child(code_dir: Path, world_dir: Path, steps: int) -> dict[str, float]:
 
 def _port_infrastructure(skeleton_dir: Path) -> None:
     """Applies the agent-independent speed-ups (PORTED_FILES since PORT_BASE) to the skeleton's checkout."""
-    patch = subprocess.run(["git", "-C", str(REPOSITORY), "diff", PORT_BASE, "--", *PORTED_FILES],
+    patch = subprocess.run(["git", "-C", str(REPOSITORY), "diff", "-M", PORT_BASE, "--", *PORTED_FILES],
                            check=True, capture_output=True).stdout
     applied = subprocess.run(["git", "-C", str(skeleton_dir), "apply"], input=patch, capture_output=True)
     if applied.returncode != 0:
-        sys.exit(f"could not apply the bridge/main-loop speed-ups to the skeleton (use --no-port):\n{applied.stderr.decode()}")
+        sys.exit(f"could not apply the link/main-loop speed-ups to the skeleton (use --no-port):\n{applied.stderr.decode()}")
     print(f"skeleton: applied the speed-ups of {', '.join(PORTED_FILES)} since {PORT_BASE}", file=sys.stderr)
 
 
@@ -90,7 +92,7 @@ def main() -> int:
     parser.add_argument("--skeleton", default=SKELETON_REVISION, help="git revision of the skeleton agent")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=2000, help="steps per measurement")
-    parser.add_argument("--no-port", action="store_true", help="do not apply the later bridge/main-loop speed-ups to the skeleton")
+    parser.add_argument("--no-port", action="store_true", help="do not apply the later link/main-loop speed-ups to the skeleton")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.steps <= 0 or args.rounds <= 0:

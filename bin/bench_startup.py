@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Simulator start-up time, alone and with silent local clients on the bridge port.
+"""Simulator start-up time, alone and with silent local clients on the simulator's port.
 
 Usage: bin/bench_startup.py [--rounds 5] [--clients 20] [--renderer GLES2] [--timeout 120]
 
@@ -22,7 +22,7 @@ from avalon.sim.simulator import Simulator
 
 
 class _SilentlyCrowdedSimulator(Simulator):
-    """Opens ``clients`` silent connections to the bridge port just before Godot is launched."""
+    """Opens ``clients`` silent connections to the simulator's port just before Godot is launched."""
 
     clients = 0
 

@@ -1,6 +1,6 @@
 """The animal benchmark's worlds: a Small ``eat`` island without animals, and the same island with
 ten animals kept active around the spawn (``bin/bench_animals.py``; the golden animal
-trajectories in ``tests/env/test_animals.py``).
+trajectories in ``tests/game/entities/animals/test_animals.py``).
 
 The ten (7 predators, 3 prey) stand 5-10 m around the spawn; their attacks do no damage (so the
 episode goes on) and only a knock-out deactivates them, so every step each one chases or flees,

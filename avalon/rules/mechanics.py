@@ -78,7 +78,7 @@ HANGING_FOOD_KNOCK_SPEED_M_PER_S = 1.5
 # What the body can do in the simulator, measured there on purpose-built worlds (docs/mechanics.md,
 # "Measured capabilities"). The solvability certificates (avalon/tasks/kit/routes.py) build on
 # them, with margins. Each names the test that shows it holds and that a little beyond it does not
-# (in tests/env/test_capabilities.py unless another file is named). Slopes are of the terrain's
+# (in tests/game/agent/test_capabilities.py unless another file is named). Slopes are of the terrain's
 # height-map triangles, in degrees from horizontal; heights and widths in metres.
 
 #: A running jump taken 0.5 m before the edge clears a gap this wide between level platforms...

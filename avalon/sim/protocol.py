@@ -1,4 +1,4 @@
-"""The bridge protocol between Python and the Godot simulator: the single source of truth.
+"""The lock-step protocol between Python and the Godot simulator: the single source of truth.
 
 Everything both sides must agree on lives here: message ids, byte layouts, action fields, the
 observed features and their order, and the depth encoding. ``avalon.codegen`` writes

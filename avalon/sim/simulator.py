@@ -1,4 +1,5 @@
-"""One Godot simulator process and its end of the lock-step bridge.
+"""One Godot simulator process and the Python end of the lock-step protocol (the Godot end:
+``godot/link/link.gd``).
 
 Python listens on 127.0.0.1 (ephemeral port) and starts Godot, which connects and proves it is
 ours with a per-process secret. Other local connections are read side by side with it and

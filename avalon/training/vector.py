@@ -3,7 +3,7 @@
 Each :class:`~avalon.env.avalon_env.AvalonEnv` spends a step almost entirely waiting on its own
 Godot process (the socket read releases the GIL), so one thread per environment runs the N
 simulators in parallel with no extra processes, no pickling and no shared-memory copies: the
-batch is assembled straight from the arrays the bridge decoded. (Gymnasium's ``AsyncVectorEnv``
+batch is assembled straight from the arrays the simulator decoded. (Gymnasium's ``AsyncVectorEnv``
 would add one Python process per environment and a pipe round trip per step; ``avalon benchmark
 --vector`` measures both.)
 

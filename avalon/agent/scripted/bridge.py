@@ -10,7 +10,7 @@ the food. Two things differ from a terrain route:
 - the jump onto the log is :class:`MountLog`, not a running jump: walking or flying into the log's
   end would shove it off its place (docs/items.md, "A log bridges a gap"), so the agent jumps
   straight up and moves forward only once its feet are above the log's top
-  (``tests/env/test_tools_in_use.py`` does the same).
+  (``tests/game/entities/tools/test_tools_in_use.py`` does the same).
 
 :class:`LogBridgeFollower` is a :class:`~avalon.agent.scripted.follower.RouteFollower` with both.
 Where the log lies elsewhere, :class:`LayLogAcross` fetches it first: it grasps the log's end

@@ -5,7 +5,7 @@ ledge's face while still rising, which slides it up a terrain face but shoves a 
 place (the body moves with finite inertia and pushes the items it walks into: a 35 kg stone of a
 staircase is knocked off the one below). :class:`JumpUpTo` walks to the face the same way, then
 jumps standing and moves forward only while its feet are above the landing (as
-``tests/env/test_mechanics.py`` jumps onto two stacked stones): up to 1.5 m above the take-off
+``tests/game/agent/test_mechanics.py`` jumps onto two stacked stones): up to 1.5 m above the take-off
 (the stepped jump's apex) less ``CLEAR_ABOVE_M``.
 """
 

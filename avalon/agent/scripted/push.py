@@ -1,7 +1,7 @@
 """Pushing a heavy item (one too heavy to lift: the boulder) along a straight line to a place.
 
 The body shoves what it walks into along the contact's normal, at least as fast as it walks
-(``godot/agent/mechanics.gd``: ``shove``; docs/mechanics.md, "Push"), so a push is a slow walk
+(``godot/agent/loose_items.gd``: ``shove``; docs/mechanics.md, "Push"), so a push is a slow walk
 into the item's back. :class:`PushTo` walks round the item to the spot behind it on the line from
 its place through it (the item counts as a box there: ``Ground`` keeps the walk off it), faces
 the place and walks on along the line, steering back onto it, until the item (which moves ahead of

@@ -63,7 +63,7 @@ HAND_OFFSET_M = 0.2
 #: So each rock is thrown from another range: the first from THROW_RANGE_M, then these.
 RETRY_RANGES_M = (1.9, 2.1)
 #: The hand leaves the rock at this speed (the hand's full speed), this fraction of it upwards
-#: (``mechanics.gd``: the swing's rate (0, 0.5, -1), normalised), this high above the feet; the
+#: (``mouse_keyboard.gd``: the swing's rate (0, 0.5, -1), normalised), this high above the feet; the
 #: rock comes down on what lies this high above the ground, metres (the range's correction for
 #: ground above or below the feet only; the level range is measured).
 RELEASE_SPEED_M_PER_S = mechanics.MAX_HAND_SPEED_M_PER_S

@@ -17,7 +17,7 @@ A running jump is modelled by its feet's path in the 10 Hz steps: the feet move 
 second horizontally (at most ``MAX_WALK_SPEED_M_PER_S``) and rise ``a t - g t^2 / 2`` with
 ``a = JUMP_SPEED_M_PER_S + g STEP_SECONDS / 2`` (5.5 m/s; the steps' positions lie on this curve).
 The measured gaps (``mechanics.JUMP_GAP_CLEARED_M`` and the lower landings of
-``tests/env/test_capabilities.py``) are what this path predicts for a take-off 0.5 m before the
+``tests/game/agent/test_capabilities.py``) are what this path predicts for a take-off 0.5 m before the
 edge with the capsule catching the far edge ``mechanics.JUMP_LANDING_CATCH_M`` short of it.
 """
 

@@ -33,7 +33,7 @@ LOG_MASS_KG = TOOL_MASS_KG["log"]
 #: The log's size (across, up, along), metres.
 LOG_SIZE_M = tuple(v * LOG_SCALE for v in TOOL_SIZE_M["log"])
 #: A log laid across rests at least this much of its length on the ground at each end, metres
-#: (``tests/env/test_tools_in_use.py`` laid it 0.35 m onto the near side).
+#: (``tests/game/entities/tools/test_tools_in_use.py`` laid it 0.35 m onto the near side).
 MIN_REST_M = 0.4
 #: A log is put this far above the highest ground under it, metres.
 REST_CLEARANCE_M = 0.005

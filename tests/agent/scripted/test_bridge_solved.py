@@ -28,7 +28,7 @@ from avalon.tasks import build_world
 from avalon.tasks.bridge import layout_of
 from avalon.tasks.kit.log import LOG_SIZE_M, log_footprint
 from tests.agent.scripted.track import Track
-from tests.env.camera import colour_mask, world_points
+from tests.game.camera import colour_mask, world_points
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 

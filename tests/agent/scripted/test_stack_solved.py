@@ -4,7 +4,7 @@ stones, jump onto the plateau) over the ground with the staircase in place (``st
 the stones standing where the generator put them), it eats the apple on the plateau, in evaluation
 mode within the world's own time limit, four seeds. And the stones of a world (loose on the yard,
 or a built staircase's top) rest where the generator put them: seen from the agent's own camera
-(``tests/env/camera.py``) in place after the first physics steps and still 40 steps later. And the
+(``tests/game/camera.py``) in place after the first physics steps and still 40 steps later. And the
 carrying primitives (``avalon/agent/scripted/carry.py``) take a liftable stone lying on a stack
 world's yard, carry it to the staircase and set it down."""
 
@@ -28,8 +28,8 @@ from avalon.datagen.world import tool_entity
 from avalon.tasks import build_world, stack
 from avalon.tasks.kit.geometry import ground_height, yaw_towards
 from avalon.tasks.kit.route import Route
-from tests.env.camera import colour_mask, world_points
-from tests.env.test_mechanics import Run, _rate_toward
+from tests.game.camera import colour_mask, world_points
+from tests.game.runs import Run, rate_toward
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -113,8 +113,8 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
                                spawn_position=(x, float(ground_height(world.ground.heightmap, x, z)), z), spawn_yaw_rad=yaw)
         run = Run(camera_env, str(export_world(watching, tmp_path / f"{stone.name}")))
         for k in range(6):  # look 27 degrees down, both hands up over the head, out of view
-            run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
-                     right_hand_position=_rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
+            run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
+                     right_hand_position=rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
         placed = np.array([stone.position[0], stone.position[1] + stack.STONE_HEIGHT_M / 2, stone.position[2]])
         seen = []
         for _ in range(40):

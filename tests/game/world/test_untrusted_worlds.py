@@ -14,9 +14,10 @@ import pytest
 
 from avalon import AvalonEnv
 from avalon.data.recording import RecordEpisodes, replay
-from avalon.datagen.export import marshal
+from avalon.datagen.export import export_world, marshal, scene_ranges
 from avalon.env.config import EnvConfig
 from avalon.errors import WorldLoadError
+from avalon.sim.paths import godot_project_dir
 from avalon.sim.simulator import Simulator
 from avalon.tasks import generate_world
 from tests.conftest import zero_action
@@ -62,6 +63,28 @@ def test_the_exploit_inside_an_episode_file_makes_replay_refuse_it(trivial_world
     with pytest.raises(WorldLoadError, match=r"world.tscn: line \d+: sub_resource of type 'GDScript'"):
         replay(tampered)
     assert not marker.exists()
+
+
+# ---------------------------------------------------------------------- numbers beyond what Godot holds
+
+
+def test_a_huge_coordinate_is_refused_at_reset_naming_the_line_and_godot_keeps_serving(trivial_world_dir, tmp_path):
+    # A folder whose only fault is an apple at x = 1e308 (its content hash recomputed), and one at
+    # the bounds of every range, which loads and steps.
+    huge = tampering.copy_world(trivial_world_dir, tmp_path / "huge")
+    edit_scene(huge, replace("0, 0, 0, 1, 0, 0, 0, 1, 0, 0.15, -2.5 )", "0, 0, 0, 1, 0, 0, 0, 1, 1e308, 0.15, -2.5 )"))
+    bounds = export_world(tampering.world_at_the_bounds(), tmp_path / "bounds")
+    env = AvalonEnv(renderer="GLES2", resolution=32)
+    try:
+        with pytest.raises(WorldLoadError, match=r"world.tscn: line \d+: property 'transform' = .*its origin's x is 1e\+308"):
+            env.reset(options={"world_dir": str(huge)})
+        env.reset(options={"world_dir": str(bounds)})
+        for _ in range(20):
+            env.step(zero_action(head_position=[0.0, 0.0, -1.0]))
+        env.reset(options={"world_dir": str(trivial_world_dir)})
+        env.step(zero_action())
+    finally:
+        env.close()
 
 
 # ---------------------------------------------------------------------- Godot never crashes on a data file
@@ -138,6 +161,15 @@ def test_inverted_and_random_bytes_are_an_error_or_load_but_never_crash(simulato
     assert _load(simulator, island) == "loaded"
 
 
+def _trees(bases, scales, radius_m=0.3, height_m=2.0):
+    return lambda v: v.update(tree_colliders=[{"radius_m": radius_m, "height_m": height_m,
+                                               "bases": marshal.vector3_array(bases), "scales": marshal.real_array(scales)}])
+
+
+def _set_colour(mesh, value):
+    mesh["colors"].values[0, 1] = value
+
+
 def _set_index(value, index):
     value["chunks"][0]["levels"][0]["indices"].values[7] = index
 
@@ -174,7 +206,7 @@ def _vertices_count(value):
         (_terrain(_drop_a_sea_index), "the sea: a mesh has 23 indices, not whole triangles"),
         (_terrain(lambda v: v["heights"].values.__setitem__(5, np.nan)), "a height is not finite"),
         (_terrain(lambda v: v["chunks"][1]["levels"][2]["vertices"].values.__setitem__((0, 1), np.inf)),
-         "chunk 1: a mesh has a vertex that is not finite"),
+         r"chunk 1: a mesh's vertex is not finite \(item 0: inf\)"),
         (_terrain(lambda v: v.update(rows=v["rows"] + 1)), "grids do not match"),
         (_terrain(lambda v: v.update(rows=2**40, cols=2**40)), "is not at least 2 x 2 and at most its"),
         (_terrain(lambda v: v["chunks"][0].update(levels=[])), "chunk 0 has no levels of detail"),
@@ -190,6 +222,27 @@ def _vertices_count(value):
          "the terrain's data_file 5 is not the plain name"),
         (lambda folder: edit_scene(folder, replace('data_file = "terrain.bin"', 'data_file = ""')),
          'the terrain\'s data_file "" is not the plain name'),
+        # Finite numbers beyond what the simulator holds (scene_ranges.py's bounds, terrain_file.gd).
+        (_terrain(lambda v: v["heights"].values.__setitem__(5, 1e30)),
+         r"a height is out of range \(item 5: 1e\+30\), expected a coordinate within \+-1000000 m"),
+        (_terrain(lambda v: v["chunks"][1]["levels"][0]["vertices"].values.__setitem__((3, 0), -2e6)),
+         r"chunk 1: a mesh's vertex is out of range \(item 3: -2e\+06\), expected a coordinate within"),
+        (_terrain(lambda v: _set_colour(v["chunks"][0]["levels"][1], 2.0)),
+         r"chunk 0: a mesh's colour is out of range \(item 0: 2(\.0)?\), expected components in \[0, 1\]"),
+        (_terrain(lambda v: _set_colour(v["sea"], np.nan)), r"the sea: a mesh's colour is not finite \(item 0: nan\)"),
+        (_terrain(lambda v: v["chunks"][2].update(centre=marshal.vector3(0.0, 3e38, 0.0))),
+         r"chunk 2's centre is Vector3\( 0, 3e\+38, 0 \), expected each a coordinate within"),
+        (_terrain(lambda v: v.update(water_height_m=1e20)), r"water_height_m is 1e\+20, expected a coordinate within \+-1000000 m"),
+        (_terrain(lambda v: v.update(size_m=3e38)), r"size_m is 3e\+38, expected a finite number above 0, at most 1000000 m"),
+        (_terrain(lambda v: v.update(max_slope=-1.0)), r"max_slope is -1(\.0)?, expected a finite slope from 0 to 1e9"),
+        (_terrain(lambda v: v.update(lod_distances_m=[12.0, 1e30])), r"lod_distances_m holds 1e\+30, expected a finite number from 0"),
+        (_terrain(_trees([(1.0, 2.0, 3.0), (1e7, 0.0, 0.0)], [1.0, 1.0])),
+         r"a tree collider's base is out of range \(item 1: 1e\+07\), expected a coordinate within"),
+        (_terrain(_trees([(1.0, 2.0, 3.0)], [0.0])),
+         r"a tree collider's scale is out of range \(item 0: 0(\.0)?\), expected a scale from 0.001 to 1000"),
+        (_terrain(_trees([(1.0, 2.0, 3.0)], [1e9])), r"a tree collider's scale is out of range \(item 0: 1e\+09\)"),
+        (_terrain(_trees([(1.0, 2.0, 3.0)], [1.0], radius_m=1e30)),
+         r"a tree collider's radius_m is 1e\+30, expected a finite number above 0"),
     ],
 )
 def test_crafted_terrain_data_is_an_error_naming_the_problem(simulator, island, tmp_path, tamper, reason):
@@ -198,6 +251,28 @@ def test_crafted_terrain_data_is_an_error_naming_the_problem(simulator, island, 
     answer = _load(simulator, folder)
     assert re.search(reason, answer), answer
     assert _load(simulator, island) == "loaded"
+
+
+def test_terrain_numbers_at_the_bounds_load(simulator, island, tmp_path):
+    folder = tampering.copy_world(island, tmp_path / "w")
+
+    def at_bounds(value):
+        value["heights"].values[5] = -1e6
+        value["chunks"][1]["levels"][0]["vertices"].values[3, 0] = 1e6
+        value["chunks"][0]["levels"][1]["colors"].values[0, :3] = (0.0, 1.0, 0.0)
+        _trees([(1.0, 2.0, 3.0), (-1e6, 0.0, 1e6)], [0.001, 1000.0])(value)
+
+    edit_terrain(folder, at_bounds)
+    assert _load(simulator, folder) == "loaded"
+
+
+def test_terrain_files_bounds_are_the_scene_checks():
+    text = (godot_project_dir() / "world" / "terrain_file.gd").read_text()
+    constants = dict(re.findall(r"^const (MAX_COORDINATE_M|MAX_MAGNITUDE|MIN_SCALE|MAX_SCALE) = (\S+)", text, re.M))
+    assert {name: float(value) for name, value in constants.items()} == {
+        "MAX_COORDINATE_M": scene_ranges.MAX_COORDINATE_M, "MAX_MAGNITUDE": scene_ranges.MAX_MAGNITUDE,
+        "MIN_SCALE": scene_ranges.MIN_SCALE, "MAX_SCALE": scene_ranges.MAX_SCALE}
+    assert f"+-{scene_ranges.MAX_COORDINATE_M:.0f} m" in text
 
 
 @pytest.mark.slow

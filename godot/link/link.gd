@@ -1,5 +1,6 @@
 extends Reference
-# The Godot end of the lock-step TCP protocol (layouts in res://generated/protocol.gd).
+# The link to Python: the Godot end of the lock-step TCP protocol (layouts in
+# res://generated/protocol.gd; the Python end is avalon/sim/simulator.py).
 # All reads block: the simulator has nothing to do until Python asks.
 
 const Protocol = preload("res://generated/protocol.gd")

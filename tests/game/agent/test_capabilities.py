@@ -21,8 +21,8 @@ from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import FlatGround, Terrain, World
 from avalon.rules import mechanics
 from avalon.tasks.kit.capabilities import modelled_gap_m
-from tests.env.test_mechanics import C_FALL_PER_V2, LETHAL_FALL_M, SAFE_FALL_M, Run, _box, _fall_from, _rate_toward, _tower
-from tests.env.world_cache import world_cache
+from tests.game.runs import C_FALL_PER_V2, LETHAL_FALL_M, SAFE_FALL_M, Run, box, fall_from, rate_toward, tower
+from tests.game.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
@@ -98,8 +98,8 @@ EDGE_Z_M = -6.0  # the take-off platform's edge
 def _gap_world(width_m, drop_m):
     """A platform 1 + drop_m high ending at z = -6 and, ``width_m`` beyond, one 1 m high."""
     length, top = 8.0, 1.0 + drop_m
-    return [_box("take_off", (0.0, top / 2, EDGE_Z_M + length / 2), (3.0, top, length)),
-            _box("landing", (0.0, 0.5, EDGE_Z_M - width_m - length / 2), (3.0, 1.0, length))]
+    return [box("take_off", (0.0, top / 2, EDGE_Z_M + length / 2), (3.0, top, length)),
+            box("landing", (0.0, 0.5, EDGE_Z_M - width_m - length / 2), (3.0, 1.0, length))]
 
 
 @pytest.mark.parametrize("drop_m, width_m, cleared", [
@@ -119,7 +119,7 @@ def test_a_running_jump_clears_the_measured_gap_and_no_wider(env, worlds, drop_m
 
 
 def _ledge_world(height_m):
-    return [_box("ledge", (0.0, height_m / 2, -6.0), (4.0, height_m, 8.0))]  # its face at z = -2
+    return [box("ledge", (0.0, height_m / 2, -6.0), (4.0, height_m, 8.0))]  # its face at z = -2
 
 
 @pytest.mark.parametrize("height_m, cleared", [(mechanics.JUMP_LEDGE_M, True), (mechanics.JUMP_LEDGE_MISSED_M, False)])
@@ -194,8 +194,8 @@ def test_the_documented_fall_heights_are_the_rules(env):
 def test_a_fall_just_above_the_safe_height_hurts(env, worlds):
     flat, _ = worlds
     height = mechanics.SAFE_FALL_M + 0.5
-    run = Run(env, flat("tower-safe", _tower(height), spawn=(0.0, height, 0.0)))
-    damage = _fall_from(run)
+    run = Run(env, flat("tower-safe", tower(height), spawn=(0.0, height, 0.0)))
+    damage = fall_from(run)
     assert damage == pytest.approx(C_FALL_PER_V2 * (2 * mechanics.GRAVITY_M_PER_S2 * height - mechanics.FALL_SAFE_SPEED_M_PER_S**2),
                                    rel=0.05)
     assert damage > 0.0  # (test_mechanics.py: 5.0 m does no damage)
@@ -204,8 +204,8 @@ def test_a_fall_just_above_the_safe_height_hurts(env, worlds):
 def test_a_fall_just_below_the_lethal_height_is_survived(env, worlds):
     flat, _ = worlds
     height = math.floor(mechanics.LETHAL_FALL_M * 10) / 10 - 0.2  # 36.8 m (test_mechanics.py: 37.3 m kills)
-    run = Run(env, flat("tower-lethal", _tower(height), spawn=(0.0, height, 0.0)))
-    damage = _fall_from(run)
+    run = Run(env, flat("tower-lethal", tower(height), spawn=(0.0, height, 0.0)))
+    damage = fall_from(run)
     assert 0.9 < damage < 1.0 and not run.terminated and float(run.observation["energy"][0]) > 0.0
 
 
@@ -222,7 +222,7 @@ def _hand_over_hand(run, steps):
         keep_other = int(run.grasping(1 - active))
         if phase == "up":
             target = (0.3 if active else -0.3, 2.4, -0.1)
-            run.step(head_position=[0, 1, 0], **{f"{side}_hand_position": _rate_toward(current, target), f"{other}_grasp": keep_other})
+            run.step(head_position=[0, 1, 0], **{f"{side}_hand_position": rate_toward(current, target), f"{other}_grasp": keep_other})
             if np.linalg.norm(run.hand(active) - current) < 0.02:
                 phase = "forward"
         elif phase == "forward":
@@ -232,7 +232,7 @@ def _hand_over_hand(run, steps):
             elif np.linalg.norm(run.hand(active) - current) < 0.02:
                 phase = "up"
         else:
-            run.step(head_position=[0, -1, 0], **{f"{side}_hand_position": _rate_toward(current, (current[0], -0.2, 0.0)),
+            run.step(head_position=[0, -1, 0], **{f"{side}_hand_position": rate_toward(current, (current[0], -0.2, 0.0)),
                                                   f"{side}_grasp": 1})
             assert run.grasping(active), "the hold slipped"
             if np.linalg.norm(run.hand(active) - current) < 0.02:

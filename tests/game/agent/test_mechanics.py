@@ -15,41 +15,44 @@ import pytest
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.export import export_world
-from avalon.datagen.world import Entity, FlatGround, World
+from avalon.datagen.world import Entity
 from avalon.rules import mechanics
 from tests.conftest import zero_action
-from tests.env.world_cache import world_cache
+from tests.game.runs import (
+    C_FALL_PER_V2,
+    CLIFF_FOOT_M,
+    CLIFF_TOP_M,
+    JUMP_APEX_STEPPED_M,
+    LETHAL_FALL_M,
+    SAFE_FALL_M,
+    Run,
+    box,
+    fall_from,
+    flat_world,
+    rate_toward,
+    terrain_world,
+    tower,
+)
+from tests.game.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
-C_FALL_PER_V2 = mechanics.FALL_DAMAGE_COEFFICIENT * mechanics.BODY_MASS_KG
-LETHAL_FALL_M = (1.0 / C_FALL_PER_V2 + mechanics.FALL_SAFE_SPEED_M_PER_S**2) / (2 * mechanics.GRAVITY_M_PER_S2)  # 37.05 m
-SAFE_FALL_M = mechanics.FALL_SAFE_SPEED_M_PER_S**2 / (2 * mechanics.GRAVITY_M_PER_S2)  # 5 m
 JUMP_GAP_CLEARED_M = 4.5  # measured: 5.0 m is cleared, 5.5 m is not (docs/mechanics.md)
 JUMP_GAP_TOO_WIDE_M = 6.0
 THROW_MIN_DISTANCE_M = 6.0  # measured 8.9 m to where it came to rest (docs/mechanics.md)
 
 
-def _box(name, center, size, color=(0.6, 0.6, 0.6), **params):
-    return Entity(kind="box", name=name, position=center, params={"size": size, "color": color, **params})
-
-
-def _world(entities, spawn=(0.0, 0.0, 0.0), time_limit=1000):
-    return World(task="mechanics", difficulty=0.0, seed=0, ground=FlatGround(size_m=100.0), entities=tuple(entities),
-                 spawn_position=spawn, spawn_yaw_rad=0.0, time_limit_frames=time_limit)
-
-
 def _food_on_table(kind="apple", **params):
     """Food in front of the right hand's rest pose, on a table as high as the hand."""
     return [
-        _box("table", (0.3, 0.525, -1.2), (0.5, 1.05, 0.5)),
+        box("table", (0.3, 0.525, -1.2), (0.5, 1.05, 0.5)),
         Entity(kind=kind, name="food", position=(0.3, 1.05 + 0.15, -1.0), params=params),
     ]
 
 
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
-    return world_cache(tmp_path_factory.mktemp("mechanics"), _world)
+    return world_cache(tmp_path_factory.mktemp("mechanics"), flat_world)
 
 
 @pytest.fixture(scope="module")
@@ -67,60 +70,12 @@ def mk_env():
     env.close()
 
 
-class Run:
-    """Steps an env, recording the energy trace and the last observation and info."""
-
-    def __init__(self, env, world_dir, seed=0):
-        self.env = env
-        self.observation, self.info = env.reset(seed=seed, options={"world_dir": world_dir})
-        self.terminated = False
-        self.trace = []
-        self.infos = []
-
-    def step(self, **parts):
-        action = zero_action(self.env.config.action_space, **parts)
-        self.observation, _, self.terminated, _, self.info = self.env.step(action)
-        self.trace.append((float(self.observation["energy"][0]), self.info["movement_penalty"]))
-        self.infos.append(self.info)
-        return self.info
-
-    @property
-    def body(self):
-        return self.info["world_body_position"]
-
-    def hand(self, i):
-        return self.observation["left_hand_relative_position" if i == 0 else "right_hand_relative_position"].copy()
-
-    def grasping(self, i):
-        return self.observation["left_hand_is_grasping" if i == 0 else "right_hand_is_grasping"][0] > 0.5
-
-    def grasp_and_eat_with_mouse_and_keyboard(self, grasp_steps: int, eat_steps: int) -> None:
-        """Mouse and keyboard, looking at food: close the right hand until it holds, then eat;
-        asserts both happened (within the given numbers of steps)."""
-        for _ in range(grasp_steps):  # the hand goes where the camera looks and closes there
-            self.step(right_grasp=1)
-            if self.grasping(1):
-                break
-        assert self.grasping(1)
-        for _ in range(eat_steps):
-            self.step(right_grasp=1, eat=1)
-            if self.info["food_eaten"]:
-                break
-        assert self.info["food_eaten"] == 1 and self.info["success"]
-
-
-def _rate_toward(current, target):
-    rate = (np.asarray(target) - current) / (mechanics.MAX_HAND_SPEED_M_PER_S * mechanics.STEP_SECONDS)
-    norm = np.linalg.norm(rate)
-    return rate / norm if norm > 1 else rate
-
-
 def _grasp_and_eat(run):
     """Closes the right hand on the food in front of it, then brings it to the mouth."""
     run.step(right_hand_position=[0, 0, -0.5], right_grasp=1)
     assert run.grasping(1), "the right hand did not grasp the food in front of it"
     for _ in range(10):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
         if run.info["food_eaten"]:
             return len(run.infos)
     raise AssertionError("the food was never eaten")
@@ -144,33 +99,13 @@ def test_eating_food_adds_its_energy_succeeds_and_ends_the_episode_10_frames_lat
     assert len(run.infos) == eaten_frame + mechanics.FRAMES_AFTER_LAST_FOOD
 
 
-def _fall_from(run, max_steps=60):
-    """Walks off the tower the agent stands on and returns the fall damage of the landing."""
-    damage = 0.0
-    for _ in range(max_steps):
-        run.step(head_position=[0, 0, -1])
-        damage += run.info["energy_lost_to_falls"]
-        if run.terminated or run.body[1] < 0.01:
-            break
-    for _ in range(3):
-        if run.terminated:
-            break
-        run.step()
-        damage += run.info["energy_lost_to_falls"]
-    return damage
-
-
-def _tower(height):
-    return [_box("tower", (0.0, height / 2, 0.5), (2.0, height, 2.0))]
-
-
 @pytest.mark.parametrize(
     "height, expect", [(3.0, "safe"), (SAFE_FALL_M, "safe"), (20.0, "hurt"), (math.ceil(LETHAL_FALL_M * 10) / 10 + 0.2, "dead")]
 )
 def test_fall_damage_follows_equation_2(env, worlds, height, expect):
-    run = Run(env, worlds(f"tower-{height}", _tower(height), spawn=(0.0, height, 0.0)))
+    run = Run(env, worlds(f"tower-{height}", tower(height), spawn=(0.0, height, 0.0)))
     assert run.body[1] == pytest.approx(height, abs=0.01)
-    damage = _fall_from(run)
+    damage = fall_from(run)
     expected = C_FALL_PER_V2 * max(0.0, 2 * mechanics.GRAVITY_M_PER_S2 * height - mechanics.FALL_SAFE_SPEED_M_PER_S**2)
     if expect == "safe":
         assert damage == 0.0 and float(run.observation["energy"][0]) == pytest.approx(1.0)
@@ -215,8 +150,8 @@ def test_movement_work_follows_equations_3_to_5(env, worlds):
 def _gap_world(width):
     length = 8.0
     return [
-        _box("take_off", (0.0, 0.5, 2.0 - length / 2), (3.0, 1.0, length)),
-        _box("landing", (0.0, 0.5, -6.0 - width - length / 2), (3.0, 1.0, length)),
+        box("take_off", (0.0, 0.5, 2.0 - length / 2), (3.0, 1.0, length)),
+        box("landing", (0.0, 0.5, -6.0 - width - length / 2), (3.0, 1.0, length)),
     ]
 
 
@@ -239,7 +174,7 @@ def test_a_running_jump_clears_a_gap_of_the_documented_width_only(env, worlds, w
 
 
 def _climb_world(climbable):
-    return [_box("block", (0.0, 1.25, -1.8), (3.0, 2.5, 2.0), climbable=climbable)]
+    return [box("block", (0.0, 1.25, -1.8), (3.0, 2.5, 2.0), climbable=climbable)]
 
 
 def _climb(run, top, max_steps=120, face_z=-0.8, hand_x=0.3):
@@ -262,7 +197,7 @@ def _climb(run, top, max_steps=120, face_z=-0.8, hand_x=0.3):
             else:
                 target = (x, top - feet, -1.0)  # ...then down onto it
             current = run.hand(active)
-            rate = _rate_toward(current, target)
+            rate = rate_toward(current, target)
             run.step(head_position=[0, 1, 0],  # stand tall: the shoulders (and reach) rise with the head
                      **{("right" if active else "left") + "_hand_position": rate,
                         ("right" if other else "left") + "_grasp": int(run.grasping(other)),
@@ -278,7 +213,7 @@ def _climb(run, top, max_steps=120, face_z=-0.8, hand_x=0.3):
         # (the body rises and moves toward the hold).
         before = run.hand(active)
         side = "right" if active else "left"
-        run.step(head_position=[0, -1, 0], **{side + "_hand_position": _rate_toward(before, (before[0], -0.2, 0.0)), side + "_grasp": 1})
+        run.step(head_position=[0, -1, 0], **{side + "_hand_position": rate_toward(before, (before[0], -0.2, 0.0)), side + "_grasp": 1})
         if not run.grasping(active):
             return False
         if np.linalg.norm(run.hand(active) - before) < 0.02:
@@ -298,7 +233,7 @@ def test_climbing_a_climbable_block_reaches_its_top(env, worlds):
 def test_an_unclimbable_block_cannot_be_grasped(env, worlds):
     run = Run(env, worlds("unclimbable", _climb_world(False)))
     for _ in range(6):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.3, 1.9, -1.0)), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), (0.3, 1.9, -1.0)), right_grasp=1)
     assert run.observation["right_hand_is_colliding"][0] > 0.5 and not run.grasping(1)
     for _ in range(5):
         run.step(right_hand_position=[0, -1, 0], right_grasp=1)
@@ -344,7 +279,7 @@ def test_a_heavy_boulder_cannot_be_lifted_but_can_be_pushed(env, worlds, kind, m
     run = Run(env, worlds(f"boulder-{kind}-{mass}", [boulder]))
     touched = False
     for _ in range(3):  # reach forward and down (to the limit of the arm) and close the hand
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.3, 0.9, -1.0)), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), (0.3, 0.9, -1.0)), right_grasp=1)
         touched = touched or run.observation["right_hand_is_colliding"][0] > 0.5
     assert touched or kind == "coconut"  # (the coconut is within GRASP_REACH_M: see the 20 kg control)
     assert run.grasping(1) == liftable and ("grasp" in run.info["achievements"]) == liftable
@@ -402,7 +337,7 @@ def test_a_stone_placed_on_another_stone_counts_as_stacking(env, worlds, far_sto
     # A long table at hand height with two stones (tool kind "stone", 0.4 x 0.3 x 0.4 m, 10 kg);
     # without the far one, the near stone is put down on the table instead: no stacking.
     entities = [
-        _box("table", (0.3, 0.525, -1.4), (0.8, 1.05, 1.3)),
+        box("table", (0.3, 0.525, -1.4), (0.8, 1.05, 1.3)),
         Entity(kind="stone", name="near", position=(0.3, 1.2, -0.96)),
     ]
     if far_stone:
@@ -415,7 +350,7 @@ def test_a_stone_placed_on_another_stone_counts_as_stacking(env, worlds, far_sto
     for _ in range(2):  # step up to the table
         run.step(head_position=[0, 0, -0.5], right_grasp=1)
     for _ in range(3):  # hold it over the far stone
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.3, 1.75, -0.95)), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), (0.3, 1.75, -0.95)), right_grasp=1)
     for _ in range(2):  # lower it to 5 cm above the far stone
         run.step(right_hand_position=[0, -0.5, 0], right_grasp=1)
     assert run.grasping(1) and "stack" not in run.info["achievements"]
@@ -445,30 +380,8 @@ def test_a_held_item_does_not_pass_through_static_things(env, worlds):
 
 # ---- Climbing the terrain itself -------------------------------------------------------------
 
-CLIFF_FOOT_M = 1.0  # ground height in front of the cliff
-CLIFF_TOP_M = 3.5
-
-
-def _terrain_world(climbable, cliff=True, scenery=()):
-    """Terrain 1 m high and, with ``cliff``, a step up to 3.5 m whose face is 0.75-1.0 m in front
-    of the agent; bare rock (climbable) or cliff."""
-    from avalon.datagen.biomes import Biome, BiomeMap
-    from avalon.datagen.terrain import HeightMap
-    from avalon.datagen.world import Terrain
-
-    size_m, points = 20.0, 81  # 0.25 m between grid points: the face rises 2.5 m over one cell
-    z = np.linspace(-size_m / 2, size_m / 2, points)
-    heights = np.where(cliff & (z[:, None] <= -1.0), CLIFF_TOP_M, CLIFF_FOOT_M) * np.ones((1, points))
-    heightmap = HeightMap(heights=heights, size_m=size_m, water_height_m=0.0)
-    biome = Biome.BARE_MOUNTAIN if climbable else Biome.UNCLIMBABLE_MOUNTAIN
-    biome_map = BiomeMap(biome_ids=np.full((points, points), int(biome)), climbable=np.full((points, points), climbable),
-                         colors=np.full((points, points, 3), 0.5), heightmap=heightmap)
-    return World(task="mechanics", difficulty=0.0, seed=0, ground=Terrain(biome_map=biome_map), entities=(),
-                 scenery=scenery, spawn_position=(0.0, CLIFF_FOOT_M, 0.0), spawn_yaw_rad=0.0, time_limit_frames=1000)
-
-
 def _cliff_world(climbable):
-    return _terrain_world(climbable)
+    return terrain_world(climbable)
 
 
 @pytest.fixture(scope="module")
@@ -488,7 +401,7 @@ def test_climbing_bare_mountain_terrain_reaches_the_top_of_the_cliff(env, cliffs
 def test_an_unclimbable_terrain_cliff_cannot_be_grasped(env, cliffs):
     run = Run(env, cliffs[False])
     for _ in range(6):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.3, 1.9, -1.0)), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), (0.3, 1.9, -1.0)), right_grasp=1)
     assert run.observation["right_hand_is_colliding"][0] > 0.5 and not run.grasping(1)
     _climb(run, CLIFF_TOP_M, max_steps=40, face_z=-0.75)
     assert run.body[1] == pytest.approx(CLIFF_FOOT_M, abs=0.05)
@@ -573,14 +486,14 @@ def test_a_carrot_is_pulled_out_of_the_ground_by_its_leaves_and_eaten(env, world
         run.step(head_position=[0, -1, 0])
     for _ in range(15):  # down onto its leaves from above
         before = run.hand(1)
-        run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(before, (0.3, 2 * radius + 0.05, -0.7)),
+        run.step(head_position=[0, -1, 0], right_hand_position=rate_toward(before, (0.3, 2 * radius + 0.05, -0.7)),
                  right_grasp=int(np.linalg.norm(run.hand(1) - before) < 0.01))
         if run.grasping(1):
             break
     assert run.grasping(1), "the hand did not take hold of the carrot's leaves"
     for _ in range(15):  # up to the mouth: it comes out of the ground
         head = run.observation["head_relative_position"]
-        run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(run.hand(1), head), right_grasp=1)
+        run.step(head_position=[0, -1, 0], right_hand_position=rate_toward(run.hand(1), head), right_grasp=1)
         if run.info["food_eaten"]:
             break
     assert run.info["food_eaten"] == 1 and {"eat", "eat_carrot"} <= run.info["achievements"]
@@ -592,7 +505,7 @@ def test_a_tree_trunk_can_be_climbed(env, tmp_path):
 
     palm = SceneryInstance(kind=SceneryKind.PALM, position=(0.0, CLIFF_FOOT_M, -0.8), yaw_rad=0.0, scale=1.0,
                            color=(0.3, 0.6, 0.2))
-    world_dir = export_world(_terrain_world(False, cliff=False, scenery=(palm,)), tmp_path / "palm")
+    world_dir = export_world(terrain_world(False, cliff=False, scenery=(palm,)), tmp_path / "palm")
     run = Run(env, str(world_dir))
     _climb(run, top=10.0, max_steps=40, hand_x=0.1)  # the 5.2 m trunk has no top to stand on
     highest = max(info["world_body_position"][1] for info in run.infos)
@@ -605,8 +518,8 @@ def test_a_stick_swung_into_a_post_at_a_run_is_a_hit_and_at_a_walk_is_not(env, w
     from avalon.datagen.world import tool_entity
 
     stick = tool_entity("stick", "stick", (0.3, 1.05, -1.0))  # lying on the table, along z
-    post = _box("post", (0.0, 1.5, -6.0), (4.0, 3.0, 0.3))
-    run = Run(env, worlds("stick", [_box("table", (0.3, 0.525, -1.2), (0.5, 1.05, 0.5)), stick, post]))
+    post = box("post", (0.0, 1.5, -6.0), (4.0, 3.0, 0.3))
+    run = Run(env, worlds("stick", [box("table", (0.3, 0.525, -1.2), (0.5, 1.05, 0.5)), stick, post]))
     run.step(right_hand_position=[0, 0, -0.5], right_grasp=1)
     assert run.grasping(1)
     for _ in range(6):  # back off the table slowly, holding it (a fast drag along the table is a hit)
@@ -649,14 +562,14 @@ def test_a_dropped_honeycomb_gets_dirty_and_cannot_be_eaten(env, worlds, kind, d
         on_ground = np.array([held_at[0], 2 * FOOD_RADIUS_M[kind] + mechanics.HAND_RADIUS_M, held_at[2] - 0.35])
         for _ in range(15):
             before = run.hand(1)
-            run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(before, on_ground),
+            run.step(head_position=[0, -1, 0], right_hand_position=rate_toward(before, on_ground),
                      right_grasp=int(np.linalg.norm(before - on_ground) < 0.05))
             if run.grasping(1):
                 break
         assert run.grasping(1), f"could not pick the {kind} up from the ground"
     for _ in range(15):
         head = run.observation["head_relative_position"]
-        run.step(head_position=[0, -1 if dropped else 0, 0], right_hand_position=_rate_toward(run.hand(1), head), right_grasp=1)
+        run.step(head_position=[0, -1 if dropped else 0, 0], right_hand_position=rate_toward(run.hand(1), head), right_grasp=1)
         if run.info["food_eaten"]:
             break
     if kind == "honeycomb" and dropped:
@@ -670,7 +583,7 @@ def test_a_dropped_honeycomb_gets_dirty_and_cannot_be_eaten(env, worlds, kind, d
 def test_the_hands_are_visible_to_the_agents_own_camera(worlds):
     """Where each hand is (proprioception) is where the camera sees hand-coloured pixels; a hand
     raised above the head leaves the view."""
-    from tests.env.camera import colour_mask, world_points
+    from tests.game.camera import colour_mask, world_points
 
     def hand_pixels_near(run, i):
         skin = colour_mask(run.observation["rgbd"], lambda r, g, b: (r > 200) & (g > 170) & (b < r - 15) & (b > 100))
@@ -686,8 +599,8 @@ def test_the_hands_are_visible_to_the_agents_own_camera(worlds):
         run.step()
         assert hand_pixels_near(run, 0) >= 40 and hand_pixels_near(run, 1) >= 40
         for _ in range(8):  # the left hand up over the head (out of view), the right one out to the side
-            run.step(left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
-                     right_hand_position=_rate_toward(run.hand(1), (0.5, 1.4, -0.7)))
+            run.step(left_hand_position=rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
+                     right_hand_position=rate_toward(run.hand(1), (0.5, 1.4, -0.7)))
         assert run.hand(0)[1] > 2.3
         assert hand_pixels_near(run, 0) == 0 and hand_pixels_near(run, 1) >= 20  # farther off: smaller
     finally:
@@ -737,14 +650,6 @@ def test_reward_is_the_change_in_energy_less_the_penalties_and_the_score_follows
 # ---- The body rises only by jumping, climbing or falling ---------------------------------------
 
 GROUND_LEVEL_TOLERANCE_M = 0.01  # the body stands 1-2 mm above the ground (Bullet's safe margin)
-# A jump's highest point in 10 Hz steps (the speed is set before each move): 0.5 + 0.4 + ... + 0.1
-# = 1.5 m, above the continuous v^2 / 2g = 1.25 m.
-JUMP_APEX_STEPPED_M = sum(
-    max(0.0, mechanics.JUMP_SPEED_M_PER_S - k * mechanics.GRAVITY_M_PER_S2 * mechanics.STEP_SECONDS) * mechanics.STEP_SECONDS
-    for k in range(100)
-)
-
-
 def _each_non_jump_action(action_space):
     """(label, action parts) for every non-jump action value at its extremes, one at a time:
     each continuous component at -1 and +1 (or 1 when it has no negative range), each binary at 1."""
@@ -767,7 +672,7 @@ def _press_world():
     """A table in front of the agent at hand height with a stone on it, to press, push and grasp."""
     from avalon.datagen.world import tool_entity
 
-    return [_box("table", (0.0, 0.5, -1.2), (2.0, 1.0, 0.9)), tool_entity("stone", "stone", (0.3, 1.0, -1.0))]
+    return [box("table", (0.0, 0.5, -1.2), (2.0, 1.0, 0.9)), tool_entity("stone", "stone", (0.3, 1.0, -1.0))]
 
 
 @pytest.mark.parametrize("action_space", ["vr", "mouse_keyboard"])
@@ -802,7 +707,7 @@ def test_the_body_rises_only_by_jumping_not_by_head_or_hand_motions(env, mk_env,
 def test_jumping_again_and_again_against_a_wall_does_not_climb_it(env, worlds):
     # Regression: a body in the air touching a wall counted as standing (a downward test move
     # "collides" with the wall), so it could jump again from mid-air and scale a 3 m wall.
-    run = Run(env, worlds("wall", [_box("wall", (0.0, 1.5, -8.0), (4.0, 3.0, 12.0))]))
+    run = Run(env, worlds("wall", [box("wall", (0.0, 1.5, -8.0), (4.0, 3.0, 12.0))]))
     for _ in range(10):  # walk up to the wall (its face at z = -2)
         run.step(head_position=[0, 0, -0.5])
     heights = []

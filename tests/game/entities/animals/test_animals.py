@@ -25,7 +25,7 @@ from avalon.rules import animals, mechanics
 from avalon.sim import protocol
 from avalon.sim.simulator import Simulator
 from tests.conftest import zero_action
-from tests.env.world_cache import world_cache
+from tests.game.world_cache import world_cache
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 

@@ -3,7 +3,7 @@
 A log carried to a trench, laid across it and walked over; hands pushing a 200 kg boulder and
 shoving light items; sticks and logs staying where they lie. Purpose-built worlds, scripted
 actions. Where items are is read from the agent's own frames (colour + depth back to world
-points, ``tests/env/camera.py``); where the body is, from ``info["world_body_position"]``.
+points, ``tests/game/camera.py``); where the body is, from ``info["world_body_position"]``.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from avalon.datagen.world import Entity, tool_entity
 from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.rules.tools import TOOL_SIZE_M
-from tests.env.camera import colour_mask, world_points
-from tests.env.test_mechanics import JUMP_APEX_STEPPED_M, Run, _box, _rate_toward, _world
-from tests.env.world_cache import world_cache
+from tests.game.camera import colour_mask, world_points
+from tests.game.runs import JUMP_APEX_STEPPED_M, Run, box, flat_world, rate_toward
+from tests.game.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
 
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
-    return world_cache(tmp_path_factory.mktemp("tools"), _world)
+    return world_cache(tmp_path_factory.mktemp("tools"), flat_world)
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +61,8 @@ BRIDGES = [(1.0, 2.0), (2.5, 6.0)]
 def _trench_world(scale, width, with_log):
     length = TOOL_SIZE_M["log"][2] * scale
     entities = [
-        _box("near", (0.0, PLATFORM_TOP_M / 2, TRENCH_EDGE_Z + 6.0), (4.0, PLATFORM_TOP_M, 12.0)),
-        _box("far", (0.0, PLATFORM_TOP_M / 2, TRENCH_EDGE_Z - width - 6.0), (4.0, PLATFORM_TOP_M, 12.0)),
+        box("near", (0.0, PLATFORM_TOP_M / 2, TRENCH_EDGE_Z + 6.0), (4.0, PLATFORM_TOP_M, 12.0)),
+        box("far", (0.0, PLATFORM_TOP_M / 2, TRENCH_EDGE_Z - width - 6.0), (4.0, PLATFORM_TOP_M, 12.0)),
     ]
     if with_log:
         entities.append(tool_entity("log", "log", (LOG_X, PLATFORM_TOP_M, LOG_NEAR_END_Z - length / 2), safe_scale=scale))
@@ -83,10 +83,10 @@ def _bridge_the_trench(run, scale) -> Crossing:
     grip = np.array([LOG_X, thickness + mechanics.HAND_RADIUS_M, LOG_NEAR_END_Z - GRIP_FROM_END_M])
     for _ in range(10):  # crouch (a thin log lies below a standing reach) and put the hand on it...
         before = run.hand(1)
-        run.step(head_position=[0, -1 if thickness < 0.5 else 0, 0], right_hand_position=_rate_toward(before, grip),
+        run.step(head_position=[0, -1 if thickness < 0.5 else 0, 0], right_hand_position=rate_toward(before, grip),
                  right_grasp=int(np.linalg.norm(before - grip) < 0.02))  # ...closing it there
     for _ in range(8):  # stand up, lifting it to hand height
-        run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), (LOG_X, 1.2, grip[2])), right_grasp=1)
+        run.step(head_position=[0, 1, 0], right_hand_position=rate_toward(run.hand(1), (LOG_X, 1.2, grip[2])), right_grasp=1)
     carried = run.grasping(1)
     stop_z = TRENCH_EDGE_Z + SET_DOWN_SHORT_OF_EDGE_M - LOG_NEAR_END_Z
     while run.body[2] > stop_z + 1e-3:  # carry it to the trench, slowing down to stop where it goes down
@@ -94,11 +94,11 @@ def _bridge_the_trench(run, scale) -> Crossing:
         carried = carried and run.grasping(1)
     for _ in range(12):  # lower it until it rests on both edges (a held item stops at what it touches)
         run.step(head_position=[0, -1 if thickness < 0.5 else 0, 0],
-                 right_hand_position=_rate_toward(run.hand(1), grip - (0, 0.05, 0)), right_grasp=1)
+                 right_hand_position=rate_toward(run.hand(1), grip - (0, 0.05, 0)), right_grasp=1)
     run.step()  # let go
     laid = carried and not run.grasping(1)
     for _ in range(8):  # stand up, hand back to rest
-        run.step(head_position=[0, 1, 0], right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
+        run.step(head_position=[0, 1, 0], right_hand_position=rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
     run.step(head_position=[LOG_X / (mechanics.MAX_WALK_SPEED_M_PER_S * mechanics.STEP_SECONDS), 0, 0])  # step right, over the log's axis
     run.step(jump=1)  # straight up (walking into the log's end would shove it)...
     onto_z = TRENCH_EDGE_Z + SET_DOWN_SHORT_OF_EDGE_M - 0.2  # over the log's near end
@@ -170,7 +170,7 @@ def _crouch_and_look_down(run, hand_target):
     brought to ``hand_target`` (body frame)."""
     for k in range(6):
         run.step(head_position=[0, -1, 0], head_rotation=[-0.6 if k < 2 else 0, 0, 0],
-                 right_hand_position=_rate_toward(run.hand(1), hand_target))
+                 right_hand_position=rate_toward(run.hand(1), hand_target))
 
 
 def test_a_hand_pushes_a_200kg_boulder_the_way_it_moves(camera_env, worlds):
@@ -244,11 +244,11 @@ def test_sticks_and_logs_lying_on_the_ground_or_a_table_stay_there(camera_env, w
         is_yellow: tool_entity("log", "log", (1.4, 0.0, -3.5), base_color=(0.9, 0.8, 0.1)),
         is_cyan: tool_entity("stick", "stick_on_table", (-2.0, 0.8, -3.0), yaw_rad=np.pi / 2, base_color=(0.1, 0.8, 0.9)),
     }
-    table = _box("table", (-2.0, 0.4, -3.0), (1.0, 0.8, 2.0), color=(0.3, 0.3, 0.3))
+    table = box("table", (-2.0, 0.4, -3.0), (1.0, 0.8, 2.0), color=(0.3, 0.3, 0.3))
     run = Run(camera_env, worlds("lying-tools", [*items.values(), table]))
     for k in range(8):  # look 27 degrees down; both hands up over the head, out of view
-        run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
-                 right_hand_position=_rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
+        run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
+                 right_hand_position=rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
     before = {colour: world_points(run.observation, run.info, colour_mask(run.observation["rgbd"], colour)) for colour in items}
     assert all(len(points) >= 20 for points in before.values()), [len(points) for points in before.values()]
     for _ in range(60):

@@ -3,7 +3,7 @@ fruit tree"), in the real simulator.
 
 Small terrain worlds with one fruit tree; food hangs from its canopy at the height the eat task
 uses (``HANGING_FOOD_CLEARANCE_M``: within reach from the ground). Where food is, is read from
-the agent's own frames (colour + depth back to world points, ``tests/env/camera.py``).
+the agent's own frames (colour + depth back to world points, ``tests/game/camera.py``).
 Rules: godot/entities/food.gd; docs/items.md.
 """
 
@@ -19,8 +19,8 @@ from avalon.datagen.scenery import FruitTreeConfig, SceneryInstance, SceneryKind
 from avalon.datagen.world import Entity, hanging_food_entity, tool_entity
 from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
-from tests.env.camera import colour_mask, world_points
-from tests.env.test_mechanics import CLIFF_FOOT_M, Run, _box, _rate_toward, _terrain_world
+from tests.game.camera import colour_mask, world_points
+from tests.game.runs import CLIFF_FOOT_M, Run, box, rate_toward, terrain_world
 
 pytestmark = pytest.mark.godot
 
@@ -57,7 +57,7 @@ def _hanging_centre_y(kind):
 
 def _export(tmp_path, name, entities, trees):
     """Flat terrain GROUND_M high (spawn at x = z = 0, facing -z) with ``trees`` and ``entities``."""
-    world = attr.evolve(_terrain_world(False, cliff=False, scenery=tuple(trees)), entities=tuple(entities))
+    world = attr.evolve(terrain_world(False, cliff=False, scenery=tuple(trees)), entities=tuple(entities))
     return str(export_world(world, tmp_path / name))
 
 
@@ -141,7 +141,7 @@ def test_a_hanging_fruit_is_grasped_from_the_ground_held_and_eaten(env, tmp_path
     below = np.array([0.3, _hanging_centre_y(kind) - GROUND_M - FOOD_RADIUS_M[kind] - mechanics.HAND_RADIUS_M, -0.5])
     for _ in range(12):
         before = run.hand(1)
-        run.step(right_hand_position=_rate_toward(before, below), right_grasp=int(np.linalg.norm(before - below) < 0.05))
+        run.step(right_hand_position=rate_toward(before, below), right_grasp=int(np.linalg.norm(before - below) < 0.05))
         if run.grasping(1):
             break
     assert run.grasping(1), f"the hand under the {kind} (at {run.hand(1)}) did not take it"
@@ -151,7 +151,7 @@ def test_a_hanging_fruit_is_grasped_from_the_ground_held_and_eaten(env, tmp_path
         run.step(right_hand_position=[0, -1, 0], right_grasp=1)
     assert run.grasping(1) and run.hand(1)[1] < below[1] - 0.5
     for _ in range(15):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
         if run.info["food_eaten"]:
             break
     if kind == "coconut":  # closed: it must be opened first (by a fall from the tree, for example)
@@ -187,7 +187,7 @@ def _knock_world(tmp_path, kind):
     agent has taken it, backed off 1 m and stepped 2 m right (x = 2.3, z = 0.1); its tree 1.5 m
     to the right of it."""
     rock = tool_entity("rock", "rock", (0.3, GROUND_M + 1.05, -1.0))
-    table = _box("table", (0.3, GROUND_M + 0.525, -1.2), (0.5, 1.05, 0.5), color=(0.2, 0.3, 0.8))
+    table = box("table", (0.3, GROUND_M + 0.525, -1.2), (0.5, 1.05, 0.5), color=(0.2, 0.3, 0.8))
     return _export(tmp_path, f"knock-{kind}", [rock, table, _hanging(kind, "fruit", 2.3, 0.1)], [_tree(3.8, 0.1)])
 
 
@@ -197,9 +197,9 @@ def _take_the_rock_under_the_fruit(run):
     for _ in range(2):  # back off the table
         run.step(head_position=[0, 0, 1], right_grasp=1)
     for _ in range(4):  # step right, under the fruit, the hand back at rest
-        run.step(head_position=[1, 0, 0], right_grasp=1, right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
+        run.step(head_position=[1, 0, 0], right_grasp=1, right_hand_position=rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
     for _ in range(3):
-        run.step(right_grasp=1, right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
+        run.step(right_grasp=1, right_hand_position=rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
     assert run.body == pytest.approx((2.0, GROUND_M, 1.0), abs=0.05)
 
 
@@ -250,14 +250,14 @@ def test_a_coconut_knocked_out_of_its_tree_opens_in_the_fall_and_is_then_eaten(e
         run.step(head_position=[0, -1, 0])
     for _ in range(15):
         before = run.hand(1)
-        run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(before, on_ground),
+        run.step(head_position=[0, -1, 0], right_hand_position=rate_toward(before, on_ground),
                  right_grasp=int(np.linalg.norm(before - on_ground) < 0.05))
         if run.grasping(1):
             break
     assert run.grasping(1)
     for _ in range(15):
         head = run.observation["head_relative_position"]
-        run.step(head_position=[0, -1, 0], right_hand_position=_rate_toward(run.hand(1), head), right_grasp=1)
+        run.step(head_position=[0, -1, 0], right_hand_position=rate_toward(run.hand(1), head), right_grasp=1)
         if run.info["food_eaten"]:
             break
     assert run.info["food_eaten"] == 1 and {"open_food", "eat_coconut"} <= run.info["achievements"]
@@ -274,7 +274,7 @@ def test_a_rock_swung_into_a_hanging_fruit_knocks_it_down_only_above_the_documen
         run.step(right_hand_position=[0, rate, 0], right_grasp=1)
     assert run.grasping(1)
     for _ in range(15):
-        run.step(right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M), right_grasp=1)
     hanging = len(_near(_seen(run, is_red), fruit, 0.25)) >= 10
     assert hanging != knocked
 
@@ -318,13 +318,13 @@ def test_the_eat_tasks_hanging_fruit_is_seen_in_its_tree_picked_from_the_ground_
     below = fruit_in_body_frame() - np.array([0.0, FOOD_RADIUS_M["apple"] + mechanics.HAND_RADIUS_M, 0.0])
     for _ in range(12):
         before = run.hand(1)
-        run.step(right_hand_position=_rate_toward(before, below), right_grasp=int(np.linalg.norm(before - below) < 0.05))
+        run.step(right_hand_position=rate_toward(before, below), right_grasp=int(np.linalg.norm(before - below) < 0.05))
         if run.grasping(1):
             break
     assert run.grasping(1), f"the hand (at {run.hand(1)}) did not take the apple (at {below} + its radius)"
     assert "jump" not in run.info["achievements"] and "climb_2m" not in run.info["achievements"]
     for _ in range(15):
-        run.step(right_hand_position=_rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
+        run.step(right_hand_position=rate_toward(run.hand(1), (0.0, mechanics.HEAD_DEFAULT_HEIGHT_M, 0.0)), right_grasp=1)
         if run.info["food_eaten"]:
             break
     assert run.info["food_eaten"] == 1 and run.info["success"] and "eat_apple" in run.info["achievements"]

@@ -20,8 +20,8 @@ from avalon.datagen.export import export_world
 from avalon.datagen.world import FlatGround, World, tool_entity
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
-from tests.env.camera import colour_mask, world_points
-from tests.env.test_mechanics import Run, _box, _rate_toward
+from tests.game.camera import colour_mask, world_points
+from tests.game.runs import Run, box, rate_toward
 
 pytestmark = pytest.mark.godot
 
@@ -41,7 +41,7 @@ SETTLE_STEPS = 60  # then it slides and rolls on (reported, not asserted)
 @pytest.fixture(scope="module")
 def throw_world(tmp_path_factory):
     rock = tool_entity("rock", "rock", (0.3, 1.05, -1.0), base_color=(0.9, 0.1, 0.9))
-    table = _box("table", (0.3, 0.525, -1.2), (0.5, 1.05, 0.5), color=(0.1, 0.2, 0.8))
+    table = box("table", (0.3, 0.525, -1.2), (0.5, 1.05, 0.5), color=(0.1, 0.2, 0.8))
     world = World(task="mechanics", difficulty=0.0, seed=0, ground=FlatGround(size_m=200.0), entities=(rock, table),
                   spawn_position=(0.0, 0.0, 0.0), spawn_yaw_rad=0.0, time_limit_frames=1000)
     return str(export_world(world, tmp_path_factory.mktemp("throw") / "rock"))
@@ -75,7 +75,7 @@ def _throw(run, space, style):
         run.step(right_grasp=1, **({"head_rotation": [0, 1, 0]} if vr else {"head_yaw": [1.0]}))
     for _ in range(3):  # look 20 degrees down (the rock stays in view from the hand to where it lands)
         if vr:
-            run.step(right_grasp=1, head_rotation=[-0.37, 0, 0], right_hand_position=_rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
+            run.step(right_grasp=1, head_rotation=[-0.37, 0, 0], right_hand_position=rate_toward(run.hand(1), mechanics.RIGHT_HAND_REST_M))
         else:
             run.step(right_grasp=1, head_pitch=[-0.37])
     running, jumping = style != "standing", style == "running_jump"

@@ -17,7 +17,7 @@ from avalon.sim.simulator import Simulator
 from avalon.tasks import fight, with_retries
 from avalon.tasks.kit.geometry import ground_height
 from tests.conftest import zero_action
-from tests.env.test_animals import OFFSETS
+from tests.game.entities.animals.test_animals import OFFSETS
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
