@@ -22,15 +22,14 @@ spawn; its route walks to the nearest tool, then to the prey.
 
 from __future__ import annotations
 
-from typing import Optional
+import functools
 
 import attr
-import numpy as np
 
 from avalon.datagen.world import World
 from avalon.tasks.kit import prey
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.forcing import ForcedOptions, Forcing
+from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.routes import Certificate
 from avalon.tasks.kit.spec import TaskSpec
 
@@ -50,12 +49,9 @@ KNOBS = prey.PreyKnobs(
 )
 
 
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None,
-                 forced: Optional[ForcedOptions] = None) -> prey.PreyLayout:
-    """The hunt world for ``difficulty`` and what was chosen (where the tools lie: ``tool_sites``;
-    where they are used: ``prey_sites``); raises ``ImpossibleWorldError`` if the island offers no
-    place that keeps the guarantees. ``forced`` may pin ``prey_kind``, the species."""
-    return prey.build_prey_task(rng, difficulty, config, KNOBS, task="hunt", prey_kind=(forced or {}).get("prey_kind"))
+#: The hunt world for ``(rng, difficulty, config, forced)`` and what was chosen (where the tools
+#: lie: ``tool_sites``; where they are used: ``prey_sites``); ``forced`` may pin ``prey_kind``.
+build_layout = functools.partial(prey.build_prey_task, knobs=KNOBS, task="hunt")
 
 
 def certificate(world: World) -> Certificate:

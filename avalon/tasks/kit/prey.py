@@ -17,7 +17,7 @@ a scripted agent follows before it throws (:mod:`avalon.agent.scripted.throw`).
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import attr
 import numpy as np
@@ -382,12 +382,13 @@ def draw_plan(rng: np.random.Generator, knobs: PreyKnobs, difficulty: float, pre
     )
 
 
-def build_prey_task(rng: np.random.Generator, difficulty: float, config: object | None, knobs: PreyKnobs, *,
-                    task: str, prey_kind: Optional[str] = None) -> PreyLayout:
+def build_prey_task(rng: np.random.Generator, difficulty: float, config: object | None = None,
+                    forced: Optional[Mapping[str, str]] = None, *, knobs: PreyKnobs, task: str) -> PreyLayout:
     """The ``task`` world for ``difficulty``: its plan drawn from ``knobs`` (:func:`draw_plan`, on the
-    food stream) and built on a fresh island (:func:`build_prey_layout`). ``prey_kind`` forces the
-    species; raises ``ImpossibleWorldError`` if the island offers no place that keeps the guarantees."""
+    food stream) and built on a fresh island (:func:`build_prey_layout`); ``forced`` may pin
+    ``prey_kind``, the species. Raises ``ImpossibleWorldError`` if the island offers no place that
+    keeps the guarantees. A prey task's generator is this with its knobs and name bound."""
     config = assembly.resolve_config(config)
     streams = assembly.split_streams(rng)
-    plan = draw_plan(streams.food, knobs, difficulty, prey_kind)
+    plan = draw_plan(streams.food, knobs, difficulty, (forced or {}).get("prey_kind"))
     return build_prey_layout(streams, config, plan, task=task, difficulty=difficulty)
