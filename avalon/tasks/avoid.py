@@ -24,6 +24,10 @@ walking route from the spawn to the food that stays outside every predator's act
 (``avalon/agent/scripted/avoid.py``) walks. Beyond it a route on foot is all that is promised.
 Forcing (Appendix G.1): ``predator_kind`` pins the first predator's species (any of the nine,
 whatever the difficulty). Small world (64 m), one grid point per metre.
+
+The predators are a piece (:func:`obstacle`, :mod:`avalon.tasks.kit.predators`): guards in a band
+round a centre, near the path across it; the task's world is that piece placed round the food,
+the path from the spawn.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A scripted agent as a per-env policy over many episodes: at each episode's start it is given
 the World spec (evaluation and the fixed evaluation sets generate it from (task, difficulty,
-seed)), finds its route and follows it with a :class:`RouteFollower`.
+seed)), finds its route and follows it with its task's reference agent (:func:`follower_for`).
 
 Acting over a batch of envs (``act(observations)`` as ``avalon.evaluation.Policy`` has it) is
 for later: one ``ScriptedPolicy`` per env.
