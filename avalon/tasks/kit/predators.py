@@ -212,7 +212,7 @@ def guard_site_problem(ground: HeightMap, species: str, x: float, z: float, star
     animal) with its footprint in or near water."""
     spec = animal_spec(species)
     if math.dist((x, z), start) < spec.activation_radius_m + SPAWN_GAP_M:
-        return f"a {species} at ({x:.1f}, {z:.1f}) would be within its activation radius of the spawn"
+        return f"a {species} at ({x:.1f}, {z:.1f}) would be within its activation radius of where the path starts"
     xs, zs = footprint_points(x, z, max(spec.size_m[0], spec.size_m[2]) / 2.0)
     inside = ground.half_size_m - 1.0
     if not bool(np.all((np.abs(xs) <= inside) & (np.abs(zs) <= inside))):
