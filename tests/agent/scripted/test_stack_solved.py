@@ -5,7 +5,7 @@ the stones standing where the generator put them), it eats the apple on the plat
 mode within the world's own time limit, four seeds. And the stones of a world (loose on the yard,
 or a built staircase's top) rest where the generator put them: seen from the agent's own camera
 (``tests/game/camera.py``) in place after the first physics steps and still 40 steps later. And the
-carrying primitives (``avalon/agent/scripted/carry.py``) take a liftable stone lying on a stack
+carrying primitives (``avalon/agent/scripted/pick_and_place.py``) take a liftable stone lying on a stack
 world's yard, carry it to the staircase and set it down."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.agent.scripted.carry import carry_primitives
 from avalon.agent.scripted.episode import run_episode
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
 from avalon.agent.scripted.ground import Ground
 from avalon.agent.scripted.jump_up import standing_jumps
+from avalon.agent.scripted.pick_and_place import carry_primitives
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.datagen.world import tool_entity
@@ -136,7 +136,7 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_stone_is_grasped_carried_to_the_staircase_and_set_down(env, tmp_path, seed):
     # A standard stone (0.4 x 0.3 x 0.4 m, 10 kg) where the world's last loose stone lies, carried
-    # to 1.5 m beyond the staircase's foot with avalon/agent/scripted/carry.py. The task's own
+    # to 1.5 m beyond the staircase's foot with avalon/agent/scripted/pick_and_place.py. The task's own
     # stones (1.33 m, 35 kg) are grasped but not lifted to the carrying pose (docs/tasks/stack.md).
     world = build_world("stack", 0.3, seed)
     staircase = stack.staircase_of(world)
