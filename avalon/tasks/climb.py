@@ -126,7 +126,7 @@ def cliff_spec(difficulty: float, plateau_radius_m: float = PLATEAU_RADIUS_M) ->
     )
 
 
-# --- the obstacle piece --------------------------------------------------------------------------
+# --- the obstacle piece ---------------------------------------------------------------------------
 
 
 def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint) -> ObstaclePlan:
@@ -163,7 +163,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     return ObstaclePlan(constraint=constraint, build=build, detail=spec)
 
 
-# --- the task ------------------------------------------------------------------------------------
+# --- the task -------------------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -177,13 +177,6 @@ class ClimbLayout:
     @property
     def world(self) -> World:
         return self.outdoor.world
-
-
-def certificate(world: World) -> Certificate:
-    """The climb certificate of a world: its food reached with every skill, never without climbing."""
-    if not world.food:
-        raise ValueError(f"climb certificate: the {world.task} world holds no food")
-    return certify(world, world.food[0], REQUIRED_SKILLS)
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> ClimbLayout:
@@ -251,15 +244,16 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     )
 
 
-TASK = TaskSpec(
-    name="climb",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=False,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    table_row=4,
-    in_sets_from_version=1,
-    obstacle=obstacle,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-)
+# --- the certificate ------------------------------------------------------------------------------
+
+
+def certificate(world: World) -> Certificate:
+    """The climb certificate of a world: its food reached with every skill, never without climbing."""
+    if not world.food:
+        raise ValueError(f"climb certificate: the {world.task} world holds no food")
+    return certify(world, world.food[0], REQUIRED_SKILLS)
+
+
+TASK = TaskSpec(name="climb", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=4, in_sets_from_version=1,
+                reference_agent="avalon.agent.scripted.follower:RouteFollower")

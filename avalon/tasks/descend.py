@@ -160,34 +160,7 @@ def world_size_name(difficulty: float) -> str:
     return "small" if reach <= 32.0 else "medium"
 
 
-# --- certificate ---------------------------------------------------------------------------------
-
-
-def requirement(difficulty: float) -> Requirement:
-    """What the certificate asks of the way down at ``difficulty``: with a platform, ``fall`` (walk
-    and falls up to the safe height, ``mechanics.SAFE_FALL_M``: onto the platform and from it);
-    without, ``climb`` (walk, climb and safe falls: down the strip, letting go above the foot)."""
-    if has_platform(difficulty):
-        return Requirement(skills={"fall"}, allowed={"walk", "fall"}, max_fall_m=mechanics.SAFE_FALL_M)
-    return Requirement(skills={"climb"}, allowed=ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
-
-
-def certificate(world: World) -> Certificate:
-    """The solvability certificate of a descend world (its difficulty says which,
-    :func:`requirement`): a route down with the required skill; walking alone (with a platform) or
-    any way without climbing and falls up to the safe height (without) never gets down."""
-    need = requirement(world.difficulty)
-    return certify(world, world.food[0], need.skills, need.allowed, max_fall_m=need.max_fall_m)
-
-
-def needs_the_platform(world: World) -> Certificate:
-    """The certificate of ``world`` as if it had no platform (required ``climb``): with the platform
-    cut away, only climbing leads down without a damaging fall. The generator checks it for worlds
-    that have one (``world`` is then that world without its platform)."""
-    return certify(world, world.food[0], frozenset({"climb"}), ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
-
-
-# --- the cliff -----------------------------------------------------------------------------------
+# --- the cliff ------------------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -258,7 +231,16 @@ def cut_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ, diffic
     return Cliff(ring=ring, result=result, without_platform=ringed.heightmap, platform=platform)
 
 
-# --- the obstacle piece --------------------------------------------------------------------------
+# --- the obstacle piece ---------------------------------------------------------------------------
+
+
+def requirement(difficulty: float) -> Requirement:
+    """What the certificate asks of the way down at ``difficulty``: with a platform, ``fall`` (walk
+    and falls up to the safe height, ``mechanics.SAFE_FALL_M``: onto the platform and from it);
+    without, ``climb`` (walk, climb and safe falls: down the strip, letting go above the foot)."""
+    if has_platform(difficulty):
+        return Requirement(skills={"fall"}, allowed={"walk", "fall"}, max_fall_m=mechanics.SAFE_FALL_M)
+    return Requirement(skills={"climb"}, allowed=ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
 
 
 def plan_descent(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint,
@@ -307,7 +289,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     return plan_descent(draft, streams, difficulty, constraint, constraint.path_angle_rad())
 
 
-# --- the task ------------------------------------------------------------------------------------
+# --- the task -------------------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -412,15 +394,24 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     )
 
 
-TASK = TaskSpec(
-    name="descend",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    table_row=5,
-    in_sets_from_version=1,
-    obstacle=obstacle,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-)
+# --- the certificate ------------------------------------------------------------------------------
+
+
+def certificate(world: World) -> Certificate:
+    """The solvability certificate of a descend world (its difficulty says which,
+    :func:`requirement`): a route down with the required skill; walking alone (with a platform) or
+    any way without climbing and falls up to the safe height (without) never gets down."""
+    need = requirement(world.difficulty)
+    return certify(world, world.food[0], need.skills, need.allowed, max_fall_m=need.max_fall_m)
+
+
+def needs_the_platform(world: World) -> Certificate:
+    """The certificate of ``world`` as if it had no platform (required ``climb``): with the platform
+    cut away, only climbing leads down without a damaging fall. The generator checks it for worlds
+    that have one (``world`` is then that world without its platform)."""
+    return certify(world, world.food[0], frozenset({"climb"}), ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
+
+
+TASK = TaskSpec(name="descend", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=5, in_sets_from_version=1,
+                reference_agent="avalon.agent.scripted.follower:RouteFollower")

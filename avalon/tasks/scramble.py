@@ -144,65 +144,7 @@ def chasm_count(difficulty: float) -> int:
     return ring_count(difficulty) - cliff_count(difficulty)
 
 
-@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class ScrambleLayout:
-    """A scramble world and the factors difficulty chose for it."""
-
-    outdoor: assembly.OutdoorLayout
-    #: The rings, outermost first (their kinds, radii, heights, gaps and climbable strips).
-    rings: tuple[ObstacleRing, ...]
-    #: The island before the rings, and the terrain and its masks after them (walls, climbable
-    #: strips, jumpable stretches).
-    island: HeightMap = attr.ib(repr=False)
-    shaped: RingResult
-    #: The certificate the world was accepted with.
-    certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
-
-
-def certificate(world: World) -> Certificate:
-    """The scramble world's solvability certificate: its food is reached with every skill, and
-    not without jumping or climbing (falls within the safe height, 5 m).
-
-    The route holds on to climbable rock at least ``STRIP_MARGIN_M`` inside the ends of a strip
-    along its ring (:func:`strip_interior`): the hands of a climbing body land a little to either
-    side of where it aims. That only narrows what the route search may hold; the bypass search
-    climbs nowhere anyway.
-    """
-    return certify(_holding_strip_interiors(world), world.food[0], REQUIRED_SKILLS, frozenset(SKILLS))
-
-
-def strip_interior(climbable: np.ndarray, heightmap: HeightMap, centre: XZ, margin_m: float) -> np.ndarray:
-    """The points of ``climbable`` that have climbable points ``margin_m`` to either side along
-    the circle round ``centre`` through them (the ring's tangent)."""
-    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
-    theta = np.arctan2(z - centre[1], x - centre[0])
-    tx, tz = -np.sin(theta), np.cos(theta)
-    keep = climbable.copy()
-    n = climbable.shape[0]
-    for side in (-1.0, 1.0):
-        rows, cols = heightmap.world_to_grid(x + side * margin_m * tx, z + side * margin_m * tz)
-        rows = np.clip(np.rint(rows).astype(np.int64), 0, n - 1)
-        cols = np.clip(np.rint(cols).astype(np.int64), 0, n - 1)
-        keep &= climbable[rows, cols]
-    return keep
-
-
-def _holding_strip_interiors(world: World) -> World:
-    """``world`` with only the strip interiors climbable (a scramble world's rings share one centre)."""
-    outlines = world.ground.ring_outlines
-    if not outlines:
-        return world
-    biome_map = world.ground.biome_map
-    centre = (outlines[0].centre_x_m, outlines[0].centre_z_m)
-    interior = strip_interior(biome_map.climbable, biome_map.heightmap, centre, STRIP_MARGIN_M)
-    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=attr.evolve(biome_map, climbable=interior)))
-
-
-# --- the obstacle piece --------------------------------------------------------------------------
+# --- the obstacle piece ---------------------------------------------------------------------------
 
 
 def _ring_kinds(rng: np.random.Generator, difficulty: float, inverted: bool) -> list[RingKind]:
@@ -315,7 +257,26 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     return plan_rings(draft, streams, difficulty, constraint, rings)
 
 
-# --- the task ------------------------------------------------------------------------------------
+# --- the task -------------------------------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class ScrambleLayout:
+    """A scramble world and the factors difficulty chose for it."""
+
+    outdoor: assembly.OutdoorLayout
+    #: The rings, outermost first (their kinds, radii, heights, gaps and climbable strips).
+    rings: tuple[ObstacleRing, ...]
+    #: The island before the rings, and the terrain and its masks after them (walls, climbable
+    #: strips, jumpable stretches).
+    island: HeightMap = attr.ib(repr=False)
+    shaped: RingResult
+    #: The certificate the world was accepted with.
+    certificate: Certificate
+
+    @property
+    def world(self) -> World:
+        return self.outdoor.world
 
 
 def _island(streams, config, difficulty: float):
@@ -405,15 +366,48 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     )
 
 
-TASK = TaskSpec(
-    name="scramble",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=False,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    table_row=6,
-    in_sets_from_version=1,
-    obstacle=obstacle,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-)
+# --- the certificate ------------------------------------------------------------------------------
+
+
+def certificate(world: World) -> Certificate:
+    """The scramble world's solvability certificate: its food is reached with every skill, and
+    not without jumping or climbing (falls within the safe height, 5 m).
+
+    The route holds on to climbable rock at least ``STRIP_MARGIN_M`` inside the ends of a strip
+    along its ring (:func:`strip_interior`): the hands of a climbing body land a little to either
+    side of where it aims. That only narrows what the route search may hold; the bypass search
+    climbs nowhere anyway.
+    """
+    return certify(_holding_strip_interiors(world), world.food[0], REQUIRED_SKILLS, frozenset(SKILLS))
+
+
+def strip_interior(climbable: np.ndarray, heightmap: HeightMap, centre: XZ, margin_m: float) -> np.ndarray:
+    """The points of ``climbable`` that have climbable points ``margin_m`` to either side along
+    the circle round ``centre`` through them (the ring's tangent)."""
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    theta = np.arctan2(z - centre[1], x - centre[0])
+    tx, tz = -np.sin(theta), np.cos(theta)
+    keep = climbable.copy()
+    n = climbable.shape[0]
+    for side in (-1.0, 1.0):
+        rows, cols = heightmap.world_to_grid(x + side * margin_m * tx, z + side * margin_m * tz)
+        rows = np.clip(np.rint(rows).astype(np.int64), 0, n - 1)
+        cols = np.clip(np.rint(cols).astype(np.int64), 0, n - 1)
+        keep &= climbable[rows, cols]
+    return keep
+
+
+def _holding_strip_interiors(world: World) -> World:
+    """``world`` with only the strip interiors climbable (a scramble world's rings share one centre)."""
+    outlines = world.ground.ring_outlines
+    if not outlines:
+        return world
+    biome_map = world.ground.biome_map
+    centre = (outlines[0].centre_x_m, outlines[0].centre_z_m)
+    interior = strip_interior(biome_map.climbable, biome_map.heightmap, centre, STRIP_MARGIN_M)
+    return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=attr.evolve(biome_map, climbable=interior)))
+
+
+TASK = TaskSpec(name="scramble", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=6, in_sets_from_version=1,
+                reference_agent="avalon.agent.scripted.follower:RouteFollower")

@@ -130,7 +130,7 @@ def built_layer_count(difficulty: float) -> int:
     return int(math.floor(KNOBS.built_layers_share.at(difficulty) * layer_count(difficulty) + 1e-9))
 
 
-# --- the certificate -------------------------------------------------------------------------------
+# --- the certificate ------------------------------------------------------------------------------
 
 
 def is_stone(entity: Entity) -> bool:
@@ -200,15 +200,7 @@ def staircase_certificate(world: World, stair: Staircase) -> Certificate:
                        route=route, reason="; ".join(unsolved + bypass))
 
 
-def certificate(world: World) -> Certificate:
-    """The stack certificate of a world (:func:`staircase_certificate`), its staircase read from
-    its terrain (``kit.staircase.staircase_of``)."""
-    if not isinstance(world, World) or not world.food:
-        check.refuse("world", world, "a stack World with food")
-    return staircase_certificate(world, staircase.staircase_of(world))
-
-
-# --- the obstacle piece ----------------------------------------------------------------------------
+# --- the obstacle piece ---------------------------------------------------------------------------
 
 
 def _footprint_radius_m() -> float:
@@ -341,7 +333,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     return ObstaclePlan(constraint=constraint, build=build)
 
 
-# --- the task ------------------------------------------------------------------------------------
+# --- the task -------------------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -425,16 +417,15 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     )
 
 
-TASK = TaskSpec(
-    name="stack",
-    generate=build_layout,
-    knobs=KNOBS,
-    evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=False,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    table_row=7,
-    in_sets_from_version=2,
-    obstacle=obstacle,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-)
+def certificate(world: World) -> Certificate:
+    """The stack certificate of a world (:func:`staircase_certificate`), its staircase read from
+    its terrain (``kit.staircase.staircase_of``)."""
+    if not isinstance(world, World) or not world.food:
+        check.refuse("world", world, "a stack World with food")
+    return staircase_certificate(world, staircase.staircase_of(world))
+
+
+TASK = TaskSpec(name="stack", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES, food_visible_from_spawn=False,
+                food_reachable_on_foot=False, table_row=7, in_sets_from_version=2,
+                reference_agent="avalon.agent.scripted.follower:RouteFollower")

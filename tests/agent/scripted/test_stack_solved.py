@@ -21,7 +21,6 @@ from avalon.agent.scripted.carry import carry_primitives
 from avalon.agent.scripted.episode import run_episode
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
 from avalon.agent.scripted.ground import Ground
-from avalon.agent.scripted.jump_up import standing_jumps
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.datagen.world import tool_entity
@@ -29,6 +28,7 @@ from avalon.tasks import build_world, stack
 from avalon.tasks.kit import staircase as kit_staircase
 from avalon.tasks.kit.geometry import ground_height, yaw_towards
 from avalon.tasks.kit.route import Route
+from tests.agent.scripted.standing_jump import standing_jumps
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import Run, _rate_toward
 
