@@ -22,7 +22,7 @@ from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Terrain, World
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks.kit.geometry import XZ, ground_height
-from avalon.tasks.kit.solved import Block, with_blocks
+from avalon.tasks.kit.solved import Block
 
 #: The stones' uniform scale: 1.33 x 1.0 x 1.33 m, each layer of the staircase 1 m high (a jump
 #: onto it rises 1 m: the route search allows 1.2 m, a running jump lands on 1.9 m) and each step
@@ -155,11 +155,6 @@ def staircase_of(world: World) -> Staircase:
     if layers < 1:
         raise ValueError(f"staircase_of: the plateau at {centre} stands {top - base:.2f} m high: no staircase fits")
     return Staircase(centre=centre, outward=outward, base_m=base, layers=layers)
-
-
-def solved_world(world: World) -> World:
-    """``world`` with its staircase burned into the terrain (where the certificate's route runs)."""
-    return with_blocks(world, staircase_of(world).blocks())
 
 
 def level_yard(heightmap: HeightMap, centre: XZ, radius_m: float = YARD_RADIUS_M) -> tuple[np.ndarray, float]:

@@ -1,6 +1,6 @@
 """The scripted agent solves stack worlds of d = 0 in the real simulator: following the certificate's
 route (``task_route("stack", 0, seed)``: walk to the staircase's foot, jump up its two layers of
-stones, jump onto the plateau) over the ground with the staircase in place (``kit_staircase.solved_world``:
+stones, jump onto the plateau) over the ground with the staircase in place (its ``blocks()`` burned in:
 the stones standing where the generator put them), it eats the apple on the plateau, in evaluation
 mode within the world's own time limit, four seeds. And the stones of a world (loose on the yard,
 or a built staircase's top) rest where the generator put them: seen from the agent's own camera
@@ -28,6 +28,7 @@ from avalon.tasks import build_world, stack
 from avalon.tasks.kit import staircase as kit_staircase
 from avalon.tasks.kit.geometry import ground_height, yaw_towards
 from avalon.tasks.kit.route import Route
+from avalon.tasks.kit.solved import with_blocks
 from tests.agent.scripted.standing_jump import standing_jumps
 from tests.env.camera import colour_mask, world_points
 from tests.env.test_mechanics import Run, _rate_toward
@@ -43,7 +44,7 @@ def test_the_scripted_agent_jumps_up_the_stones_and_eats_the_food(env, tmp_path,
     staircase = kit_staircase.staircase_of(world)
     assert [step.skill for step in route.steps].count("jump") == staircase.layers + 1
     world_dir = export_world(world, tmp_path / f"stack-0-{seed}")
-    follower = RouteFollower(kit_staircase.solved_world(world), route, foods=world.food,
+    follower = RouteFollower(with_blocks(world, staircase.blocks()), route, foods=world.food,
                               primitives=standing_jumps(route_primitives(route), Ground(world)))
     episode = run_episode(env, follower, seed=seed, options={"world_dir": str(world_dir)})
     where = f"stack d=0 seed={seed}: {episode.follow.describe()}"
