@@ -208,12 +208,12 @@ class BridgePiece:
 
 
 def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint, *,
-             approach_rad: Optional[float] = None, log_in_place: Optional[bool] = None) -> ObstaclePlan:
+             log_in_place: Optional[bool] = None) -> ObstaclePlan:
     """The bridge piece in ``constraint``'s band (see :mod:`avalon.tasks.kit.obstacle`): the ground
     levelled, a chasm whose inner edge lies ``chasm.PLATEAU_RADIUS_M`` out from the band's inner
     radius, its bridgeable stretch up to ``max_stretch_bearing_deg`` round from the path, and its log
-    (whether it lies across already, ``log_in_place``, drawn when None; ``approach_rad``: the path's
-    direction exactly as the caller drew it). Draws from ``streams.sites``; ``ImpossibleWorldError``
+    (whether it lies across already, ``log_in_place``: drawn when None, as a composed world does;
+    the task's own generator draws it before its site search). Draws from ``streams.sites``; ``ImpossibleWorldError``
     when the band is too narrow or the chasm would reach the water. Its items, placed on the final
     ground: the two piers and the log (:meth:`BridgePiece.place_log`)."""
     in_place = bool(streams.sites.uniform() < KNOBS.log_in_place_chance.at(difficulty)) if log_in_place is None \
@@ -224,7 +224,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     plateau = chasm.PLATEAU_RADIUS_M + (INSIDE_LOG_ROOM_M if constraint.heights_inverted else 0.0)
     inner = chasm.ring_inner_radius_m(constraint, plateau,
                                       chasm.NOISE_M + width + log.LEVEL_BEYOND_CHASM_M + log.LEVEL_BLEND_M, "bridge")
-    towards = chasm.towards_rad(constraint, approach_rad)
+    towards = constraint.path_angle_rad()
     natural, level_at = levelled_ground(draft.heightmap, constraint, inner, width, towards)
     why = water_reason(natural, level_at, depth, constraint.centre)
     if why is not None:
@@ -396,7 +396,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         food_angles = away + np.radians(streams.sites.uniform(-chasm.FOOD_SPREAD_DEG, chasm.FOOD_SPREAD_DEG, FOOD_DRAWS))
         to_bridge = float(streams.sites.uniform(*KNOBS.spawn_to_bridge_m.at(difficulty)))
         from_bridge = float(streams.sites.uniform(*KNOBS.food_to_bridge_m.at(difficulty)))
-        plan = obstacle(draft, streams, difficulty, Constraint.round_goal(centre, 0.0, band, away), approach_rad=away,
+        plan = obstacle(draft, streams, difficulty, Constraint.round_goal(centre, 0.0, band, away),
                         log_in_place=in_place)
         ring, nominal_log = plan.detail.chasm, plan.detail.nominal_log()
         # Outward from the chasm's inner edge: the laid log's ends, the spawn, the food.

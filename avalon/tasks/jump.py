@@ -114,12 +114,10 @@ class JumpChasm:
     stretch_in: tuple[float, float]
 
 
-def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint, *,
-             approach_rad: Optional[float] = None) -> ObstaclePlan:
+def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint) -> ObstaclePlan:
     """The jump piece in ``constraint``'s band (see :mod:`avalon.tasks.kit.obstacle`): a chasm whose
     inner edge lies ``chasm.PLATEAU_RADIUS_M`` out from the band's inner radius, its jumpable
-    stretch up to ``max_stretch_bearing_deg`` round from the path (drawn from ``streams.sites``;
-    ``approach_rad``: the path's direction from the centre exactly as the caller drew it). Raises
+    stretch up to ``max_stretch_bearing_deg`` round from the path (drawn from ``streams.sites``). Raises
     ``ImpossibleWorldError`` when the band is too narrow or the chasm would be a moat."""
     width, depth = KNOBS.chasm_width_m.at(difficulty), KNOBS.chasm_depth_m.at(difficulty)
     inner = chasm.ring_inner_radius_m(constraint, chasm.PLATEAU_RADIUS_M, chasm.NOISE_M + width, "jump")
@@ -127,7 +125,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     if why is not None:
         raise ImpossibleWorldError(f"jump: {why}")
     bearing = float(streams.sites.uniform(-1.0, 1.0)) * KNOBS.max_stretch_bearing_deg.at(difficulty)
-    ring = chasm_ring(difficulty, constraint.centre, math.degrees(chasm.towards_rad(constraint, approach_rad)) + bearing,
+    ring = chasm_ring(difficulty, constraint.centre, math.degrees(constraint.path_angle_rad()) + bearing,
                       inner)
     inverted = constraint.heights_inverted
 
@@ -218,7 +216,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         food_angle = away + math.radians(streams.sites.uniform(-chasm.FOOD_SPREAD_DEG, chasm.FOOD_SPREAD_DEG))
         to_trench = float(streams.sites.uniform(*KNOBS.spawn_to_trench_m.at(difficulty)))
         from_trench = float(streams.sites.uniform(*KNOBS.food_to_trench_m.at(difficulty)))
-        plan = obstacle(draft, streams, difficulty, Constraint.round_goal(centre, 0.0, outer, away), approach_rad=away)
+        plan = obstacle(draft, streams, difficulty, Constraint.round_goal(centre, 0.0, outer, away))
         ring = plan.detail
         spawn_radius = ring.beyond_outward_m(away, (ring.width_m + ring.stretch_width_m) / 2.0 + to_trench)
         food_radius = ring.inside_outward_m(food_angle, (ring.width_m - ring.stretch_width_m) / 2.0 - from_trench)

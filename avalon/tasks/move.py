@@ -175,13 +175,11 @@ def _corridor(difficulty: float, constraint: Constraint) -> ObstaclePlan:
     return ObstaclePlan(constraint=constraint, build=build)
 
 
-def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint, *,
-             approach_rad: Optional[float] = None) -> ObstaclePlan:
+def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint) -> ObstaclePlan:
     """The move piece in ``constraint``'s band (see :mod:`avalon.tasks.kit.obstacle`): below
     ``chasm_start_difficulty`` a corridor along the path (nothing to cross; it draws nothing), from
     there on a chasm whose inner edge lies ``PLATEAU_RADIUS_M`` out from the band's inner radius,
-    its causeway starting 15-45 degrees round from the path (``approach_rad``: the path's direction
-    from the centre exactly as the caller drew it), drawn from ``streams.sites``. Raises
+    its causeway starting 15-45 degrees round from the path, drawn from ``streams.sites``. Raises
     ``ImpossibleWorldError`` when the band is too narrow or the chasm would be a moat; the built
     piece's ``items`` raise it where the far side can be reached without the causeway."""
     if not has_chasm(difficulty):
@@ -194,7 +192,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
         raise ImpossibleWorldError(f"move: {why}")
     # The causeway starts off to one side, so the straight line to the goal crosses the chasm.
     side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
-    approach = math.degrees(chasm.towards_rad(constraint, approach_rad)) + \
+    approach = math.degrees(constraint.path_angle_rad()) + \
         side * streams.sites.uniform(*CAUSEWAY_APPROACH_OFFSET_DEG)
     ring, shape = chasm_ring(difficulty, constraint.centre, inner), causeway_shape(difficulty)
 
@@ -312,8 +310,7 @@ def _chasm_layout(streams, config, difficulty: float, distance: float, yaw_offse
 
         def build() -> MoveLayout:
             towards = math.atan2(spawn[1] - centre[1], spawn[0] - centre[0])  # from the centre to the spawn
-            plan = obstacle(draft, streams, difficulty, Constraint.round_goal(centre, 0.0, outer + 1.0, towards),
-                            approach_rad=towards)
+            plan = obstacle(draft, streams, difficulty, Constraint.round_goal(centre, 0.0, outer + 1.0, towards))
             piece = plan.build(draft)
             built, cut = piece.draft, piece.detail
             biome_map = assembly.make_biomes(streams.biomes, built.heightmap, config, built.climbable, built.unclimbable)

@@ -159,12 +159,6 @@ def ring_inner_radius_m(constraint: Constraint, plateau_m: float, extent_m: floa
     return inner
 
 
-def towards_rad(constraint: Constraint, approach_rad: Optional[float]) -> float:
-    """The direction from the centre the piece faces the path by: ``approach_rad`` when the caller
-    drew it (a single task, exactly as it drew it), else where the path crosses the band."""
-    return constraint.path_angle_rad() if approach_rad is None else float(approach_rad)
-
-
 def dry_island(rng: np.random.Generator, size, points_per_m: float, depth_m: float) -> HeightMap:
     """The island of a chasm world: its mean land height raised to at least the chasm's depth plus
     ``FLOOR_HEIGHT_M`` (a dry chasm, not a moat) and no carved pools (on high ground their banks
