@@ -52,9 +52,10 @@ from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import bridge, fight, stack, throw
-from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit import ImpossibleWorldError, log as kit_log
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES, resolve_config
 from avalon.tasks.kit.certificate import Certificate
+from avalon.tasks.kit.chasm import ChasmRing
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.geometry import (
@@ -167,18 +168,18 @@ class CarryVariant:
 # --- footprints --------------------------------------------------------------------------------------
 
 
-def footprint(entity: Entity) -> bridge.LogFootprint:
+def footprint(entity: Entity) -> kit_log.LogFootprint:
     """The footprint (and top) of a tool or box entity lying flat."""
     if entity.kind == "box":
         width, height, length = (float(v) for v in entity.param("size"))
     else:
         scale = float(entity.param("safe_scale", 1.0) or 1.0)
         width, height, length = (v * scale for v in TOOL_SIZE_M[entity.kind])
-    return bridge.LogFootprint(centre=(entity.position[0], entity.position[2]), width_m=width, length_m=length,
+    return kit_log.LogFootprint(centre=(entity.position[0], entity.position[2]), width_m=width, length_m=length,
                                yaw_rad=entity.yaw_rad, top_m=entity.position[1] + height / 2.0)
 
 
-def footprint_gap_m(a: bridge.LogFootprint, b: bridge.LogFootprint) -> float:
+def footprint_gap_m(a: kit_log.LogFootprint, b: kit_log.LogFootprint) -> float:
     """The smallest horizontal distance between two footprints (0 where they overlap), metres:
     over points 5 cm apart on each, measured in the other's frame."""
     gaps = []
@@ -226,7 +227,7 @@ def _footprint_discs(entity: Entity) -> list[tuple[float, float, float]]:
 def _bridge_uses(layout: bridge.BridgeLayout) -> tuple[ItemUse, ...]:
     log = next(entity for entity in layout.world.entities if entity.kind == "log")
     food = layout.world.food[0].position
-    first = bridge.crossing_steps(layout.world.ground.heightmap, layout.solved_log, (food[0], food[2]))[0]
+    first = kit_log.crossing_steps(layout.world.ground.heightmap, layout.solved_log, (food[0], food[2]))[0]
     return (ItemUse(name=log.name, place=layout.solved_log, approach=tuple(float(v) for v in first.target)),)
 
 
@@ -246,10 +247,10 @@ def _bridge_relocate(rng: np.random.Generator, layout: bridge.BridgeLayout, uses
     outline = world.ground.ring_outlines[0]
     centre = np.asarray(chasm.centre)
     stretch = math.radians(chasm.stretch_angle_deg)
-    solved = np.asarray(bridge.log_footprint(layout.solved_log).centre)
+    solved = np.asarray(kit_log.log_footprint(layout.solved_log).centre)
     spawn = (world.spawn_position[0], world.spawn_position[2])
     food = (world.food[0].position[0], world.food[0].position[2])
-    length = bridge.LOG_SIZE_M[2]
+    length = kit_log.LOG_SIZE_M[2]
 
     def edge(angle):
         return np.interp(angle, outline.angles_rad, outline.inner_radius_m, period=2 * math.pi)
@@ -262,26 +263,26 @@ def _bridge_relocate(rng: np.random.Generator, layout: bridge.BridgeLayout, uses
         angles = stretch + side * turns
         # The noisy edge where the log lies, the whole log's length either side (as bridge does).
         radii = np.max([edge(angles + k * length / (2 * chasm.width_m)) for k in (-1, 0, 1)], axis=0) + \
-            chasm.width_m + bridge.LOG_BEYOND_CHASM_M
+            chasm.width_m + kit_log.LOG_BEYOND_CHASM_M
         points = centre + radii[:, None] * np.column_stack([np.cos(angles), np.sin(angles)])
         far = np.nonzero(np.hypot(*(points - solved).T) >= distance)[0]
         if far.size == 0:
             reason = f"no place on the ring lies {distance:.1f} m from the solved log"
             continue
         k = int(far[0])
-        log = bridge.resting_log(heightmap, tuple(points[k]), _ring_yaw(float(angles[k])), name=use.name)
-        block = bridge.log_footprint(log)
-        heights = bridge.footprint_ground_m(heightmap, block)
-        if heights.max() - heights.min() > bridge.REST_TOLERANCE_M:
+        log = kit_log.resting_log(heightmap, tuple(points[k]), _ring_yaw(float(angles[k])), name=use.name)
+        block = kit_log.log_footprint(log)
+        heights = kit_log.footprint_ground_m(heightmap, block)
+        if heights.max() - heights.min() > kit_log.REST_TOLERANCE_M:
             reason = f"the ground under the log at {log.position} is not level"
             continue
         near = [name for name, point in (("spawn", spawn), ("food", food))
-                if footprint_gap_m(block, bridge.LogFootprint(centre=point, width_m=0.01, length_m=0.01, yaw_rad=0.0,
-                                                              top_m=0.0)) < bridge.LOG_CLEARANCE_M]
+                if footprint_gap_m(block, kit_log.LogFootprint(centre=point, width_m=0.01, length_m=0.01, yaw_rad=0.0,
+                                                              top_m=0.0)) < kit_log.LOG_CLEARANCE_M]
         if near:
             reason = f"the log at {log.position} would lie by the {near[0]}"
             continue
-        if bridge.log_hides(heightmap, block, spawn, food):
+        if kit_log.log_hides(heightmap, block, spawn, food):
             reason = f"the log at {log.position} would hide the food from the spawn"
             continue
         cramped = walk_round_reasons(world, log)
@@ -296,11 +297,11 @@ def _bridge_relocate(rng: np.random.Generator, layout: bridge.BridgeLayout, uses
     raise ImpossibleWorldError(f"carry (bridge): {reason}")
 
 
-def carry_sweep_rise_m(heightmap, chasm: bridge.BridgeChasm, log: Entity) -> float:
+def carry_sweep_rise_m(heightmap, chasm: ChasmRing, log: Entity) -> float:
     """How far the ground rises above where ``log`` lies under it carried round the ring to the
     bridgeable stretch: at the log's distance from the centre, its near end at the body, held out
     ahead along the ring's tangent (a held log's length and a metre more), metres."""
-    block = bridge.log_footprint(log)
+    block = kit_log.log_footprint(log)
     centre = np.asarray(chasm.centre)
     offset = np.asarray(block.centre) - centre
     radius = float(np.hypot(*offset))
@@ -314,14 +315,14 @@ def carry_sweep_rise_m(heightmap, chasm: bridge.BridgeChasm, log: Entity) -> flo
     points = body[:, None, :] + ahead[None, :, None] * tangent[:, None, :]
     inside = heightmap.contains(points[..., 0], points[..., 1])
     heights = np.asarray(ground_height(heightmap, points[..., 0][inside], points[..., 1][inside]))
-    bottom = log.position[1] - bridge.LOG_SIZE_M[1] / 2.0
+    bottom = log.position[1] - kit_log.LOG_SIZE_M[1] / 2.0
     return float(heights.max() - bottom) if heights.size else 0.0
 
 
 def _bridge_corridor(layout: bridge.BridgeLayout, moved: dict[str, Entity]) -> list[tuple[float, float, float]]:
     (log,) = moved.values()
-    radius = float(np.hypot(*(np.asarray(bridge.log_footprint(log).centre) - np.asarray(layout.chasm.centre))))
-    return bridge.carry_corridor(layout.chasm, radius, bridge.log_footprint(log).centre)
+    radius = float(np.hypot(*(np.asarray(kit_log.log_footprint(log).centre) - np.asarray(layout.chasm.centre))))
+    return kit_log.carry_corridor(layout.chasm, radius, kit_log.log_footprint(log).centre)
 
 
 def _bridge_certify(world: World, layout: bridge.BridgeLayout) -> Certificate:
@@ -342,7 +343,7 @@ def _stack_relocate(rng: np.random.Generator, layout: stack.StackLayout, uses: t
                     distance_band: tuple[float, float]) -> dict[str, Entity]:
     """Each stone at the drawn distance from its place, in a direction drawn among those where the
     ground varies little enough round it, on dry ground that varies by at most ``STONE_RELIEF_M``
-    under it (it rests on its highest point, ``bridge.REST_CLEARANCE_M`` above it), clear of the
+    under it (it rests on its highest point, ``kit_log.REST_CLEARANCE_M`` above it), clear of the
     plateau, the staircase, the other stones and the spawn."""
     world, staircase = layout.world, layout.staircase
     heightmap = world.ground.heightmap
@@ -389,17 +390,17 @@ def _stack_relocate(rng: np.random.Generator, layout: stack.StackLayout, uses: t
             if not is_dry_land(heightmap, *point, min_water_distance_m=STONE_WATER_CLEARANCE_M):
                 reason = f"{use.name} at {point} would not lie on dry land"
                 continue
-            block = bridge.LogFootprint(centre=point, width_m=stack.STONE_WIDTH_M, length_m=stack.STONE_WIDTH_M,
+            block = kit_log.LogFootprint(centre=point, width_m=stack.STONE_WIDTH_M, length_m=stack.STONE_WIDTH_M,
                                         yaw_rad=yaw, top_m=0.0)
             inside = block.block().covers(x, z)
-            heights = bridge.footprint_ground_m(heightmap, block, spacing_m=0.05)
+            heights = kit_log.footprint_ground_m(heightmap, block, spacing_m=0.05)
             highest = max(float(heights.max()), float(heightmap.heights[inside].max()) if inside.any() else -np.inf)
             if highest - float(heights.min()) > STONE_RELIEF_M:
                 reason = f"the ground under {use.name} at {point} varies by more than {STONE_RELIEF_M} m"
                 continue
             # A few millimetres above its highest ground (as bridge puts its log): the outline's
             # samples can miss a crest between them.
-            bottom = highest + bridge.REST_CLEARANCE_M
+            bottom = highest + kit_log.REST_CLEARANCE_M
             stone = tool_entity("stone", use.name, (point[0], bottom, point[1]), yaw_rad=yaw,
                                 safe_scale=stack.STONE_SCALE, mass=float(use.place.param("mass")))
             cramped = walk_round_reasons(world, stone)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from avalon.tasks import TASKS, bridge, build_world, carry, fight, stack, throw, with_retries
+from avalon.tasks.kit import chasm as kit_chasm, log as kit_log
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.geometry import (
     ground_height,
@@ -126,14 +127,14 @@ def test_bridge_worlds_the_log_lies_the_knobs_distance_away_on_level_ground_the_
     # The first ring place at the drawn distance: within a quarter degree of ring (< 0.1 m) past it.
     assert low <= _distance_m(log, base.solved_log) <= high + 0.1
     heightmap = world.ground.heightmap
-    block = bridge.log_footprint(log)
-    ground = bridge.footprint_ground_m(heightmap, block, spacing_m=0.02)
-    bottom = log.position[1] - bridge.LOG_SIZE_M[1] / 2.0
-    assert ground.max() <= bottom + 1e-6 and bottom - ground.min() <= bridge.REST_TOLERANCE_M + bridge.REST_CLEARANCE_M
+    block = kit_log.log_footprint(log)
+    ground = kit_log.footprint_ground_m(heightmap, block, spacing_m=0.02)
+    bottom = log.position[1] - kit_log.LOG_SIZE_M[1] / 2.0
+    assert ground.max() <= bottom + 1e-6 and bottom - ground.min() <= kit_log.REST_TOLERANCE_M + kit_log.REST_CLEARANCE_M
     # Beyond the chasm on the spawn's side, not over it; the piers still mark the place of use.
     radius = math.dist(block.centre, base.chasm.centre)
     assert radius > base.chasm.outer_radius_m
-    assert sum(bridge.is_pier(entity) for entity in world.entities) == 2
+    assert sum(kit_log.is_pier(entity) for entity in world.entities) == 2
     for other in world.entities:
         if other.name != log.name and other.kind in ("box", "log", "stone"):
             assert carry.footprint_gap_m(block, carry.footprint(other)) > 0.0, other.name
@@ -167,9 +168,9 @@ def test_stack_worlds_every_stone_lies_the_knobs_distance_from_its_place_resting
     for stone in stones:
         assert low <= _distance_m(stone, places[stone.name]) <= high
         block = carry.footprint(stone)
-        ground = bridge.footprint_ground_m(heightmap, block, spacing_m=0.02)
+        ground = kit_log.footprint_ground_m(heightmap, block, spacing_m=0.02)
         bottom = stone.position[1] - stack.STONE_HEIGHT_M / 2.0
-        assert ground.max() <= bottom and bottom - ground.min() <= carry.STONE_RELIEF_M + bridge.REST_CLEARANCE_M
+        assert ground.max() <= bottom and bottom - ground.min() <= carry.STONE_RELIEF_M + kit_log.REST_CLEARANCE_M
         assert path_exists(heightmap, walkable, world.spawn_position, stone.position)
         assert path_exists(heightmap, walkable, stone.position, layout.uses[0].approach)
         for other in stones:
@@ -274,8 +275,8 @@ def test_an_item_the_spawn_cannot_walk_to_fails_the_certificate():
     # Down on the chasm's floor, far enough from the solved log.
     chasm = layout.base.chasm
     angle = math.radians(chasm.stretch_angle_deg) + math.pi
-    x = chasm.centre[0] + (bridge.PLATEAU_RADIUS_M + chasm.width_m / 2) * math.cos(angle)
-    z = chasm.centre[1] + (bridge.PLATEAU_RADIUS_M + chasm.width_m / 2) * math.sin(angle)
+    x = chasm.centre[0] + (kit_chasm.PLATEAU_RADIUS_M + chasm.width_m / 2) * math.cos(angle)
+    z = chasm.centre[1] + (kit_chasm.PLATEAU_RADIUS_M + chasm.width_m / 2) * math.sin(angle)
     sunk = attr.evolve(log, position=(x, float(ground_height(world.ground.heightmap, x, z)) + 0.5, z))
     moved = attr.evolve(world, entities=tuple(sunk if e.name == log.name else e for e in world.entities))
     reasons = carry.carry_reasons(moved, layout.uses, 0.0)

@@ -31,7 +31,6 @@ import numpy as np
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.animal_watch import PreyWatch
 from avalon.agent.scripted.body import wrap_angle, yaw_towards
-from avalon.agent.scripted.carry import GraspItem
 from avalon.agent.scripted.eat import (
     STAND_OFF_M,
     STAND_TOLERANCE_M,
@@ -43,6 +42,7 @@ from avalon.agent.scripted.eat import (
     stand_spot,
 )
 from avalon.agent.scripted.follower import RouteFollower
+from avalon.agent.scripted.pick_and_place import GraspItem
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World

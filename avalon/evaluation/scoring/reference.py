@@ -18,7 +18,6 @@ from typing import Callable, Sequence
 import attr
 
 from avalon.agent.scripted import ScriptedPolicy
-from avalon.agent.scripted.task_routes import WALKING_TASKS
 from avalon.datagen.export import export_world
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
@@ -36,7 +35,7 @@ REFERENCE_ACTION_SPACE = ScriptedPolicy.action_space
 
 def has_reference(task: str) -> bool:
     """Whether the scripted agents have a route in ``task``'s worlds (a certificate's, or eat's and move's)."""
-    return check_task(task).certificate is not None or task in WALKING_TASKS
+    return check_task(task).reference_agent is not None
 
 
 def evaluate_reference(

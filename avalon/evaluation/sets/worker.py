@@ -123,9 +123,7 @@ def world_hash(world: SetWorld) -> str:
 def has_reference_agent(task: str) -> bool:
     """Whether a scripted reference agent plays ``task``: a route exists for its worlds
     (:func:`avalon.agent.scripted.route_for`: certified tasks and the walking tasks)."""
-    from avalon.agent.scripted.task_routes import WALKING_TASKS
-
-    return check_task(task).certificate is not None or task in WALKING_TASKS
+    return check_task(task).reference_agent is not None
 
 
 # One simulator per worker process and action space, started by its first episode and kept for the

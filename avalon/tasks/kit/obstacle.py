@@ -80,6 +80,12 @@ class Constraint:
     #: inside). True: the goal lies outside (a ring round the start): the heights are inverted, so
     #: what the piece would raise round its goal rises outside the band.
     heights_inverted: bool = attr.ib(default=False, validator=attr.validators.instance_of(bool))
+    #: The direction (radians from +x towards +z), seen from the centre, that the path crosses the
+    #: band in, exactly as the caller drew it when the path was built from it
+    #: (:meth:`round_goal`); None: :meth:`path_angle_rad` computes it from the path. (An angle
+    #: recomputed from the path's points can differ from the drawn one in its last bit, and a
+    #: piece's worlds would then differ.)
+    approach_rad: Optional[float] = attr.ib(default=None, validator=attr.validators.optional(check.finite()))
 
     def __attrs_post_init__(self) -> None:
         if self.outer_radius_m <= self.inner_radius_m:
@@ -93,7 +99,9 @@ class Constraint:
 
     def path_angle_rad(self) -> float:
         """The direction, seen from the centre, of the point where the path crosses the band's middle
-        radius (the path's first point farthest out when it never does)."""
+        radius (the path's first point farthest out when it never does); :attr:`approach_rad` when given."""
+        if self.approach_rad is not None:
+            return float(self.approach_rad)
         middle = (self.inner_radius_m + self.outer_radius_m) / 2.0
         points = np.asarray(self.path, dtype=np.float64) - np.asarray(self.centre)
         radii = np.hypot(points[:, 0], points[:, 1])
@@ -111,7 +119,8 @@ class Constraint:
         straight in from the direction ``path_angle_rad`` (seen from the centre)."""
         far = outer_radius_m + 1.0
         start = (centre[0] + far * math.cos(path_angle_rad), centre[1] + far * math.sin(path_angle_rad))
-        return cls(centre=centre, inner_radius_m=inner_radius_m, outer_radius_m=outer_radius_m, path=(start, centre))
+        return cls(centre=centre, inner_radius_m=inner_radius_m, outer_radius_m=outer_radius_m, path=(start, centre),
+                   approach_rad=path_angle_rad)
 
 
 def _grid_mask(value) -> np.ndarray:
@@ -225,7 +234,9 @@ class Obstacle:
     draft: Draft
     crossing: Crossing
     #: The piece's items (a boulder, stones, a log, predators, tools) placed on the final ground,
-    #: the draft's height map once the biomes have eroded it.
+    #: the draft's height map once the biomes have eroded it. It may also check the piece's
+    #: guarantees on that ground (erosion can open a way round the obstacle) and raise
+    #: :class:`~avalon.tasks.kit.ImpossibleWorldError` naming what broke.
     items: Callable[[HeightMap], tuple[Entity, ...]] = attr.ib(default=no_items, validator=attr.validators.is_callable())
     #: What its task built, in the task's own terms (its chasm, its cliff, its causeway...).
     detail: Any = None

@@ -25,7 +25,8 @@ from avalon.agent.scripted.policy import follower_for
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world
-from avalon.tasks.bridge import LOG_SIZE_M, layout_of, log_footprint
+from avalon.tasks.bridge import layout_of
+from avalon.tasks.kit.log import LOG_SIZE_M, log_footprint
 from tests.agent.scripted.track import Track
 from tests.game.camera import colour_mask, world_points
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import attr
 import numpy as np
 import pytest
 
@@ -18,7 +19,12 @@ def test_the_path_angle_is_where_the_path_crosses_the_bands_middle():
                       path=((-10.0, 0.0), (-3.0, 0.0), (0.0, 3.0), (0.0, 0.0)))
     assert bent.path_angle_rad() == pytest.approx(math.pi)  # the first crossing, on the way in
     goal = Constraint.round_goal((1.0, 2.0), 3.0, 9.0, 0.25)
-    assert goal.path_angle_rad() == pytest.approx(0.25) and not goal.heights_inverted and goal.width_m == 6.0
+    assert goal.path_angle_rad() == 0.25 and not goal.heights_inverted and goal.width_m == 6.0
+    # The drawn angle, exactly: recomputed from the path's points it can differ in its last bit.
+    angles = np.random.default_rng(0).uniform(-math.pi, math.pi, 2000)
+    assert all(Constraint.round_goal((3.7, -1.1), 0.0, 14.3, a).path_angle_rad() == a for a in angles)
+    assert any(attr.evolve(Constraint.round_goal((3.7, -1.1), 0.0, 14.3, a), approach_rad=None).path_angle_rad() != a
+               for a in angles)
 
 
 def test_a_constraint_refuses_an_empty_band_and_a_path_of_one_point():
