@@ -19,9 +19,9 @@ The functions a row names:
   :func:`avalon.training.envs.local_training_envs`; IMPALA's: Ray actors). Whatever it returns
   has ``env_counts()`` or is a vector env of ``CurriculumWorlds`` (the run's summary counts
   simulator crashes and resets from it).
-- ``policy_loader(state, seed) -> Policy``: the policy of a loaded checkpoint of the algorithm
+- ``policy_loader(state, seed) -> ActorCriticPolicy``: the policy of a loaded checkpoint of the algorithm
   (``act(observations, deterministic)``, ``action_space``, ``resolution``,
-  ``env_config_overrides()``; see :class:`avalon.agent.common.policy.Policy`).
+  ``env_config_overrides()``; see :class:`avalon.agent.common.policy.ActorCriticPolicy`).
 """
 
 from __future__ import annotations

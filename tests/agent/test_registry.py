@@ -24,7 +24,7 @@ from avalon.agent.common.distributions import ActionLayout
 from avalon.agent.common.loop import TrainingLoop
 from avalon.agent.common.network import ActorCritic
 from avalon.agent.common.observations import ObservationLayout
-from avalon.agent.common.policy import Policy
+from avalon.agent.common.policy import ActorCriticPolicy
 from avalon.agent.registry import Algorithm, ConfigOption
 from avalon.app.main import build_parser, main
 from avalon.env.spaces import action_space, observation_space
@@ -95,12 +95,12 @@ def train_still(envs, out_dir, total_steps, config=None, *, curriculum=None, res
     return loop.run(StillCycle(loop, model, config))
 
 
-def still_policy(state: dict[str, Any], seed: int | None = None) -> Policy:
+def still_policy(state: dict[str, Any], seed: int | None = None) -> ActorCriticPolicy:
     config = StillConfig.from_dict(state["still_config"])
     layouts = ObservationLayout.from_dict(state["observation_layout"]), ActionLayout.from_dict(state["action_layout"])
     model = ActorCritic(*layouts, config)
     model.load_state_dict(state["model"])
-    return Policy(model, config, state, seed)
+    return ActorCriticPolicy(model, config, state, seed)
 
 
 STILL = Algorithm(

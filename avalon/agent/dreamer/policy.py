@@ -54,7 +54,7 @@ class DreamerPolicy(CheckpointPolicy):
     def act(self, observations: Mapping[str, np.ndarray], deterministic: bool = False, *,
             envs: Sequence[int] | None = None, is_first: Sequence[bool] | None = None) -> dict[str, np.ndarray]:
         """Batched env actions for batched observations (the arrays of a vector env), as
-        :meth:`avalon.agent.common.policy.Policy.act`; ``envs`` names each row's env (default
+        :meth:`avalon.agent.common.policy.ActorCriticPolicy.act`; ``envs`` names each row's env (default
         ``0 .. B - 1``) and ``is_first`` marks the rows whose episode starts with this observation
         (default: the envs not seen since the last :meth:`reset`)."""
         tensors = self.observation_layout.to_tensors(observations)
