@@ -9,8 +9,10 @@ import argparse
 def _cmd_evalset(args: argparse.Namespace) -> int:
     """``avalon evalset list | build NAME | verify NAME | baseline NAME`` (docs/evaluation.md, "Evaluation sets")."""
     from avalon.evaluation.sets import RECIPES, load_set, set_names
-    from avalon.evaluation.sets.build import build_set, build_summary, random_baseline, verify_set
+    from avalon.evaluation.sets.baseline import random_baseline
+    from avalon.evaluation.sets.build import build_set, build_summary
     from avalon.evaluation.sets.recipe import recipe
+    from avalon.evaluation.sets.verify import verify_set
 
     if args.evalset_command == "list":
         for name in sorted(set(set_names(args.dir)) | set(RECIPES)):

@@ -3,9 +3,9 @@
 Builds the curriculum over the protocol's tasks, the training environments (worlds generated
 ahead, simulators stepped in parallel), trains with a registered algorithm (PPO by default;
 ``avalon.agent.registry``) with progress bar, TensorBoard logs and checkpoints, then evaluates
-the final policy on fresh worlds (optionally beside the random policy on the same worlds) and
-writes its per-task success rates, a GIF of an episode (the success in the hardest world) and a
-PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
+the final policy on fresh worlds as ``avalon eval`` does (the same ``eval.json``, report and plots;
+optionally beside the random policy on the same worlds) with a GIF of an episode (the success in
+the hardest world), and writes a PNG of the learning curve. A run stopped by Ctrl-C or SIGTERM keeps its last update (see
 :func:`run_training`).
 """
 
@@ -164,52 +164,46 @@ def _write_summary(summary: dict[str, Any], path: Path) -> None:
 
 
 def _evaluate(run: TrainingRun, tasks: tuple[str, ...], checkpoint: Path) -> dict[str, Any]:
+    """The final policy's scored evaluation (``avalon eval``'s, into ``eval-TIMESTAMP/``), and the
+    random policy's on the same worlds into its ``random/`` when asked; their summary."""
     from avalon.agent import load_policy
-    from avalon.env.spaces import action_space
     from avalon.evaluation.policies import RandomPolicy
     from avalon.evaluation.results import comparison_table
-    from avalon.evaluation.runner import evaluate_and_save
+    from avalon.evaluation.scoring.scored_evaluation import ScoredEvaluation, generated_worlds_label, run_scored_evaluation
     from avalon.evaluation.worlds import evaluation_worlds
 
+    if run.baseline not in (None, "random"):
+        raise ValueError(f"baseline={run.baseline!r} is not one of ('random',)")
     policy = load_policy(checkpoint, seed=run.seed)
     config = attr.evolve(run.env_config, render_resolution=run.video_resolution, **policy.env_config_overrides())
     eval_dir = Path(run.out_dir) / f"eval-{time.strftime('%Y%m%d-%H%M%S')}"
     requests = evaluation_worlds(tasks, run.eval_episodes, 0.0, run.eval_max_difficulty, seed=run.seed)
-    options = dict(num_envs=run.num_envs, time_limits=run.eval_time_limits, progress=run.progress)
-    result, saved = evaluate_and_save(
-        policy, config, requests, eval_dir / "eval.json", {"checkpoint": str(checkpoint)},
-        video_path=eval_dir / "episode.gif", video="hardest_success", **options,
+    scored = ScoredEvaluation(
+        kind="checkpoint", policy=policy, label=f"checkpoint {Path(checkpoint).resolve()}", env_config=config,
+        requests=requests, worlds_label=generated_worlds_label(tasks, run.eval_episodes, 0.0, run.eval_max_difficulty, run.seed),
+        out_dir=eval_dir, num_envs=run.num_envs, time_limits=run.eval_time_limits, video="hardest_success",
+        estimate_from_worlds=None, progress=run.progress,
     )
-    written = result.to_json()
+    trained = run_scored_evaluation(scored, say=lambda _line: None)
+    written = trained.content
     summary = {
-        "results": str(saved),
-        "video": written["video"],
-        "video_episode": written["video_episode"],
-        "per_task": written["per_task"],
-        "restarts": written["restarts"],
-        "failed_worlds": written["failed_worlds"],
-        "error": written["error"],
-        "table": result.table(),
-        "max_difficulty": run.eval_max_difficulty,
+        "results": str(trained.path), "video": written["video"], "video_episode": written["video_episode"],
+        "per_task": written["per_task"], "restarts": written["restarts"], "failed_worlds": written["failed_worlds"],
+        "error": written["error"], "table": trained.result.table(), "max_difficulty": run.eval_max_difficulty,
         "time_limits": run.eval_time_limits,
     }
     if run.baseline is not None:
-        if run.baseline != "random":
-            raise ValueError(f"baseline={run.baseline!r} is not one of ('random',)")
-        baseline = RandomPolicy(action_space(config.action_space), seed=run.seed)
-        baseline_result, baseline_saved = evaluate_and_save(
-            baseline, config, requests, eval_dir / "eval-random.json", {"policy": "random"}, **options
-        )
-        baseline_written = baseline_result.to_json()
+        baseline = run_scored_evaluation(attr.evolve(
+            scored, kind="random", policy=RandomPolicy(config.action_space, seed=run.seed), label=f"random policy (seed {run.seed})",
+            out_dir=eval_dir / "random", video=None,
+        ), say=lambda _line: None)
         summary.update(
-            baseline=run.baseline,
-            baseline_results=str(baseline_saved),
-            baseline_per_task=baseline_written["per_task"],
-            baseline_error=baseline_written["error"],
-            table=comparison_table({"trained": result, run.baseline: baseline_result}),
+            baseline=run.baseline, baseline_results=str(baseline.path), baseline_per_task=baseline.content["per_task"],
+            baseline_error=baseline.content["error"],
+            table=comparison_table({"trained": trained.result, run.baseline: baseline.result}),
         )
-        if summary["error"] is None and baseline_written["error"] is not None:
-            summary["error"] = f"baseline: {baseline_written['error']}"
+        if summary["error"] is None and baseline.content["error"] is not None:
+            summary["error"] = f"baseline: {baseline.content['error']}"
     return summary
 
 

@@ -1,11 +1,9 @@
-"""An evaluation's results: each world's episode or failure, per-task figures, the success rule,
-tables and the JSON file."""
+"""An evaluation's results: each world's episode or failure, per-task figures, the success rule
+and the tables printed; :mod:`avalon.evaluation.eval_file` writes them to ``eval.json``."""
 
 from __future__ import annotations
 
 import collections
-import json
-import math
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -14,20 +12,17 @@ import numpy as np
 
 from avalon.errors import AvalonError
 from avalon.rules.mechanics import INITIAL_ENERGY
-
-#: Who played, as per-world score files name it (``"source"``): the random baseline, the scripted agents.
-RANDOM_SOURCE = "random agent"
-SCRIPTED_SOURCE = "scripted reference agents"
-#: Tasks that always have several foods: their success rule is Appendix M's second one.
-MULTI_FOOD_TASKS = ("gather", "survive")
+from avalon.tasks import check_task
+from avalon.training.world_supply import WorldRequest
 
 
 def episode_success(task: str, info: Mapping[str, Any]) -> bool:
-    """Whether an episode succeeded, from its last ``info`` (Appendix M): every food eaten; for
-    gather and survive also at least one food eaten and more energy at the end than at the start."""
+    """Whether an episode succeeded, from its last ``info`` (Appendix M): every food eaten; for a
+    task whose spec says ``succeeds_on_energy_gain`` (the tasks of several foods) also at least one
+    food eaten and more energy at the end than at the start."""
     if bool(info["success"]):
         return True
-    if task not in MULTI_FOOD_TASKS:
+    if not check_task(task).succeeds_on_energy_gain:
         return False
     return int(info["food_eaten"]) >= 1 and float(info["energy"]) > INITIAL_ENERGY
 
@@ -45,6 +40,13 @@ class EpisodeResult:
     #: Runs of this world's episode: 1, plus one per simulator crash that cut it short (each
     #: rerun starts from the world's start in a fresh simulator; only the last run counts).
     attempts: int = 1
+    #: What the policy said of the episode (the scripted agents: where and why they stopped; "" for most).
+    note: str = ""
+
+    @property
+    def key(self) -> str:
+        """The world's key in every per-world file (``WorldRequest.folder_name``)."""
+        return WorldRequest(self.task, self.difficulty, self.seed).folder_name
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -71,6 +73,8 @@ class EvaluationResult:
     restarts: int = 0
     #: The episode the video shows: (index of its world in the requests, whether it succeeded).
     video_episode: tuple[int, bool] | None = None
+    #: The requested worlds of tasks the policy does not play (the scripted agents play only some).
+    skipped: tuple[WorldRequest, ...] = ()
 
     def per_task(self) -> dict[str, dict[str, float]]:
         """Per task: finished episodes, success rate, mean score, mean return, mean length."""
@@ -99,17 +103,6 @@ class EvaluationResult:
             for world in self.failed_worlds
         )
         return f"{len(self.failed_worlds)} of {total} evaluation worlds failed: {worlds}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "per_task": self.per_task(),
-            "episodes": [attr.asdict(episode) for episode in self.episodes],
-            "restarts": self.restarts,
-            "failed_worlds": [attr.asdict(world) for world in self.failed_worlds],
-            "error": self.failure_message(),
-            "video": None if self.video_path is None else str(self.video_path),
-            "video_episode": None if self.video_episode is None else {"world": self.video_episode[0], "success": self.video_episode[1]},
-        }
 
     def table(self) -> str:
         lines = ["task      episodes  success  mean score  mean length", "-" * 52]
@@ -148,24 +141,3 @@ def comparison_table(results: dict[str, EvaluationResult]) -> str:
         if result.restarts or result.failed_worlds:
             lines.append(f"{name}: simulator restarts {result.restarts}, failed worlds {len(result.failed_worlds)}")
     return "\n".join(lines)
-
-
-def save_results(result: EvaluationResult, path: str | Path, extra: dict[str, Any] | None = None) -> Path:
-    """Writes the results (and ``extra`` fields) as JSON."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = dict(extra or {}, **result.to_json())
-    path.write_text(json.dumps(payload, indent=2, default=_json_default))
-    return path
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")

@@ -15,6 +15,7 @@ from PIL import Image
 
 from avalon.agent.common.episodes import read_episode_log
 from avalon.app.main import main
+from avalon.evaluation.eval_file import EVAL_VERSION, read_eval_file
 from tests.processes import descendants, godot_that_fails_after, is_alive, kill_one_godot_once_two_run
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
@@ -56,6 +57,15 @@ def test_train_writes_checkpoints_and_logs_resumes_and_its_checkpoint_evaluates(
                  "--time-limits", "training", "--out", str(tmp_path / "eval"), "--no-video"]) == 0
     saved = json.loads((tmp_path / "eval" / "eval.json").read_text())
     assert saved["per_task"]["eat"]["episodes"] == 1
+    # Both commands write one eval.json, which one reader reads and `avalon eval compare` puts side by side.
+    trained, evaluated = read_eval_file(evaluation["results"]), read_eval_file(tmp_path / "eval" / "eval.json")
+    assert trained.version == evaluated.version == EVAL_VERSION and set(trained.content) == set(evaluated.content)
+    assert trained.policy == f"checkpoint {Path(summary['checkpoint']).resolve()}" and len(trained.episodes) == 2
+    assert set(trained.episodes[0]) == set(evaluated.episodes[0])
+    assert read_eval_file(evaluation["baseline_results"]).policy == "random policy (seed 0)"
+    assert main(["eval", "compare", f"trained={evaluation['results']}", f"resumed={tmp_path / 'eval' / 'eval.json'}",
+                 "--out", str(tmp_path / "compare")]) == 0
+    assert "| task | trained | resumed |" in capsys.readouterr().out
 
 
 def test_a_simulator_killed_during_training_is_restarted_and_the_run_finishes(tmp_path, capsys):

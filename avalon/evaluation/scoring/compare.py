@@ -1,4 +1,5 @@
-"""``avalon eval compare``: several evaluations (``eval.json`` files) side by side, one column per
+"""``avalon eval compare``: several evaluations (``eval.json`` files of ``avalon eval`` or ``avalon
+train``, read by :func:`avalon.evaluation.eval_file.read_eval_file`) side by side, one column per
 algorithm or checkpoint, with the intervals, profiles and plots computed over all of them."""
 
 from __future__ import annotations
@@ -8,11 +9,11 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
+from avalon.evaluation.eval_file import read_eval_file
 from avalon.evaluation.scoring.normalise import Normalisation, normalisation_by_task
 from avalon.evaluation.scoring.plots import plot_report
 from avalon.evaluation.scoring.report import build_report, markdown_table, normalisation_note
 from avalon.evaluation.scoring.score_files import read_score_file
-from avalon.training.world_supply import WorldRequest
 
 
 def parse_run_arguments(arguments: Sequence[str]) -> dict[str, list[Path]]:
@@ -32,29 +33,6 @@ def parse_run_arguments(arguments: Sequence[str]) -> dict[str, list[Path]]:
             unique, count = f"{name} ({count})", count + 1
         columns[unique] = files
     return columns
-
-
-def worlds_of(path: Path) -> list[dict[str, Any]]:
-    """The scored worlds of an ``eval.json``; files from before scoring give raw scores only."""
-    try:
-        saved = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ValueError(f"{path} does not exist: expected an eval.json written by `avalon eval`") from None
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{path} is not readable JSON ({error}): expected an eval.json written by `avalon eval`") from None
-    if not isinstance(saved, dict) or "episodes" not in saved:
-        raise ValueError(f"{path} has no episodes: expected an eval.json written by `avalon eval`")
-    scoring = saved.get("scoring") or {}
-    if "worlds" in scoring:
-        return scoring["worlds"]
-    return [
-        {
-            "key": WorldRequest(e["task"], e["difficulty"], e["seed"]).folder_name, "task": e["task"], "difficulty": e["difficulty"],
-            "score": e["score"], "normalised": None, "success": e["success"], "achievements": e["achievements"],
-            "length": e["episode_length"],
-        }
-        for e in saved["episodes"]
-    ]
 
 
 def renormalised(runs: dict[str, list[list[dict[str, Any]]]], baseline_file: Path, reference_file: Path) -> tuple[dict, Normalisation]:
@@ -85,7 +63,7 @@ def compare_runs(
     if (baseline_file is None) != (reference_file is None):
         raise ValueError("give both --baseline FILE and --reference FILE to normalise the runs anew, or neither")
     columns = parse_run_arguments(arguments)
-    runs = {name: [worlds_of(path) for path in paths] for name, paths in columns.items()}
+    runs = {name: [list(read_eval_file(path).episodes) for path in paths] for name, paths in columns.items()}
     empty = [str(path) for name, paths in columns.items() for path, run in zip(paths, runs[name]) if not run]
     if empty:
         raise ValueError(f"no finished episodes in {', '.join(empty)}")

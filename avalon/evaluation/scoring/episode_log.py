@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 import attr
 
+from avalon.evaluation.eval_file import episode_from_json
 from avalon.evaluation.results import EpisodeResult, FailedWorld
 
 #: The header's ``kind``: marks the file as ours.
@@ -30,14 +31,6 @@ HEADER_FIELDS = ("policy", "action_space", "resolution", "time_limits", "set")
 
 class EpisodeLogError(ValueError):
     """A per-episode file that cannot be read or resumed: the message says which line or field."""
-
-
-def episode_from_json(entry: Mapping[str, Any]) -> EpisodeResult:
-    """An :class:`EpisodeResult` from one episode line (extra keys such as ``key`` ignored)."""
-    fields = {field.name for field in attr.fields(EpisodeResult)}
-    values = {name: entry[name] for name in fields if name in entry}
-    values["achievements"] = tuple(values.get("achievements", ()))
-    return EpisodeResult(**values)
 
 
 class EpisodeLog:

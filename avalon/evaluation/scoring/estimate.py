@@ -17,9 +17,9 @@ from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space
 from avalon.errors import check_int, check_number
+from avalon.evaluation.runner import check_time_limits, episode_time_limit
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import check_task, generate_world
-from avalon.training.curriculum import training_time_limit_frames
 from avalon.training.world_supply import WorldRequest
 
 #: Evaluations of at least this many worlds print their estimate (the probe costs a few seconds).
@@ -27,11 +27,10 @@ LARGE_EVALUATION_WORLDS = 40
 PROBE_STEPS = 200
 
 
-def frames_at_most(requests: Sequence[WorldRequest], time_limits: str = "world") -> int:
-    """The steps of every world played to its time limit (G.3's, or the training limits)."""
-    if time_limits == "training":
-        return sum(training_time_limit_frames(r.task, r.difficulty) for r in requests)
-    return sum(check_task(r.task).evaluation_time_limit_frames for r in requests)
+def frames_at_most(requests: Sequence[WorldRequest], time_limits: str | int = "world") -> int:
+    """The steps of every world played to its time limit (G.3's, the training limits, or a number of frames)."""
+    limits = [episode_time_limit(check_time_limits(time_limits), r) for r in requests]
+    return sum(check_task(r.task).evaluation_time_limit_frames if limit is None else limit for r, limit in zip(requests, limits))
 
 
 @attr.s(frozen=True, auto_attribs=True)

@@ -9,7 +9,6 @@ more columns (algorithms or checkpoints), each with one or more runs (evaluation
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -24,29 +23,15 @@ from avalon.evaluation.scoring.aggregates import (
     performance_profiles,
 )
 from avalon.evaluation.scoring.normalise import Normalisation
-from avalon.evaluation.scoring.runner import ScoredRun
 
 #: Difficulty bins of the score-against-difficulty view: [0, 0.2), ..., [0.8, 1.0].
 DIFFICULTY_BINS = 5
 #: Row labels of the aggregates in the Markdown table.
 AGGREGATE_LABELS = {"mean": "all (mean)", "iqm": "all (IQM)", "optimality_gap": "all (optimality gap, lower is better)"}
 
-#: One column's runs: each run a list of its scored worlds (see :func:`scored_worlds`).
+#: One column's runs: each run a list of its scored episodes (``eval.json``'s ``episodes``:
+#: :func:`avalon.evaluation.eval_file.scored_episodes`).
 Runs = Sequence[Sequence[Mapping[str, Any]]]
-
-
-def scored_worlds(run: ScoredRun, normalisation: Normalisation | None) -> list[dict[str, Any]]:
-    """One entry per finished episode: its world key, task, difficulty, raw score, normalised score
-    (None without normalisation or for a task without a normaliser), success and achievements."""
-    worlds = []
-    for key, episode in zip(run.keys, run.result.episodes):
-        normalised = None if normalisation is None else normalisation.score(episode.task, episode.score)
-        worlds.append({
-            "key": key, "task": episode.task, "difficulty": episode.difficulty, "score": episode.score,
-            "normalised": None if normalised is None or math.isnan(normalised) else normalised,
-            "success": episode.success, "achievements": list(episode.achievements), "length": episode.episode_length,
-        })
-    return worlds
 
 
 def score_kind(columns: Mapping[str, Runs]) -> str:

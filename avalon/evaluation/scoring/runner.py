@@ -1,6 +1,6 @@
 """A scored evaluation that resumes: every world's episode is appended to the per-episode file as it
-ends (:mod:`avalon.evaluation.scoring.episode_log`), and a rerun with the same file plays only the worlds it
-does not hold yet."""
+ends (:mod:`avalon.evaluation.scoring.episode_log`), and a rerun with the same file plays only the
+worlds it does not hold yet."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from avalon.evaluation.policies import Policy
 from avalon.evaluation.results import EpisodeResult, EvaluationFailed, EvaluationResult, FailedWorld
 from avalon.evaluation.runner import evaluate
 from avalon.evaluation.scoring.episode_log import EpisodeLog
-from avalon.evaluation.scoring.reference import evaluate_reference
 from avalon.training.world_supply import WorldRequest
 
 #: The per-episode file's name in an evaluation's folder.
@@ -25,12 +24,10 @@ EPISODES_FILE = "episodes.jsonl"
 @attr.s(frozen=True, auto_attribs=True)
 class ScoredRun:
     """The outcome of :func:`run_evaluation`: every episode in request order (those read back
-    from the file and those played now), the worlds skipped (no reference agent for their task),
-    and how many episodes were resumed rather than played."""
+    from the file and those played now; ``result.skipped``: the worlds of tasks the policy does not
+    play), and how many episodes were resumed rather than played."""
 
     result: EvaluationResult
-    keys: tuple[str, ...]  # each episode's world key, beside ``result.episodes``
-    skipped: tuple[WorldRequest, ...]
     resumed: int
     played: int
 
@@ -44,22 +41,14 @@ def check_unique(requests: Sequence[WorldRequest]) -> None:
 
 
 def run_evaluation(
-    policy: Policy | None,
-    env_config: EnvConfig,
-    requests: Sequence[WorldRequest],
-    out_dir: str | Path,
-    header: dict[str, Any],
-    num_envs: int = 2,
-    time_limits: str = "world",
-    deterministic: bool = False,
-    video_path: Path | None = None,
-    video: str = "first",
-    progress: bool = True,
+    policy: Policy, env_config: EnvConfig, requests: Sequence[WorldRequest], out_dir: str | Path, header: dict[str, Any],
+    **options: Any,
 ) -> ScoredRun:
-    """Evaluates ``policy`` (None: the scripted reference agents) on the worlds of ``requests``
-    that ``out_dir/episodes.jsonl`` does not hold yet, appending each as it ends. ``header`` names
-    the evaluation (:data:`~avalon.evaluation.scoring.episode_log.HEADER_FIELDS`): a file of another one is
-    refused. Worlds that fail every attempt are in ``result.failed_worlds`` (never raised)."""
+    """Evaluates ``policy`` on the worlds of ``requests`` that ``out_dir/episodes.jsonl`` does not
+    hold yet, appending each as it ends; ``options`` are :func:`~avalon.evaluation.runner.evaluate`'s.
+    ``header`` names the evaluation (:data:`~avalon.evaluation.scoring.episode_log.HEADER_FIELDS`):
+    a file of another one is refused. Worlds that fail every attempt are in ``result.failed_worlds``
+    (never raised)."""
     if not requests:
         raise ValueError("no worlds to evaluate on")
     check_unique(requests)
@@ -67,8 +56,7 @@ def run_evaluation(
     done = log.open()
     todo = [request for request in requests if request.folder_name not in done]
     new: dict[str, EpisodeResult] = {}
-    failed: tuple[FailedWorld, ...] = ()
-    restarts, skipped, video_written, video_episode = 0, [], None, None
+    result = EvaluationResult(episodes=())
 
     def record(index: int, outcome: EpisodeResult | FailedWorld) -> None:
         key = todo[index].folder_name
@@ -77,26 +65,16 @@ def run_evaluation(
             new[key] = outcome
 
     if todo:
-        if policy is None:
-            result, skipped = evaluate_reference(env_config, todo, num_envs=num_envs, time_limits=time_limits, on_outcome=record)
-        else:
-            try:
-                result = evaluate(
-                    policy, env_config, todo, num_envs=num_envs, deterministic=deterministic, time_limits=time_limits,
-                    video_path=video_path, progress=progress, video=video, on_outcome=record,
-                )
-            except EvaluationFailed as failure:
-                result = failure.result
-        failed, restarts = result.failed_worlds, result.restarts
-        video_written, video_episode = result.video_path, result.video_episode
-        if video_episode is not None:  # its index in ``requests``, not in the worlds left to play
-            position = {request.folder_name: index for index, request in enumerate(requests)}
-            video_episode = (position[todo[video_episode[0]].folder_name], video_episode[1])
+        try:
+            result = evaluate(policy, env_config, todo, on_outcome=record, **options)
+        except EvaluationFailed as failure:
+            result = failure.result
+    video_episode = result.video_episode
+    if video_episode is not None:  # its index in ``requests``, not in the worlds left to play
+        position = {request.folder_name: index for index, request in enumerate(requests)}
+        video_episode = (position[todo[video_episode[0]].folder_name], video_episode[1])
     episodes = {**done, **new}
-    keys = tuple(request.folder_name for request in requests if request.folder_name in episodes)
-    combined = EvaluationResult(
-        episodes=tuple(episodes[key] for key in keys), video_path=video_written, failed_worlds=failed,
-        restarts=restarts, video_episode=video_episode,
-    )
-    resumed = sum(1 for key in keys if key in done)
-    return ScoredRun(combined, keys, tuple(skipped), resumed, len(new))
+    combined = attr.evolve(result, episodes=tuple(episodes[r.folder_name] for r in requests if r.folder_name in episodes),
+                           video_episode=video_episode)
+    resumed = sum(1 for request in requests if request.folder_name in done)
+    return ScoredRun(combined, resumed, len(new))

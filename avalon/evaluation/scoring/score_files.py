@@ -2,8 +2,8 @@
 
 Normalisation reads two of them (section 5.4): the random agent's scores (its 0) and a
 reference's (its 1: human recordings when they exist, until then the scripted reference agents).
-Entries also carry ``"source"`` (who played: :data:`~avalon.evaluation.results.RANDOM_SOURCE`,
-:data:`~avalon.evaluation.results.SCRIPTED_SOURCE`, human recordings), which the report names; files
+Entries also carry ``"source"`` (who played: :data:`RANDOM_SOURCE`, :data:`SCRIPTED_SOURCE`,
+human recordings), which the report names; files
 without it are reported as of an unnamed source.
 """
 
@@ -18,6 +18,9 @@ import attr
 from avalon.errors import check_bool, check_number
 from avalon.evaluation.results import EpisodeResult
 
+#: Who played, as per-world score files name it: the random baseline, the scripted agents.
+RANDOM_SOURCE = "random agent"
+SCRIPTED_SOURCE = "scripted reference agents"
 UNNAMED_SOURCE = "not named in the file"
 
 
@@ -47,12 +50,16 @@ class ScoreFile:
             raise ScoreFileError(f"the {role} file {self.path} has no score for {len(missing)} evaluated world(s): {shown}")
 
 
+def score_entries(episodes: Mapping[str, EpisodeResult], source: str) -> dict[str, dict]:
+    """A score file's entries: the raw score and success of each episode by world key, and who played."""
+    return {key: {"score": float(e.score), "success": bool(e.success), "source": source} for key, e in episodes.items()}
+
+
 def write_score_file(path: str | Path, episodes: Mapping[str, EpisodeResult], source: str) -> Path:
-    """Writes the raw score and success of each episode, by world key."""
+    """Writes :func:`score_entries`, by world key in sorted order."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {key: {"score": float(e.score), "success": bool(e.success), "source": source} for key, e in sorted(episodes.items())}
-    path.write_text(json.dumps(payload, indent=1) + "\n")
+    path.write_text(json.dumps(score_entries(dict(sorted(episodes.items())), source), indent=1) + "\n")
     return path
 
 

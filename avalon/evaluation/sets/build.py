@@ -1,40 +1,27 @@
-"""``avalon evalset build`` and ``verify``: a set's manifest, reference scores and build report.
+"""``avalon evalset build``: a set's manifest, reference scores and build report.
 
 :func:`build_set` plans the recipe's worlds (:mod:`avalon.evaluation.sets.recipe`), makes each one in a
 worker (:func:`avalon.evaluation.sets.worker.build_one`: certificate, replacements, content hash, the
 reference agent's episode) through :func:`avalon.evaluation.sets.runner.run_jobs`, then writes
 ``<name>.json`` (the manifest), ``<name>.reference.json`` (the reference agent's score and success
 per world, keyed by ``SetWorld.key``; only when the reference agent ran) and ``<name>.report.md``.
-:func:`verify_set` regenerates every world of a manifest and compares its content hash.
 """
 
 from __future__ import annotations
 
 import collections
 import os
-import sys
-import time
 from typing import Optional
 
 import attr
-from tqdm import tqdm
 
 from avalon.datagen.world import GENERATOR_VERSION
-from avalon.evaluation.results import RANDOM_SOURCE, SCRIPTED_SOURCE
-from avalon.evaluation.sets.manifest import (
-    RANDOM_SUFFIX,
-    REFERENCE_SUFFIX,
-    REPORT_SUFFIX,
-    EvalSet,
-    SetWorld,
-    companion_path,
-    load_set,
-    manifest_path,
-    write_json,
-)
+from avalon.evaluation.results import EpisodeResult
+from avalon.evaluation.scoring.score_files import SCRIPTED_SOURCE, score_entries
+from avalon.evaluation.sets.manifest import REFERENCE_SUFFIX, REPORT_SUFFIX, EvalSet, companion_path, load_set, manifest_path, write_json
 from avalon.evaluation.sets.recipe import SetRecipe, plan_worlds
-from avalon.evaluation.sets.runner import JobStats, run_jobs
-from avalon.evaluation.sets.worker import RANDOM_ACTION_SPACE, BuiltWorld, build_one, random_run, world_hash
+from avalon.evaluation.sets.runner import JobStats, run_over_worlds
+from avalon.evaluation.sets.worker import BuiltWorld, build_one
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -44,9 +31,7 @@ class BuildResult:
     evalset: EvalSet
     built: tuple[BuiltWorld, ...]
     reference_ran: bool
-    wall_s: float
-    backend: str
-    worker_retries: int
+    cost: JobStats
 
     @property
     def generation_s(self) -> float:
@@ -55,28 +40,24 @@ class BuildResult:
 
     def reference_scores(self) -> dict[str, dict]:
         """``{SetWorld.key: {"score", "success", "source"}}`` of every world the reference agent played."""
-        return {b.world.key: {"score": b.reference.score, "success": b.reference.success, "source": SCRIPTED_SOURCE}
-                for b in self.built if b.reference is not None and b.reference.error is None}
+        return score_entries({b.world.key: b.reference for b in self.built if isinstance(b.reference, EpisodeResult)},
+                             SCRIPTED_SOURCE)
 
 
 def build_set(recipe: SetRecipe, directory: str | os.PathLike | None = None, *, jobs: Optional[int] = None,
               ray_address: Optional[str] = None, run_reference: bool = True, progress: bool = True) -> BuildResult:
     """Builds the set of ``recipe`` and writes its files into ``directory`` (default: the
     checked-in sets' folder); see the module's docstring."""
-    start = time.perf_counter()
     planned = plan_worlds(recipe)
-    stats = JobStats()
-    built: list[Optional[BuiltWorld]] = [None] * len(planned)
-    results = run_jobs(build_one, [(world, run_reference) for world in planned], jobs=jobs, ray_address=ray_address, stats=stats)
-    for index, world in tqdm(results, total=len(planned), desc=f"building {recipe.name}", disable=not progress, file=sys.stderr):
-        built[index] = world
+    built, cost = run_over_worlds(build_one, [(world, run_reference) for world in planned], description=f"building {recipe.name}",
+                                  jobs=jobs, ray_address=ray_address, progress=progress)
     keys = [world.world.key for world in built]
     duplicates = sorted({key for key in keys if keys.count(key) > 1})
     if duplicates:  # a replacement's next seed met another world's seed: vanishingly rare
         raise ValueError(f"set {recipe.name!r}: worlds {duplicates} came out twice; build it under another version")
     evalset = EvalSet(name=recipe.name, version=recipe.version, created_with=GENERATOR_VERSION,
                       worlds=tuple(world.world for world in built), recipe=recipe.to_json())
-    result = BuildResult(evalset, tuple(built), run_reference, time.perf_counter() - start, stats.backend, stats.retries)
+    result = BuildResult(evalset, tuple(built), run_reference, cost)
     _refuse_to_change_a_built_set(evalset, directory)
     write_json(manifest_path(recipe.name, directory), evalset.to_json())
     reference_file = companion_path(recipe.name, REFERENCE_SUFFIX, directory)
@@ -119,19 +100,27 @@ def build_report(result: BuildResult) -> str:
            "each world's own time limit)." if result.reference_ran else
            "**The reference agent was not run** (`--no-reference`)."),
         "",
-    ] + _task_table(result) + ["", (f"Build time: {result.wall_s:.0f} s wall on {result.backend}, "
-                               f"{result.worker_retries} world(s) rerun after a worker died.")]
+    ] + _task_table(result) + ["", (f"Build time: {result.cost.wall_s:.0f} s wall on {result.cost.backend}, "
+                               f"{result.cost.retries} world(s) rerun after a worker died.")]
     replaced = [w for w in result.built if w.replacements]
     lines += ["", "## Replaced worlds", ""]
     lines += [f"- {w.planned.task} d={w.planned.difficulty:g}: seed {r.seed} replaced ({r.reason.splitlines()[0]})"
               for w in replaced for r in w.replacements] or ["None: every planned seed gave a world its certificate accepts."]
     if result.reference_ran:
-        failed = [w for w in result.built if w.reference is not None and not w.reference.success]
+        failed = [w for w in result.built if w.reference is not None and not _solved(w)]
         lines += ["", "## Worlds the reference agent did not solve", ""]
-        lines += [f"- `{w.world.key}`{_forced_note(w.world)}: "
-                  + (w.reference.error.splitlines()[0] if w.reference.error else w.reference.detail.splitlines()[0] if w.reference.detail
-                     else "not solved") for w in failed] or ["None."]
+        lines += [f"- `{w.world.described}`: {_why_not_solved(w.reference)}" for w in failed] or ["None."]
     return "\n".join(lines) + "\n"
+
+
+def _solved(world: BuiltWorld) -> bool:
+    return isinstance(world.reference, EpisodeResult) and world.reference.success
+
+
+def _why_not_solved(reference) -> str:
+    """The first line of what stopped the reference agent: the simulator's last error, or where the agent stopped."""
+    text = reference.error if not isinstance(reference, EpisodeResult) else reference.note
+    return text.splitlines()[0] if text else "not solved"
 
 
 def _task_table(result: BuildResult) -> list[str]:
@@ -141,116 +130,17 @@ def _task_table(result: BuildResult) -> list[str]:
     for world in result.built:
         by_task[world.world.task].append(world)
     for task, worlds in by_task.items():
-        played = [w.reference for w in worlds if w.reference is not None]
-        solved = f"{sum(r.success for r in played)} / {len(played)}" if played else ("no agent" if result.reference_ran else "not run")
+        played = [w for w in worlds if w.reference is not None]
+        solved = f"{sum(_solved(w) for w in played)} / {len(played)}" if played else ("no agent" if result.reference_ran else "not run")
         certified = "yes" if worlds[0].certified else "no certificate"
         lines.append(f"| {task} | {len(worlds)} | {sum(bool(w.world.forced) for w in worlds)} | {certified} | "
                      f"{sum(bool(w.replacements) for w in worlds)} | {solved} |")
     return lines
 
 
-def _forced_note(world: SetWorld) -> str:
-    return "" if not world.forced else " (" + ", ".join(f"{k}={v}" for k, v in world.forced.items()) + ")"
-
-
 def build_summary(result: BuildResult) -> str:
     """What ``avalon evalset build`` prints: the per-task table, the times, where the files went."""
     table = "\n".join(_task_table(result))
     return (f"{table}\n{len(result.evalset.worlds)} worlds, {sum(bool(w.replacements) for w in result.built)} replaced; "
-            f"generation time {result.wall_s:.1f} s wall ({result.generation_s:.1f} s of generation, certificates and export "
-            f"summed over the worlds) on {result.backend}; {result.worker_retries} world(s) rerun after a worker died")
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class Mismatch:
-    """A world whose regenerated folder does not hash to its manifest's hash."""
-
-    world: SetWorld
-    regenerated_hash: str
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class VerifyResult:
-    evalset: EvalSet
-    mismatches: tuple[Mismatch, ...]
-    wall_s: float
-    backend: str
-    worker_retries: int
-
-    @property
-    def ok(self) -> bool:
-        return not self.mismatches
-
-    def message(self) -> str:
-        """What ``avalon evalset verify`` prints."""
-        evalset = self.evalset
-        timing = f"in {self.wall_s:.1f} s on {self.backend}"
-        if self.ok:
-            return f"set {evalset.name!r} version {evalset.version}: all {len(evalset.worlds)} worlds match their content hashes ({timing})"
-        lines = [f"{m.world.key}{_forced_note(m.world)}: the manifest says {m.world.content_hash}, regenerated {m.regenerated_hash}"
-                 for m in self.mismatches]
-        generator = ("" if evalset.created_with == GENERATOR_VERSION else
-                     f" (it was built with generator version {evalset.created_with}, this is {GENERATOR_VERSION})")
-        lines.append(
-            f"{len(self.mismatches)} of {len(evalset.worlds)} worlds of set {evalset.name!r} version {evalset.version} do not match "
-            f"their content hashes{generator} ({timing}). The set must be re-versioned: build it under a new name or version "
-            "(a new SetRecipe in avalon/evaluation/sets/recipe.py) instead of editing or rebuilding this one, "
-            "so scores on it stay comparable.")
-        return "\n".join(lines)
-
-
-def verify_set(name: str, directory: str | os.PathLike | None = None, *, jobs: Optional[int] = None,
-               ray_address: Optional[str] = None, progress: bool = True) -> VerifyResult:
-    """Regenerates every world of the set ``name`` and compares its content hash with the manifest's."""
-    start = time.perf_counter()
-    evalset = load_set(name, directory)
-    stats = JobStats()
-    regenerated: list[Optional[str]] = [None] * len(evalset.worlds)
-    results = run_jobs(world_hash, [(world,) for world in evalset.worlds], jobs=jobs, ray_address=ray_address, stats=stats)
-    for index, content_hash in tqdm(results, total=len(evalset.worlds), desc=f"verifying {name}", disable=not progress, file=sys.stderr):
-        regenerated[index] = content_hash
-    mismatches = tuple(Mismatch(world, content_hash) for world, content_hash in zip(evalset.worlds, regenerated)
-                       if content_hash != world.content_hash)
-    return VerifyResult(evalset, mismatches, time.perf_counter() - start, stats.backend, stats.retries)
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class BaselineResult:
-    """The random agent's results on a set, in the set's order, and what it cost."""
-
-    evalset: EvalSet
-    scores: dict[str, dict]
-    failed: tuple[str, ...]
-    wall_s: float
-    backend: str
-    worker_retries: int
-
-    def summary(self) -> str:
-        lines = ["| task | worlds | random successes | mean score |", "|---|---|---|---|"]
-        for task in self.evalset.tasks():
-            entries = [self.scores[w.key] for w in self.evalset.worlds if w.task == task and w.key in self.scores]
-            mean = sum(e["score"] for e in entries) / len(entries) if entries else float("nan")
-            lines.append(f"| {task} | {len(entries)} | {sum(e['success'] for e in entries)} | {mean:.3f} |")
-        lines.append(f"random agent ({RANDOM_ACTION_SPACE} actions) on {len(self.scores)} worlds in {self.wall_s:.0f} s on "
-                     f"{self.backend}; {self.worker_retries} world(s) rerun after a worker died")
-        lines += [f"FAILED (simulator): {key}" for key in self.failed]
-        return "\n".join(lines)
-
-
-def random_baseline(name: str, directory: str | os.PathLike | None = None, *, jobs: Optional[int] = None,
-                    ray_address: Optional[str] = None, progress: bool = True) -> BaselineResult:
-    """Plays the random agent on every world of the set ``name`` and writes ``<name>.random.json``
-    (``{SetWorld.key: {"score", "success", "source"}}``: what normalisation subtracts). Worlds whose simulator
-    failed every attempt are left out of the file and listed."""
-    start = time.perf_counter()
-    evalset = load_set(name, directory)
-    stats = JobStats()
-    runs: dict[str, object] = {}
-    results = run_jobs(random_run, [(world,) for world in evalset.worlds], jobs=jobs, ray_address=ray_address, stats=stats)
-    for index, run in tqdm(results, total=len(evalset.worlds), desc=f"random agent on {name}", disable=not progress, file=sys.stderr):
-        runs[evalset.worlds[index].key] = run
-    ordered = [(w.key, runs[w.key]) for w in evalset.worlds]
-    scores = {key: {"score": run.score, "success": run.success, "source": RANDOM_SOURCE} for key, run in ordered if run.error is None}
-    write_json(companion_path(name, RANDOM_SUFFIX, directory), scores)
-    failed = tuple(key for key, run in ordered if run.error is not None)
-    return BaselineResult(evalset, scores, failed, time.perf_counter() - start, stats.backend, stats.retries)
+            f"generation time {result.cost.wall_s:.1f} s wall ({result.generation_s:.1f} s of generation, certificates and export "
+            f"summed over the worlds) on {result.cost.backend}; {result.cost.retries} world(s) rerun after a worker died")

@@ -58,6 +58,12 @@ class SetWorld:
         """``task-difficulty-seed``: the world's name in per-world score files (its request's folder name)."""
         return self.request.folder_name
 
+    @property
+    def described(self) -> str:
+        """Its key, and its forced options in brackets when it has any (as reports name it)."""
+        forced = ", ".join(f"{option}={value}" for option, value in self.forced.items())
+        return self.key + (f" ({forced})" if forced else "")
+
     def to_json(self) -> dict[str, Any]:
         return {"task": self.task, "difficulty": self.difficulty, "seed": self.seed, "forced": dict(self.forced),
                 "content_hash": self.content_hash}

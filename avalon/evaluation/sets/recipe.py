@@ -1,12 +1,13 @@
 """How a set's worlds are chosen (paper, Appendix G.1), before any world is generated.
 
-Per task (every registered task with ``TaskSpec.in_evaluation_sets``, in name order): ``n`` worlds,
-``round(hardest_share * n)`` of them at difficulty 1 and the rest evenly spaced over [0, 1]; with
-``force_every_value`` the hardest worlds are forced, one per value of each of the task's
-:class:`~avalon.tasks.kit.forcing.Forcing` (eat: one world per food kind, at d = 1, where eat uses
-every kind anyway). Seeds are drawn from a generator seeded by a SHA-256 of ``(set name, version,
-task)``: a rebuild chooses the same worlds, a new task adds its worlds without moving the others',
-and a new version draws new ones.
+A set of version v holds every registered task whose ``TaskSpec.in_sets_from_version`` is at most
+v, in name order (a task enters the sets from the version its spec names, so an older set keeps
+its tasks). Per task: ``n`` worlds, ``round(hardest_share * n)`` of them at difficulty 1 and the
+rest evenly spaced over [0, 1]; with ``force_every_value`` the hardest worlds are forced, one per
+value of each of the task's :class:`~avalon.tasks.kit.forcing.Forcing` (a task that forces its
+food kind: one world per kind, at d = 1). Seeds are drawn from a generator seeded by a SHA-256 of
+``(set name, version, task)``: a rebuild chooses the same worlds, a new task adds its worlds
+without moving the others', and a new version draws new ones.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from avalon.tasks.kit.forcing import ForcedOptions
 
 #: Seeds are drawn below this bound (and a replacement adds 1 to a seed: far from any limit).
 SEED_BOUND = 2**62
+
+
+def version_tasks(version: int) -> list[str]:
+    """The tasks of the sets of ``version``: those whose ``TaskSpec.in_sets_from_version`` is at most it, by name."""
+    return sorted(name for name, spec in TASKS.items() if spec.in_evaluation_sets and spec.in_sets_from_version <= version)
 
 
 def _check_name(instance, attribute, value) -> None:
@@ -45,37 +51,36 @@ class SetRecipe:
     #: Whether each task's hardest worlds are forced, one per value it can force.
     force_every_value: bool = attr.ib(default=True, validator=lambda _, __, value: check_bool(
         value, "SetRecipe.force_every_value"))
-    #: The tasks, or None for every task in evaluation sets when the set is built.
-    tasks: Optional[tuple[str, ...]] = attr.ib(default=None, converter=attr.converters.optional(tuple))
+    #: Only these of the version's tasks (a small set for a test), or None: every one of them.
+    only_tasks: Optional[tuple[str, ...]] = attr.ib(default=None, converter=attr.converters.optional(tuple))
 
     def __attrs_post_init__(self) -> None:
-        for task in self.tasks or ():
-            check_task(task)
+        held = version_tasks(self.version)
+        for task in self.only_tasks or ():
+            spec = check_task(task)
+            if task not in held:
+                refuse("SetRecipe.only_tasks", self.only_tasks, f"tasks of the sets of version {self.version} "
+                       f"({', '.join(held)}): {task!r} enters the sets from version {spec.in_sets_from_version}")
 
     def set_tasks(self) -> list[str]:
-        return list(self.tasks) if self.tasks is not None else [name for name, spec in TASKS.items() if spec.in_evaluation_sets]
+        """The set's tasks, in name order."""
+        held = version_tasks(self.version)
+        return held if self.only_tasks is None else [task for task in held if task in self.only_tasks]
 
     def to_json(self) -> dict:
         return {"worlds_per_task": self.worlds_per_task, "hardest_share": self.hardest_share,
                 "force_every_value": self.force_every_value, "tasks": self.set_tasks()}
 
 
-#: The seven tasks ``smoke`` and ``v1`` were built with (each set keeps its tasks: a rebuild gives the same set).
-_FIRST_TASKS = ("climb", "descend", "eat", "explore", "jump", "move", "scramble")
-#: The ten tasks of ``v2``: the first seven and the object tasks.
-_OBJECT_TASKS = tuple(sorted(_FIRST_TASKS + ("bridge", "push", "stack")))
-#: The fifteen tasks of ``v3``: the ten of ``v2`` and the animal tasks.
-_ANIMAL_TASKS = tuple(sorted(_OBJECT_TASKS + ("avoid", "carry", "fight", "hunt", "throw")))
-#: The sets ``avalon evalset build`` knows: ``v3`` (the default: G.1's 50 worlds per task of fifteen
-#: tasks, the animal tasks included), ``v2`` (the same for ten tasks: no animal tasks), ``v1`` (the
-#: first seven tasks) and ``smoke`` (2 per task of those seven, at d = 0 and 1, unforced: for tests
-#: and quick checks). A new task enters the next version: a new row here with its task list, built
-#: and checked in.
+#: The sets ``avalon evalset build`` knows: ``v3`` (the default: G.1's 50 worlds per task of the
+#: tasks of version 3), ``v2`` and ``v1`` (the same for the tasks of versions 2 and 1) and ``smoke``
+#: (2 per task of version 1, at d = 0 and 1, unforced: for tests and quick checks). A new task
+#: names the next version in its spec and enters a new row here, built and checked in.
 RECIPES: dict[str, SetRecipe] = {
-    "smoke": SetRecipe(name="smoke", version=1, worlds_per_task=2, force_every_value=False, tasks=_FIRST_TASKS),
-    "v1": SetRecipe(name="v1", version=1, worlds_per_task=50, tasks=_FIRST_TASKS),
-    "v2": SetRecipe(name="v2", version=2, worlds_per_task=50, tasks=_OBJECT_TASKS),
-    "v3": SetRecipe(name="v3", version=3, worlds_per_task=50, tasks=_ANIMAL_TASKS),
+    "smoke": SetRecipe(name="smoke", version=1, worlds_per_task=2, force_every_value=False),
+    "v1": SetRecipe(name="v1", version=1, worlds_per_task=50),
+    "v2": SetRecipe(name="v2", version=2, worlds_per_task=50),
+    "v3": SetRecipe(name="v3", version=3, worlds_per_task=50),
 }
 #: The set that scoring uses unless told otherwise.
 DEFAULT_SET = "v3"

@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 import attr
+from tqdm import tqdm
 
 from avalon.errors import AvalonError, check_int
 from avalon.training.ray_cluster import LOCAL_RAY, import_ray, start_ray
@@ -40,10 +43,16 @@ class WorkerCrashError(AvalonError):
 
 @attr.s(auto_attribs=True)
 class JobStats:
-    """What :func:`run_jobs` did: calls made again after their worker died, and where it ran."""
+    """What a run did: calls made again after their worker died, where it ran, and (from
+    :func:`run_over_worlds`) its wall time in seconds."""
 
     retries: int = 0
     backend: str = ""
+    wall_s: float = 0.0
+
+    def describe(self) -> str:
+        """``N s wall on BACKEND, R world(s) rerun after a worker died``."""
+        return f"{self.wall_s:.1f} s wall on {self.backend}, {self.retries} world(s) rerun after a worker died"
 
 
 def default_jobs() -> int:
@@ -61,6 +70,20 @@ def run_jobs(function: Callable[..., Any], arguments: Sequence[tuple], *, jobs: 
     if ray_address is None:
         return _run_local(function, arguments, jobs, max_attempts, stats)
     return _run_ray(function, arguments, jobs, ray_address, max_attempts, stats)
+
+
+def run_over_worlds(function: Callable[..., Any], arguments: Sequence[tuple], *, description: str, jobs: Optional[int] = None,
+                    ray_address: Optional[str] = None, progress: bool = True) -> tuple[list[Any], JobStats]:
+    """Every call's result in the order of ``arguments`` (:func:`run_jobs`), a progress bar on
+    stderr named ``description`` meanwhile, and what the run did."""
+    start = time.perf_counter()
+    stats = JobStats()
+    results: list[Any] = [None] * len(arguments)
+    finished = run_jobs(function, arguments, jobs=jobs, ray_address=ray_address, stats=stats)
+    for index, result in tqdm(finished, total=len(arguments), desc=description, disable=not progress, file=sys.stderr):
+        results[index] = result
+    stats.wall_s = time.perf_counter() - start
+    return results, stats
 
 
 def _give_up(index: int, attempts: int, why: str) -> WorkerCrashError:

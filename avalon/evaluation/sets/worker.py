@@ -4,9 +4,11 @@
 (tasks with ``TaskSpec.certificate``), replaces a world that fails to generate or whose certificate
 fails by the next seed (paper, Appendix G.2: "new worlds with an increased seed (and the same
 difficulty level)"), exports it to hash its folder, and, when asked, lets the scripted reference
-agent play it in the simulator. :func:`world_hash` regenerates a world of a manifest for ``verify``.
-Folders live in a temporary folder of this process (``avalon-worlds-<pid>-...``) and are removed
-before returning.
+agent play it in the simulator. :func:`random_run` lets the random agent play a world of a
+manifest, and :func:`world_hash` regenerates one for ``verify``. Both agents are played by the
+evaluation's runner (:func:`avalon.evaluation.runner.evaluate`: reruns after simulator crashes)
+in this process's simulator. Folders live in a temporary folder of this process
+(``avalon-worlds-<pid>-...``) and are removed before returning.
 """
 
 from __future__ import annotations
@@ -14,20 +16,21 @@ from __future__ import annotations
 import json
 import shutil
 import time
-import traceback
 from pathlib import Path
-from typing import Optional
 
 import attr
 
 from avalon.datagen.export import export_world
-from avalon.datagen.world import World
 from avalon.datagen.world_folder import INFO_FILE
-from avalon.errors import SimulatorError
+from avalon.evaluation.policies import Policy, RandomPolicy
+from avalon.evaluation.reference import ReferencePolicy, has_reference
+from avalon.evaluation.results import EpisodeResult, EvaluationFailed, FailedWorld
+from avalon.evaluation.runner import evaluate
 from avalon.evaluation.sets.manifest import SetWorld
 from avalon.evaluation.sets.recipe import PlannedWorld
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import WorldGenerationError, build_world, check_task
+from avalon.training.world_supply import WorldRequest
 
 #: Next seeds tried for one planned world before the build gives up on it.
 MAX_REPLACEMENTS = 20
@@ -44,19 +47,6 @@ class Replacement:
 
 
 @attr.s(frozen=True, auto_attribs=True)
-class ReferenceRun:
-    """The scripted reference agent's episode on one world: Appendix M's score and success, or
-    the error that stopped every attempt."""
-
-    score: float
-    success: bool
-    steps: int
-    #: Why it failed, when it did (where the route follower stopped), or the simulator's last error.
-    detail: str = ""
-    error: Optional[str] = None
-
-
-@attr.s(frozen=True, auto_attribs=True)
 class BuiltWorld:
     """What :func:`build_one` made of a planned world."""
 
@@ -66,7 +56,9 @@ class BuiltWorld:
     #: Whether a certificate checked it (False: its task has none).
     certified: bool
     generation_s: float
-    reference: Optional[ReferenceRun]
+    #: The reference agent's episode (its ``note``: where and why it stopped), the world it gave up
+    #: (the simulator failed every attempt), or None when it did not play.
+    reference: EpisodeResult | FailedWorld | None
 
 
 def build_one(planned: PlannedWorld, run_reference: bool) -> BuiltWorld:
@@ -98,7 +90,9 @@ def build_one(planned: PlannedWorld, run_reference: bool) -> BuiltWorld:
         folder = export_world(world, folder_root / "world")
         content_hash = json.loads((folder / INFO_FILE).read_text())["content_hash"]
         generation_s = time.perf_counter() - start
-        reference = _reference_run(world, folder) if run_reference and has_reference_agent(planned.task) else None
+        request = WorldRequest(planned.task, planned.difficulty, seed, planned.forced)
+        playing = run_reference and has_reference(planned.task)
+        reference = _play(ReferencePolicy({request: world}), request, folder) if playing else None
     finally:
         shutil.rmtree(folder_root, ignore_errors=True)
     entry = SetWorld(task=planned.task, difficulty=planned.difficulty, seed=seed, forced=planned.forced, content_hash=content_hash)
@@ -118,12 +112,6 @@ def world_hash(world: SetWorld) -> str:
         return json.loads((folder / INFO_FILE).read_text())["content_hash"]
     finally:
         shutil.rmtree(folder_root, ignore_errors=True)
-
-
-def has_reference_agent(task: str) -> bool:
-    """Whether a scripted reference agent plays ``task``: a route exists for its worlds
-    (:func:`avalon.agent.scripted.route_for`: certified tasks and the walking tasks)."""
-    return check_task(task).reference_agent is not None
 
 
 # One simulator per worker process and action space, started by its first episode and kept for the
@@ -148,58 +136,29 @@ def close_envs() -> None:
         _envs.popitem()[1].close()
 
 
-def _reference_run(world: World, folder: Path) -> ReferenceRun:
-    from avalon.agent.scripted import follower_for, route_for, run_episode
-    from avalon.agent.scripted.actions import ACTION_SPACE, action
-
-    idle, last_error = action(), ""
-    for _ in range(REFERENCE_ATTEMPTS):
-        env = _worker_env(ACTION_SPACE)
-        try:
-            episode = run_episode(env, follower_for(world, route_for(world)),
-                                  options={"world_dir": str(folder), "episode_seed": world.seed})
-        except SimulatorError:  # the env starts a fresh simulator at its next reset
-            last_error = traceback.format_exc(limit=2)
-            continue
-        info, steps, ended = episode.info, episode.steps, episode.terminated or episode.truncated
-        try:
-            # An agent that gave up stands still to the time limit: a score as `avalon eval` measures it (G.3).
-            while not (ended or info["success"]):
-                _, _, terminated, truncated, info = env.step(idle)
-                steps, ended = steps + 1, terminated or truncated
-        except SimulatorError:
-            last_error = traceback.format_exc(limit=2)
-            continue
-        detail = "" if info["success"] else episode.follow.describe()
-        return ReferenceRun(float(info["score"]), bool(info["success"]), steps, detail)
-    return ReferenceRun(0.0, False, 0, error=f"the simulator failed {REFERENCE_ATTEMPTS} times: {last_error}")
+def _play(policy: Policy, request: WorldRequest, folder: Path) -> EpisodeResult | FailedWorld:
+    """``policy``'s episode in the world at ``folder``, in this process's simulator of its action
+    space, rerun from the start after a simulator crash (``REFERENCE_ATTEMPTS`` runs at most)."""
+    env = _worker_env(policy.action_space)
+    try:
+        result = evaluate(policy, env.config, [request], progress=False, max_attempts=REFERENCE_ATTEMPTS,
+                          world_folders={request: folder}, envs=[env])
+    except EvaluationFailed as failure:
+        return failure.result.failed_worlds[0]
+    return result.episodes[0]
 
 
 #: The random agent's action space: ``EnvConfig``'s default, the space policies are trained in.
 RANDOM_ACTION_SPACE = "vr"
 
 
-def random_run(world: SetWorld) -> ReferenceRun:
+def random_run(world: SetWorld) -> EpisodeResult | FailedWorld:
     """The random agent's episode on ``world`` (the paper's random baseline): uniformly random
-    actions of :data:`RANDOM_ACTION_SPACE`, seeded by the world's seed, in evaluation mode to the
-    world's time limit; rerun from the start after a simulator crash (3 attempts)."""
+    actions of :data:`RANDOM_ACTION_SPACE`, seeded by the world's seed (:class:`RandomPolicy` of
+    seed 0), in evaluation mode to the world's time limit."""
     folder_root = make_temp_folder("worlds")
     try:
         folder = export_world(build_world(world.task, world.difficulty, world.seed, forced=world.forced), folder_root / "world")
-        last_error = ""
-        for _ in range(REFERENCE_ATTEMPTS):
-            env = _worker_env(RANDOM_ACTION_SPACE)
-            env.action_space.seed(world.seed % 2**32)
-            try:
-                _, info = env.reset(options={"world_dir": str(folder), "episode_seed": world.seed})
-                steps, ended = 0, False
-                while not ended:
-                    _, _, terminated, truncated, info = env.step(env.action_space.sample())
-                    steps, ended = steps + 1, terminated or truncated
-            except SimulatorError:
-                last_error = traceback.format_exc(limit=2)
-                continue
-            return ReferenceRun(float(info["score"]), bool(info["success"]), steps)
-        return ReferenceRun(0.0, False, 0, error=f"the simulator failed {REFERENCE_ATTEMPTS} times: {last_error}")
+        return _play(RandomPolicy(RANDOM_ACTION_SPACE, seed=0), world.request, folder)
     finally:
         shutil.rmtree(folder_root, ignore_errors=True)

@@ -4,11 +4,13 @@ scores over the evaluated worlds; missing worlds named."""
 import json
 import math
 
+import attr
 import pytest
 
 from avalon.evaluation.results import EpisodeResult, episode_success
 from avalon.evaluation.scoring.normalise import normalisation
 from avalon.evaluation.scoring.score_files import ScoreFileError, read_score_file, write_score_file
+from avalon.tasks import TASKS
 from avalon.training.world_supply import WorldRequest
 
 REQUESTS = [WorldRequest("eat", 0.0, 1), WorldRequest("eat", 1.0, 2), WorldRequest("move", 0.5, 3), WorldRequest("trivial", 0.0, 4)]
@@ -73,9 +75,11 @@ def test_malformed_score_files_are_refused_saying_what_was_expected(tmp_path, co
         read_score_file(tmp_path / "missing.json")
 
 
-def test_gather_and_survive_also_succeed_with_one_food_and_more_energy_than_at_the_start():
+def test_a_task_of_several_foods_also_succeeds_with_one_food_and_more_energy_than_at_the_start(monkeypatch):
+    # Gather and survive (Appendix M) will say so in their specs; a stand-in registered here does.
+    monkeypatch.setitem(TASKS, "gather", attr.evolve(TASKS["eat"], name="gather", succeeds_on_energy_gain=True))
     some = {"success": False, "food_eaten": 1, "energy": 1.2}
-    assert episode_success("gather", some) and episode_success("survive", some)
+    assert episode_success("gather", some)
     assert not episode_success("eat", some)  # one food, all of it: only "every food eaten" counts
-    assert not episode_success("survive", dict(some, energy=0.9)) and not episode_success("gather", dict(some, food_eaten=0))
+    assert not episode_success("gather", dict(some, energy=0.9)) and not episode_success("gather", dict(some, food_eaten=0))
     assert episode_success("eat", {"success": True, "food_eaten": 1, "energy": 0.5})

@@ -10,13 +10,15 @@ import pytest
 
 import avalon.evaluation.sets.worker as worker
 from avalon.app.main import main
-from avalon.evaluation.results import RANDOM_SOURCE, SCRIPTED_SOURCE
+from avalon.evaluation.results import EpisodeResult
+from avalon.evaluation.scoring.score_files import RANDOM_SOURCE, SCRIPTED_SOURCE
 from avalon.evaluation.sets import load_scores, load_set
-from avalon.evaluation.sets.build import build_report, build_set, verify_set
+from avalon.evaluation.sets.build import build_report, build_set
 from avalon.evaluation.sets.recipe import PlannedWorld, SetRecipe, plan_worlds, recipe as set_recipe
+from avalon.evaluation.sets.verify import verify_set
 from avalon.tasks import TASKS, WorldGenerationError, build_world
 
-TINY = SetRecipe(name="tiny", version=1, worlds_per_task=3, hardest_share=0.0, force_every_value=False, tasks=("eat", "jump"))
+TINY = SetRecipe(name="tiny", version=1, worlds_per_task=3, hardest_share=0.0, force_every_value=False, only_tasks=("eat", "jump"))
 
 
 @pytest.fixture(scope="module")
@@ -145,9 +147,10 @@ def test_a_world_its_certificate_rejects_is_replaced_by_the_next_seed(monkeypatc
 def _result_of(built):
     from avalon.evaluation.sets.build import BuildResult
     from avalon.evaluation.sets.manifest import EvalSet
+    from avalon.evaluation.sets.runner import JobStats
 
     evalset = EvalSet(name="t", version=1, created_with="0.1.0", worlds=tuple(b.world for b in built))
-    return BuildResult(evalset, tuple(built), False, 0.0, "this process", 0)
+    return BuildResult(evalset, tuple(built), False, JobStats(backend="this process"))
 
 
 def test_a_planned_world_whose_next_seeds_all_fail_stops_the_build(monkeypatch):
@@ -163,14 +166,14 @@ def test_a_planned_world_whose_next_seeds_all_fail_stops_the_build(monkeypatch):
 @pytest.mark.godot
 @pytest.mark.slow
 def test_the_reference_agent_plays_every_world_and_its_scores_are_kept_beside_the_manifest(tmp_path):
-    recipe = SetRecipe(name="played", version=1, worlds_per_task=2, force_every_value=False, tasks=("eat", "move"))
+    recipe = SetRecipe(name="played", version=1, worlds_per_task=2, force_every_value=False, only_tasks=("eat", "move"))
     result = build_set(recipe, tmp_path, jobs=1, run_reference=True, progress=False)
     scores = load_scores("played", "reference", tmp_path)
     assert set(scores) == {w.key for w in result.evalset.worlds}
     for built in result.built:
         entry = scores[built.world.key]
         assert entry == {"score": built.reference.score, "success": built.reference.success, "source": SCRIPTED_SOURCE}
-        assert math.isfinite(entry["score"]) and built.reference.steps > 0
+        assert math.isfinite(entry["score"]) and built.reference.episode_length > 0
         if entry["success"]:  # Appendix M: eating early scores above zero
             assert entry["score"] > 0
     easiest_eat = next(b for b in result.built if b.world.task == "eat" and b.world.difficulty == 0.0)
@@ -184,7 +187,7 @@ def test_the_reference_agent_plays_every_world_and_its_scores_are_kept_beside_th
 @pytest.mark.godot
 @pytest.mark.slow
 def test_the_random_baseline_plays_every_world_to_its_time_limit_and_writes_its_scores(tmp_path, capsys):
-    recipe = SetRecipe(name="randomised", version=1, worlds_per_task=1, force_every_value=False, tasks=("eat",))
+    recipe = SetRecipe(name="randomised", version=1, worlds_per_task=1, force_every_value=False, only_tasks=("eat",))
     build_set(recipe, tmp_path, jobs=1, run_reference=False, progress=False)
     assert main(["evalset", "baseline", "randomised", "--dir", str(tmp_path), "--jobs", "1"]) == 0
     assert "random agent (vr actions) on 1 worlds" in capsys.readouterr().out
@@ -197,17 +200,17 @@ def test_the_random_baseline_plays_every_world_to_its_time_limit_and_writes_its_
     finally:
         worker.close_envs()
     assert {"score": played.score, "success": played.success, "source": RANDOM_SOURCE} == scores[world.key]
-    assert 0 < played.steps <= TASKS["eat"].evaluation_time_limit_frames
+    assert 0 < played.episode_length <= TASKS["eat"].evaluation_time_limit_frames
 
 
 @pytest.mark.godot
 @pytest.mark.slow
 def test_the_reference_agent_lays_the_log_on_a_bridge_world():
     # Bridge routes need the task's own follower (it fetches and lays the log): the set's reference
-    # runs take it from follower_for, as ScriptedPolicy does.
+    # runs take it from follower_for, through ScriptedPolicy.
     try:
         built = worker.build_one(PlannedWorld("bridge", 0.0, 0), run_reference=True)
     finally:
         worker.close_envs()
-    assert built.reference is not None and built.reference.success, built.reference
+    assert isinstance(built.reference, EpisodeResult) and built.reference.success, built.reference
     assert built.reference.score > 0

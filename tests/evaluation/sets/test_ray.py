@@ -15,15 +15,17 @@ from pathlib import Path
 import pytest
 import ray
 
-from avalon.evaluation.sets.build import build_set, verify_set
+from avalon.evaluation.results import EpisodeResult
+from avalon.evaluation.sets.build import build_set
 from avalon.evaluation.sets.recipe import SetRecipe
+from avalon.evaluation.sets.verify import verify_set
 from tests.processes import descendants, is_alive, tagged_processes
 
 # One local Ray at a time: the Ray tests share a pytest-xdist worker.
 pytestmark = pytest.mark.xdist_group("ray")
 
 #: Climb worlds: the reference agent's episode (a climb) lasts long enough to be interrupted.
-RECIPE = SetRecipe(name="onray", version=1, worlds_per_task=4, hardest_share=0.0, force_every_value=False, tasks=("climb",))
+RECIPE = SetRecipe(name="onray", version=1, worlds_per_task=4, hardest_share=0.0, force_every_value=False, only_tasks=("climb",))
 
 
 def _kill_the_first_worker_in_an_episode(scratch: Path, killed: list, stop: threading.Event) -> None:
@@ -65,7 +67,7 @@ def test_a_set_on_a_local_ray_survives_a_killed_worker_and_leaves_no_process(tmp
     assert killed, "no worker was seen at work"
     assert on_ray.worker_retries >= 1 and on_ray.backend == "Ray at local (2 CPUs)"
     assert on_ray.evalset.worlds == local.evalset.worlds  # the same worlds, whichever worker made them
-    assert all(built.reference is not None and built.reference.error is None for built in on_ray.built)
+    assert all(isinstance(built.reference, EpisodeResult) for built in on_ray.built)
     assert not ray.is_initialized()
 
     verified = verify_set("onray", tmp_path / "ray", jobs=2, ray_address="local", progress=False)
