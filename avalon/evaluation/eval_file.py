@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 import attr
 import numpy as np
 
+from avalon.evaluation.json_file import read_json
 from avalon.evaluation.results import EpisodeResult, EvaluationResult
 from avalon.evaluation.success_rates import by_difficulty, trends
 
@@ -97,12 +98,7 @@ def read_eval_file(path: str | Path) -> EvalFile:
     """Reads an ``eval.json`` of either command (see the module's doc); :class:`EvalFileError`
     naming the file and what to run for anything else."""
     path = Path(path)
-    try:
-        saved = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise EvalFileError(f"{path} does not exist: expected an evaluation's eval.json; {HOW_TO_WRITE}") from None
-    except (OSError, ValueError) as error:
-        raise EvalFileError(f"{path} is not readable JSON ({error}): expected an evaluation's eval.json; {HOW_TO_WRITE}") from None
+    saved = read_json(path, EvalFileError, f"an evaluation's eval.json; {HOW_TO_WRITE}")
     if not isinstance(saved, dict):
         raise EvalFileError(f"{path} holds {type(saved).__name__}, not an evaluation's eval.json; {HOW_TO_WRITE}")
     if saved.get("format") == EVAL_FORMAT:

@@ -55,10 +55,7 @@ def _task_bars(report: Mapping[str, Any], path: Path) -> Path:
     if report["score_kind"] == "normalised":
         axes.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
     axes.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _saved(figure, path)
 
 
 def _profiles(report: Mapping[str, Any], path: Path) -> Path:
@@ -71,10 +68,7 @@ def _profiles(report: Mapping[str, Any], path: Path) -> Path:
     axes.set_ylabel("fraction of (run, world) scores > τ")
     axes.set_ylim(0.0, 1.02)
     axes.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _saved(figure, path)
 
 
 def _difficulty(report: Mapping[str, Any], path: Path) -> Path:
@@ -101,7 +95,12 @@ def _difficulty(report: Mapping[str, Any], path: Path) -> Path:
         axes.set_visible(False)
     handles, labels = grid.flat[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=min(3, max(1, len(labels))), fontsize="small")
-    figure.tight_layout(rect=(0.0, 0.6 / (2.6 * rows + 0.6), 1.0, 1.0))
+    return _saved(figure, path, rect=(0.0, 0.6 / (2.6 * rows + 0.6), 1.0, 1.0))
+
+
+def _saved(figure, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
+    """``figure`` laid out (within ``rect``, a fraction of the figure), written as a PNG and closed."""
+    figure.tight_layout(**({} if rect is None else {"rect": rect}))
     figure.savefig(path, dpi=100)
-    plt.close(figure)
+    _pyplot().close(figure)
     return path

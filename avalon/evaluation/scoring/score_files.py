@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 import attr
 
 from avalon.errors import check_bool, check_number
+from avalon.evaluation.json_file import read_json
 from avalon.evaluation.results import EpisodeResult
 
 #: Who played, as per-world score files name it: the random baseline, the scripted agents.
@@ -28,8 +29,7 @@ class ScoreFileError(ValueError):
     """A score file that is missing, malformed, or lacks worlds (the message names them)."""
 
 
-@attr.s(frozen=True, auto_attribs=True)
-class WorldScore:
+class WorldScore(NamedTuple):
     score: float
     success: bool
 
@@ -66,12 +66,7 @@ def write_score_file(path: str | Path, episodes: Mapping[str, EpisodeResult], so
 def read_score_file(path: str | Path) -> ScoreFile:
     """Reads and checks a per-world score file (every entry a finite score and a success flag)."""
     path = Path(path)
-    try:
-        payload = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ScoreFileError(f"score file {path} does not exist") from None
-    except (OSError, ValueError) as error:
-        raise ScoreFileError(f"score file {path} is not readable JSON: {error}") from None
+    payload = read_json(path, ScoreFileError, "a per-world score file (JSON: world key -> {score, success})")
     if not isinstance(payload, dict) or not payload:
         raise ScoreFileError(f"score file {path}: expected a non-empty JSON object of world key -> {{score, success}}")
     scores, sources = {}, set()

@@ -29,8 +29,11 @@ class BuildResult:
     """A built set and how the build went."""
 
     evalset: EvalSet
+    #: Each planned world as it was made, in the set's order.
     built: tuple[BuiltWorld, ...]
+    #: Whether the reference agents played (False with ``--no-reference``).
     reference_ran: bool
+    #: Where it ran, its wall time, and the worlds made again after their worker died.
     cost: JobStats
 
     @property

@@ -50,10 +50,6 @@ class JobStats:
     backend: str = ""
     wall_s: float = 0.0
 
-    def describe(self) -> str:
-        """``N s wall on BACKEND, R world(s) rerun after a worker died``."""
-        return f"{self.wall_s:.1f} s wall on {self.backend}, {self.retries} world(s) rerun after a worker died"
-
 
 def default_jobs() -> int:
     return os.cpu_count() or 1

@@ -4,7 +4,7 @@ the manifest's; a mismatch means the set must be re-versioned."""
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import attr
 
@@ -14,8 +14,7 @@ from avalon.evaluation.sets.runner import JobStats, run_over_worlds
 from avalon.evaluation.sets.worker import world_hash
 
 
-@attr.s(frozen=True, auto_attribs=True)
-class Mismatch:
+class Mismatch(NamedTuple):
     """A world whose regenerated folder does not hash to its manifest's hash."""
 
     world: SetWorld
@@ -24,8 +23,11 @@ class Mismatch:
 
 @attr.s(frozen=True, auto_attribs=True)
 class VerifyResult:
+    """A verified set, the worlds that did not match, and what the run cost."""
+
     evalset: EvalSet
     mismatches: tuple[Mismatch, ...]
+    #: Where it ran, its wall time, and the worlds made again after their worker died.
     cost: JobStats
 
     @property

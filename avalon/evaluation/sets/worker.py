@@ -17,6 +17,7 @@ import json
 import shutil
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import attr
 
@@ -38,9 +39,8 @@ MAX_REPLACEMENTS = 20
 REFERENCE_ATTEMPTS = 3
 
 
-@attr.s(frozen=True, auto_attribs=True)
-class Replacement:
-    """A seed given up for a planned world, and why (generation failed or the certificate did not hold)."""
+class Replacement(NamedTuple):
+    """A seed given up for a planned world, and why (its generation or its certificate failed)."""
 
     seed: int
     reason: str

@@ -65,13 +65,13 @@ def test_a_set_on_a_local_ray_survives_a_killed_worker_and_leaves_no_process(tmp
         stop.set()
         killer.join()
     assert killed, "no worker was seen at work"
-    assert on_ray.worker_retries >= 1 and on_ray.backend == "Ray at local (2 CPUs)"
+    assert on_ray.cost.retries >= 1 and on_ray.cost.backend == "Ray at local (2 CPUs)"
     assert on_ray.evalset.worlds == local.evalset.worlds  # the same worlds, whichever worker made them
     assert all(isinstance(built.reference, EpisodeResult) for built in on_ray.built)
     assert not ray.is_initialized()
 
     verified = verify_set("onray", tmp_path / "ray", jobs=2, ray_address="local", progress=False)
-    assert verified.ok and verified.backend == "Ray at local (2 CPUs)"
+    assert verified.ok and verified.cost.backend == "Ray at local (2 CPUs)"
     assert not ray.is_initialized()
 
     deadline = time.monotonic() + 60.0
