@@ -21,6 +21,7 @@ from PIL import Image
 from avalon.app.world import two_panels
 from avalon.datagen.world import Entity
 from avalon.tasks import build_world, carry, check_difficulty
+from avalon.tasks.kit.carrying import footprint
 
 #: The colour the places of use are drawn in.
 PLACE_COLOR = (1.0, 0.85, 0.1)
@@ -37,7 +38,7 @@ def picture(base_task: str, difficulty: float, seed: int, panel_pixels: int, ren
     places = []
     items = {entity.name: entity for entity in world.entities}
     for use in layout.uses:
-        block = carry.footprint(use.place)
+        block = footprint(use.place)
         places.append(Entity(kind="box", name=f"place-of-{use.name}", position=use.place.position, yaw_rad=use.place.yaw_rad,
                              params={"size": (max(block.width_m, MARK_M), 0.1, max(block.length_m, MARK_M)),
                                      "color": PLACE_COLOR}))
@@ -57,11 +58,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out-dir", default="docs/images")
     parser.add_argument("--panel-pixels", type=int, default=320)
     parser.add_argument("--renderer", default="GLES3")
-    parser.add_argument("--base-tasks", default=",".join(carry.BASE_TASKS))
+    parser.add_argument("--base-tasks", default=",".join(carry.base_task_names()))
     args = parser.parse_args(argv)
     try:
         difficulties = [check_difficulty(float(part)) for part in args.difficulties.split(",") if part.strip()]
-        bases = [carry.variant_named(part.strip()).base_task for part in args.base_tasks.split(",") if part.strip()]
+        bases = [carry.base_task_named(part.strip()).name for part in args.base_tasks.split(",") if part.strip()]
     except ValueError as error:
         parser.error(str(error))
     out_dir = Path(args.out_dir)

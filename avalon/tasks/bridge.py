@@ -26,12 +26,13 @@ the chasm is levelled (:func:`~avalon.tasks.kit.log.levelled`) so the log lies f
 The chasm and its log are an obstacle piece (:func:`obstacle`): in any band wide enough, the goal
 inside it or, with ``heights_inverted``, outside (the log then lies inside the ring, where it must
 fit level). The task's own world is that piece round the food. Every world is certified at
-generation (:func:`check_bridge`; docs/tasks/bridge.md): the terrain alone gives no route to the
-food (the bypass search with every skill but the jump, any fall short of a lethal one, and
-:func:`~avalon.tasks.kit.chasm.jump_across`: no jump at the bypass limits crosses the chasm); with
-the log burned into the height map across the trench (:func:`~avalon.tasks.kit.solved.with_blocks`,
-two grid cells wide) a route walks over it; and the world's log suffices: one log, liftable,
-reachable on foot from the spawn, the solved log on two piers at least ``MIN_REST_M`` long.
+generation (:func:`~avalon.tasks.kit.log.check_bridge`; docs/tasks/bridge.md): the terrain alone
+gives no route to the food (the bypass search with every skill but the jump, any fall short of a
+lethal one, and :func:`~avalon.tasks.kit.chasm.jump_across`: no jump at the bypass limits crosses
+the chasm); with the log burned into the height map across the trench
+(:func:`~avalon.tasks.kit.solved.with_blocks`, two grid cells wide) a route walks over it; and the
+world's log suffices: one log, liftable, reachable on foot from the spawn, the solved log on two
+piers at least ``MIN_REST_M`` long.
 """
 
 from __future__ import annotations
@@ -47,14 +48,12 @@ from avalon.datagen.obstacles import RingResult, apply_ring
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, World
 from avalon.rules import mechanics
-from avalon.rules.tools import TOOL_MASS_KG
 from avalon.tasks.kit import ImpossibleWorldError, assembly, chasm, log, sites
-from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import XZ, ground_height, path_exists, triangle_slopes_deg, walkable_grid
+from avalon.tasks.kit.geometry import XZ, ground_height, triangle_slopes_deg
+from avalon.tasks.kit.log import check_bridge
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
-from avalon.tasks.kit.route import SKILLS, Route
-from avalon.tasks.kit.solved import with_blocks
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -106,7 +105,7 @@ FOOD_DRAWS = 8
 INSIDE_LOG_ROOM_M = 3.0
 #: What the certificate asks of the world with its solved log burned in (a route with every skill,
 #: falls short of a damaging one); the terrain alone must give none even with any fall short of a
-#: lethal one: the log is the crossing's answer, no skill is (see :func:`check_bridge`).
+#: lethal one: the log is the crossing's answer, no skill is (see :func:`~avalon.tasks.kit.log.check_bridge`).
 REQUIREMENT = Requirement(skills=frozenset(), max_fall_m=mechanics.SAFE_FALL_M,
                           bypass_max_fall_m=mechanics.LETHAL_FALL_M)
 
@@ -280,82 +279,6 @@ class BridgeLayout:
         return self.outdoor.world
 
 
-def crossing_route(world: World, solved_log: Entity, food: XZ) -> Route:
-    """The route from the spawn over ``solved_log`` laid across the trench to beside the food
-    (:func:`~avalon.tasks.kit.log.crossing_steps`)."""
-    return Route(start=world.spawn_position, steps=log.crossing_steps(world.ground.heightmap, solved_log, food))
-
-
-def check_bridge(world: World, solved_log: Entity, ring: chasm.ChasmRing, level_at: Optional[XZ] = None) -> Certificate:
-    """The certificate of ``world`` with ``solved_log`` where its log goes across the trench of
-    ``ring`` (see the module doc): not ``bypassed`` when the terrain alone gives no way to the food;
-    ``solvable`` when the log burned in there gives one and the world's log suffices. The chasm's
-    floor is the ground more than half its depth below the levelled height, taken at ``level_at``
-    (default: the centre)."""
-    food = world.food[0]
-    reasons = []
-    bypassed = bypass_reaches(world, food, frozenset(SKILLS) - {"jump"}, max_fall_m=mechanics.LETHAL_FALL_M)
-    if bypassed:
-        reasons.append("the food can be reached without the log (bypass limits, any fall short of a lethal one)")
-    heightmap = world.ground.heightmap
-    floor = heightmap.heights < float(ground_height(heightmap, *(level_at or ring.centre))) - ring.depth_m / 2.0
-    jump = chasm.jump_across(heightmap, ring, floor, ways=(chasm.INWARD, chasm.OUTWARD), stretch_excepted=False)
-    if jump is not None:
-        bypassed = True
-        reasons.append(jump)
-    # The piers lie under the burned-in log (the route search would take them for obstacles).
-    bare = attr.evolve(world, entities=[entity for entity in world.entities if not log.is_pier(entity)])
-    # Widened to two grid cells across: the height map's triangles need two raised points side by
-    # side to be floor, and a 0.9 m log on the 1 m grid may cover one (the simulator tests walk the log itself).
-    burned = log.log_footprint(solved_log).block(min_width_m=2.0 * heightmap.cell_size_m)
-    solved = certify(with_blocks(bare, [burned]), food, frozenset(), frozenset(SKILLS), max_fall_m=mechanics.SAFE_FALL_M)
-    if not solved.solvable:
-        reasons.append(f"with the log across the trench: {solved.reason}")
-    why = log_suffices(world, solved_log)
-    if why is not None:
-        reasons.append(why)
-    ok = solved.solvable and why is None
-    route = crossing_route(world, solved_log, (food.position[0], food.position[2])) if ok else None
-    return Certificate(required=frozenset(), allowed=frozenset(SKILLS), solvable=ok, bypassed=bypassed, route=route,
-                       reason="; ".join(reasons))
-
-
-def log_suffices(world: World, solved_log: Entity) -> Optional[str]:
-    """Why the world's items do not suffice to lay ``solved_log``, or None: one log, of the solved
-    log's size, liftable, reachable on foot from the spawn, and the solved log resting at least
-    ``MIN_REST_M`` on the ground at each end (on two piers)."""
-    logs = [entity for entity in world.entities if entity.kind == "log"]
-    if len(logs) != 1:
-        return f"the world holds {len(logs)} logs, expected 1"
-    (the_log,) = logs
-    if the_log.param("safe_scale", 1.0) != solved_log.param("safe_scale", 1.0):
-        return f"the log's scale {the_log.param('safe_scale', 1.0)} is not the solved log's"
-    mass = float(the_log.param("mass", TOOL_MASS_KG["log"]))
-    if mass > mechanics.MAX_LIFT_MASS_KG:
-        return f"the log weighs {mass} kg: more than the {mechanics.MAX_LIFT_MASS_KG} kg a hand lifts"
-    heightmap = world.ground.heightmap
-    piers = [entity for entity in world.entities if log.is_pier(entity)]
-    bottom = solved_log.position[1] - log.LOG_SIZE_M[1] / 2.0
-    if len(piers) != 2 or any(abs(pier.position[1] + log.PIER_HEIGHT_M / 2.0 - bottom) > 1e-6 for pier in piers):
-        return "the log across the trench does not lie on two piers"
-    if min(float(pier.param("size")[2]) for pier in piers) < log.MIN_REST_M:
-        return f"a pier under the log is shorter than {log.MIN_REST_M} m"
-    block = log.log_footprint(the_log)
-    spawn = world.spawn_position
-    walkable = walkable_grid(heightmap)
-    if not any(path_exists(heightmap, walkable, spawn, _beside(heightmap, block, sign)) for sign in (1.0, -1.0)):
-        return f"the log at {the_log.position} cannot be reached on foot from the spawn"
-    return None
-
-
-def _beside(heightmap: HeightMap, block: log.LogFootprint, sign: float) -> tuple[float, float, float]:
-    """Ground half a metre beyond one end of ``block`` on its axis."""
-    ax, az = block.axis
-    x, z = block.end(sign)
-    x, z = x + sign * 0.5 * ax, z + sign * 0.5 * az
-    return x, float(ground_height(heightmap, x, z)), z
-
-
 def layout_of(world: World) -> BridgeLayout:
     """The layout of a bridge world (where its log goes across the trench, its chasm), rebuilt
     from the world's seed with ``build_world``'s retry rule and the default config; ``ValueError``
@@ -470,4 +393,5 @@ TASK = TaskSpec(
     table_row=8,
     in_sets_from_version=2,
     reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower",
+    carry_variant="avalon.tasks.kit.carried_log:VARIANT",
 )

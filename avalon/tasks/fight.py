@@ -188,4 +188,5 @@ TASK = TaskSpec(
     food_visible_from_spawn=True, food_reachable_on_foot=True,
     forcing=(Forcing("predator_kind", predators.DESTRUCTIBLE_PREDATORS),),  # one forced world per predator it holds
     table_row=12, in_sets_from_version=3, reference_agent="avalon.agent.scripted.avoid:AvoidFollower",
+    carry_variant="avalon.tasks.kit.carried_tools:GUARD_VARIANT",
 )

@@ -43,16 +43,23 @@ import numpy as np
 from avalon import errors as check
 from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics
-from avalon.rules.tools import TOOL_SIZE_M, tool_spec
 from avalon.tasks.kit import ImpossibleWorldError, assembly, sites, staircase
 from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import XZ, component_labels, ground_height, is_dry_land, triangle_index, walkable_grid, yaw_towards
+from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.solved import window, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
-from avalon.tasks.kit.staircase import PLATEAU_HALF_SIDE_M, STONE_HEIGHT_M, STONE_SCALE, STONE_WIDTH_M, Staircase, stone_count
+from avalon.tasks.kit.staircase import (
+    PLATEAU_HALF_SIDE_M,
+    STONE_CLEARANCE_M,
+    STONE_SCALE,
+    STONE_SPAWN_CLEARANCE_M,
+    STONE_WIDTH_M,
+    Staircase,
+    stones_suffice,
+)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -104,10 +111,6 @@ ISLAND_NOISE_SCALE_M = 0.8
 MAX_YARD_RELIEF_M = 2.5
 #: The staircase's ground (the yard, or the pit's floor) stays this far above the water plane, metres.
 BASE_ABOVE_WATER_M = 1.0
-#: Loose stones keep this far from each other, the staircase and the plateau (footprints as
-#: discs round their corners), and their centres this far from the spawn, metres.
-STONE_CLEARANCE_M = 0.4
-STONE_SPAWN_CLEARANCE_M = 2.0
 #: Loose stones lie within the yard (or the pit's floor), this far inside its edge, metres.
 STONE_YARD_MARGIN_M = 1.0
 #: Draws of a loose stone's place before the world is given up.
@@ -131,41 +134,6 @@ def built_layer_count(difficulty: float) -> int:
 
 
 # --- the certificate ------------------------------------------------------------------------------
-
-
-def is_stone(entity: Entity) -> bool:
-    """Whether ``entity`` is a stone (a tool of kind ``stone``, whatever its scale)."""
-    return entity.kind == "stone"
-
-
-def stones_suffice(world: World, stair: Staircase) -> Optional[str]:
-    """Why the stones of ``world`` cannot build ``stair``, or None: enough of them, each as tall
-    as a layer and liftable, and each loose one (not standing in the staircase's place) on ground
-    the spawn walks to."""
-    stones = [e for e in world.entities if is_stone(e)]
-    needed = stone_count(stair.layers)
-    if len(stones) < needed:
-        return f"{len(stones)} stones for a staircase of {needed}"
-    heightmap = world.ground.heightmap
-    labels = component_labels(walkable_grid(heightmap))
-    start = labels[triangle_index(heightmap, world.spawn_position[0], world.spawn_position[2])]
-    if start < 0 or labels[triangle_index(heightmap, *stair.foot_xz)] != start:
-        return f"the spawn does not walk to the staircase's foot at {stair.foot_xz}"
-    places = {stair.ground_position(k, j) for k, j in stair.places()}
-    for stone in stones:
-        scale = float(stone.param("safe_scale", 1.0))
-        mass = float(stone.param("mass", tool_spec("stone").mass_kg))  # a scale leaves the mass as it is
-        if TOOL_SIZE_M["stone"][1] * scale < STONE_HEIGHT_M - 1e-6:
-            return f"{stone.name} is {TOOL_SIZE_M['stone'][1] * scale:.2f} m tall: a layer is {STONE_HEIGHT_M:.2f} m"
-        if mass > mechanics.MAX_LIFT_MASS_KG:
-            return f"{stone.name} weighs {mass:g} kg: more than a hand lifts ({mechanics.MAX_LIFT_MASS_KG:g} kg)"
-        x, y, z = stone.position
-        resting = (x, y - STONE_HEIGHT_M / 2, z)
-        if any(math.dist(resting, place) < 1e-6 for place in places):
-            continue
-        if labels[triangle_index(heightmap, x, z)] != start:
-            return f"{stone.name} at ({x:.2f}, {z:.2f}) lies where the spawn does not walk to"
-    return None
 
 
 def staircase_certificate(world: World, stair: Staircase) -> Certificate:
@@ -428,4 +396,5 @@ def certificate(world: World) -> Certificate:
 TASK = TaskSpec(name="stack", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES, food_visible_from_spawn=False,
                 food_reachable_on_foot=False, table_row=7, in_sets_from_version=2,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent="avalon.agent.scripted.follower:RouteFollower",
+                carry_variant="avalon.tasks.kit.carried_stones:VARIANT")

@@ -64,4 +64,5 @@ TASK = TaskSpec(
     food_visible_from_spawn=False, food_reachable_on_foot=False,
     forcing=(Forcing("prey_kind", prey.PREY_LADDER),),
     table_row=10, in_sets_from_version=3, reference_agent="avalon.agent.scripted.throw:ThrowFollower",
+    carry_variant="avalon.tasks.kit.carried_tools:PREY_VARIANT",
 )

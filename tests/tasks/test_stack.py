@@ -116,7 +116,7 @@ def test_the_knobs_are_monotone_in_difficulty():
     assert rising([stack.layer_count(d) for d in ds])
     assert [stack.layer_count(d) for d in (0.0, 0.34, 0.35, 0.69, 0.7, 1.0)] == [2, 2, 3, 3, 4, 4]
     assert rising([-knobs.built_layers_share.at(d) for d in ds])
-    assert rising([stack.stone_count(stack.layer_count(d)) - stack.built_layer_count(d) for d in ds])
+    assert rising([staircase.stone_count(stack.layer_count(d)) - stack.built_layer_count(d) for d in ds])
     assert stack.built_layer_count(0.0) == stack.layer_count(0.0) and stack.built_layer_count(1.0) == 0
     assert rising([knobs.stone_spread_deg.at(d) for d in ds])
     assert rising([knobs.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.spawn_distance_m.at(d)[1] for d in ds])
@@ -132,7 +132,7 @@ def test_the_wall_is_taller_than_any_jump_from_the_yard_and_the_staircase_leaves
         slope = math.degrees(math.atan(height / cell))
         assert height > float(terrain_jump_rise_m(slope)) + 0.2 + 0.1  # the bypass search's slide, with margin
         assert height > mechanics.JUMP_LEDGE_MISSED_M + 0.5
-        assert staircase.LEDGE_RISE_M <= 1.2 and stack.STONE_HEIGHT_M <= 1.2  # the route search's jumps
+        assert staircase.LEDGE_RISE_M <= 1.2 and staircase.STONE_HEIGHT_M <= 1.2  # the route search's jumps
     # One layer fewer would leave a wall the face lets a jump slide up: two layers is the least.
     low = staircase.cliff_height_m(1)
     assert low < float(terrain_jump_rise_m(math.degrees(math.atan(low / cell)))) + 0.2
@@ -153,9 +153,9 @@ def test_the_knobs_do_what_they_say_on_the_generated_world(difficulty, seed):
     top, yard = _plateau_and_yard(lay)
     layers = stack.layer_count(difficulty)
     assert stair.layers == layers
-    assert top - yard == pytest.approx(layers * stack.STONE_HEIGHT_M + staircase.LEDGE_RISE_M, abs=1e-4)
+    assert top - yard == pytest.approx(layers * staircase.STONE_HEIGHT_M + staircase.LEDGE_RISE_M, abs=1e-4)
     stones = _stones(world)
-    assert len(stones) == stack.stone_count(layers)
+    assert len(stones) == staircase.stone_count(layers)
     built = [s for s in stones if s.name in lay.built]
     assert len(built) == sum(layers - j for j in range(stack.built_layer_count(difficulty)))
     # Loose stones lie within the spread of the staircase's direction seen from the centre.
@@ -235,9 +235,9 @@ def test_each_half_of_the_certificate_can_fail():
     # A wall one layer lower (the plateau lowered by a stone's height) is bypassed.
     heights = world.ground.heightmap.heights.astype(np.float64)
     lowered = np.where(staircase.plateau_mask(world.ground.heightmap, stair.centre),
-                       heights - (stair.layers - 1) * stack.STONE_HEIGHT_M, heights)
+                       heights - (stair.layers - 1) * staircase.STONE_HEIGHT_M, heights)
     biome_map = attr.evolve(world.ground.biome_map, heightmap=world.ground.heightmap.with_heights(lowered))
-    low_food = attr.evolve(food, position=(food.position[0], food.position[1] - (stair.layers - 1) * stack.STONE_HEIGHT_M,
+    low_food = attr.evolve(food, position=(food.position[0], food.position[1] - (stair.layers - 1) * staircase.STONE_HEIGHT_M,
                                            food.position[2]))
     low = attr.evolve(world, ground=Terrain(biome_map=biome_map),
                       entities=tuple(low_food if e is food else e for e in world.entities))
@@ -329,7 +329,7 @@ def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_cert
     heights = [surface_height(piece.draft.heightmap, *p) for p in (piece.crossing.start, piece.crossing.end)]
     assert heights[1] - heights[0] == pytest.approx(staircase.cliff_height_m(stair.layers), abs=1e-4)
     world = piece_checks.assembled_world(piece, streams, "stack", difficulty)
-    assert len(_stones(world)) == stack.stone_count(stair.layers)
+    assert len(_stones(world)) == staircase.stone_count(stair.layers)
     proof = stack.staircase_certificate(world, stair)
     assert proof.ok, proof.reason
     assert [s.skill for s in proof.route.steps][-(stair.layers + 1):] == ["jump"] * (stair.layers + 1)

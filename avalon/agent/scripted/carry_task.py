@@ -21,7 +21,7 @@ from typing import Optional
 
 from avalon.agent.scripted.follower import RouteFollower
 from avalon.datagen.world import World
-from avalon.tasks import carry as carry_task, check_task
+from avalon.tasks import carry as carry_task
 from avalon.tasks.kit.route import Route
 from avalon.tasks.kit.spec import resolve_reference
 
@@ -30,7 +30,7 @@ def carry_follower(world: World, route: Route, layout: Optional[carry_task.Carry
     """The follower of ``route`` in the carry ``world`` (``layout``: default ``carry.layout_of(world)``):
     the base task's reference agent, given the base layout where it takes one (``layout=``)."""
     layout = carry_task.layout_of(world) if layout is None else layout
-    base = check_task(layout.variant.base_task)
+    base = layout.base_task.spec
     if base.reference_agent is None:
         raise ValueError(f"carry_follower: the base task {base.name!r} has no reference agent")
     make = resolve_reference(base.reference_agent)

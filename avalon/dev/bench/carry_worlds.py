@@ -24,7 +24,7 @@ from avalon.tasks import build_world, carry, check_difficulty
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--base-tasks", default=",".join(carry.BASE_TASKS))
+    parser.add_argument("--base-tasks", default=",".join(carry.base_task_names()))
     parser.add_argument("--difficulties", default="0,0.5,1")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=1000)
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser.add_argument("--carry", action="store_true", help="also rows with the agent holding and moving the item")
     args = parser.parse_args(argv)
     try:
-        bases = [carry.variant_named(part.strip()).base_task for part in args.base_tasks.split(",") if part.strip()]
+        bases = [carry.base_task_named(part.strip()).name for part in args.base_tasks.split(",") if part.strip()]
         difficulties = [check_difficulty(float(part)) for part in args.difficulties.split(",") if part.strip()]
     except ValueError as error:
         parser.error(str(error))

@@ -1,5 +1,6 @@
 """A log laid across a chasm: its footprint, where it rests, the piers under its ends, the ground
-levelled for it, the span it must bridge, and the route over it (bridge and carry).
+levelled for it, the span it must bridge, the route over it, and the certificate of a chasm it
+bridges (:func:`check_bridge`; bridge, and carry's log variant).
 
 The log is the ``log`` tool at :data:`LOG_SCALE`: 9 m x 0.9 m x 0.9 m, 30 kg, liftable. Laid
 across a trench it lies radially on two piers (static stone boxes under its ends: on the height
@@ -11,20 +12,23 @@ chasm's geometry are :mod:`avalon.tasks.kit.chasm`'s.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import attr
 import numpy as np
 
 from avalon import errors as check
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import Entity, tool_entity
+from avalon.datagen.world import Entity, World, tool_entity
+from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
-from avalon.tasks.kit.chasm import PLATEAU_RADIUS_M, ChasmRing, at
-from avalon.tasks.kit.geometry import XZ, ground_height
-from avalon.tasks.kit.route import RouteStep
+from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
+from avalon.tasks.kit.chasm import INWARD, OUTWARD, PLATEAU_RADIUS_M, ChasmRing, at, jump_across
+from avalon.tasks.kit.geometry import XZ, ground_height, path_exists, walkable_grid
+from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.sight import eye_position
-from avalon.tasks.kit.solved import Block
+from avalon.tasks.kit.solved import Block, with_blocks
 
 #: The log's ``safe_scale``: 9 m x 0.9 m x 0.9 m (its mass stays the default 30 kg).
 LOG_SCALE = 3.0
@@ -326,3 +330,84 @@ def ends_outward_m(chasm: ChasmRing) -> tuple[float, float]:
     """How far outward from the chasm's inner edge the ends of a log laid across its middle lie
     (the inner end, the outer end), metres."""
     return chasm.width_m / 2.0 - LOG_SIZE_M[2] / 2.0, chasm.width_m / 2.0 + LOG_SIZE_M[2] / 2.0
+
+
+# --- the certificate of a chasm the log bridges --------------------------------------------------
+
+
+def crossing_route(world: World, solved_log: Entity, food: XZ) -> Route:
+    """The route from the spawn over ``solved_log`` laid across the trench to beside the food
+    (:func:`crossing_steps`)."""
+    return Route(start=world.spawn_position, steps=crossing_steps(world.ground.heightmap, solved_log, food))
+
+
+def check_bridge(world: World, solved_log: Entity, ring: ChasmRing, level_at: Optional[XZ] = None) -> Certificate:
+    """The certificate of ``world`` with ``solved_log`` where its log goes across the trench of
+    ``ring`` (docs/tasks/bridge.md): not ``bypassed`` when the terrain alone (the bypass search with
+    every skill but the jump, any fall short of a lethal one) and :func:`~avalon.tasks.kit.chasm.jump_across`
+    give no way to the food; ``solvable`` when the log burned into the height map there (two grid
+    cells wide) gives a route and the world's log suffices (:func:`log_suffices`). The chasm's
+    floor is the ground more than half its depth below the levelled height, taken at ``level_at``
+    (default: the centre)."""
+    food = world.food[0]
+    reasons = []
+    bypassed = bypass_reaches(world, food, frozenset(SKILLS) - {"jump"}, max_fall_m=mechanics.LETHAL_FALL_M)
+    if bypassed:
+        reasons.append("the food can be reached without the log (bypass limits, any fall short of a lethal one)")
+    heightmap = world.ground.heightmap
+    floor = heightmap.heights < float(ground_height(heightmap, *(level_at or ring.centre))) - ring.depth_m / 2.0
+    jump = jump_across(heightmap, ring, floor, ways=(INWARD, OUTWARD), stretch_excepted=False)
+    if jump is not None:
+        bypassed = True
+        reasons.append(jump)
+    # The piers lie under the burned-in log (the route search would take them for obstacles).
+    bare = attr.evolve(world, entities=[entity for entity in world.entities if not is_pier(entity)])
+    # Widened to two grid cells across: the height map's triangles need two raised points side by
+    # side to be floor, and a 0.9 m log on the 1 m grid may cover one (the simulator tests walk the log itself).
+    burned = log_footprint(solved_log).block(min_width_m=2.0 * heightmap.cell_size_m)
+    solved = certify(with_blocks(bare, [burned]), food, frozenset(), frozenset(SKILLS), max_fall_m=mechanics.SAFE_FALL_M)
+    if not solved.solvable:
+        reasons.append(f"with the log across the trench: {solved.reason}")
+    why = log_suffices(world, solved_log)
+    if why is not None:
+        reasons.append(why)
+    ok = solved.solvable and why is None
+    route = crossing_route(world, solved_log, (food.position[0], food.position[2])) if ok else None
+    return Certificate(required=frozenset(), allowed=frozenset(SKILLS), solvable=ok, bypassed=bypassed, route=route,
+                       reason="; ".join(reasons))
+
+
+def log_suffices(world: World, solved_log: Entity) -> Optional[str]:
+    """Why the world's items do not suffice to lay ``solved_log``, or None: one log, of the solved
+    log's size, liftable, reachable on foot from the spawn, and the solved log resting at least
+    ``MIN_REST_M`` on the ground at each end (on two piers)."""
+    logs = [entity for entity in world.entities if entity.kind == "log"]
+    if len(logs) != 1:
+        return f"the world holds {len(logs)} logs, expected 1"
+    (the_log,) = logs
+    if the_log.param("safe_scale", 1.0) != solved_log.param("safe_scale", 1.0):
+        return f"the log's scale {the_log.param('safe_scale', 1.0)} is not the solved log's"
+    mass = float(the_log.param("mass", TOOL_MASS_KG["log"]))
+    if mass > mechanics.MAX_LIFT_MASS_KG:
+        return f"the log weighs {mass} kg: more than the {mechanics.MAX_LIFT_MASS_KG} kg a hand lifts"
+    heightmap = world.ground.heightmap
+    piers = [entity for entity in world.entities if is_pier(entity)]
+    bottom = solved_log.position[1] - LOG_SIZE_M[1] / 2.0
+    if len(piers) != 2 or any(abs(pier.position[1] + PIER_HEIGHT_M / 2.0 - bottom) > 1e-6 for pier in piers):
+        return "the log across the trench does not lie on two piers"
+    if min(float(pier.param("size")[2]) for pier in piers) < MIN_REST_M:
+        return f"a pier under the log is shorter than {MIN_REST_M} m"
+    block = log_footprint(the_log)
+    spawn = world.spawn_position
+    walkable = walkable_grid(heightmap)
+    if not any(path_exists(heightmap, walkable, spawn, _beside(heightmap, block, sign)) for sign in (1.0, -1.0)):
+        return f"the log at {the_log.position} cannot be reached on foot from the spawn"
+    return None
+
+
+def _beside(heightmap: HeightMap, block: LogFootprint, sign: float) -> tuple[float, float, float]:
+    """Ground half a metre beyond one end of ``block`` on its axis."""
+    ax, az = block.axis
+    x, z = block.end(sign)
+    x, z = x + sign * 0.5 * ax, z + sign * 0.5 * az
+    return x, float(ground_height(heightmap, x, z)), z

@@ -1,6 +1,6 @@
 """A staircase of stones up a sheer wall: the square plateau (or pit) whose wall it climbs, the
-level yard round it, and where each stone of the solved staircase stands (stack's piece; carry
-moves its stones away).
+level yard round it, where each stone of the solved staircase stands, and whether a world's
+stones suffice to build it (:func:`stones_suffice`; stack's piece; carry moves its stones away).
 
 The wall rises between two neighbouring grid points round a square centred on a grid point: round
 the goal the square is a plateau standing on a level yard, round the start a pit sunk into a
@@ -12,6 +12,7 @@ wall, one stone fewer each layer up. Lengths are metres.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import attr
 import numpy as np
@@ -19,9 +20,10 @@ from scipy import ndimage
 
 from avalon import errors as check
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import Terrain, World
-from avalon.rules.tools import TOOL_SIZE_M
-from avalon.tasks.kit.geometry import XZ, ground_height
+from avalon.datagen.world import Entity, Terrain, World
+from avalon.rules import mechanics
+from avalon.rules.tools import TOOL_SIZE_M, tool_spec
+from avalon.tasks.kit.geometry import XZ, component_labels, ground_height, triangle_index, walkable_grid
 from avalon.tasks.kit.solved import Block
 
 #: The stones' uniform scale: 1.33 x 1.0 x 1.33 m, each layer of the staircase 1 m high (a jump
@@ -48,6 +50,10 @@ FOOT_OUT_M = 0.6
 #: a larger square's yard reaches as far beyond its corners.
 YARD_RADIUS_M = 11.0
 YARD_BLEND_M = 4.0
+#: Loose stones keep this far from each other, the staircase and the plateau (footprints as
+#: discs round their corners), and their centres this far from the spawn, metres.
+STONE_CLEARANCE_M = 0.4
+STONE_SPAWN_CLEARANCE_M = 2.0
 
 
 def stone_count(layers: int) -> int:
@@ -180,3 +186,41 @@ def plateau_mask(heightmap: HeightMap, centre: XZ, half_side_m: float = PLATEAU_
 def wall_mask(plateau: np.ndarray) -> np.ndarray:
     """The wall's grid points: the square's rim and the ring just outside it."""
     return ndimage.binary_dilation(plateau) & ~ndimage.binary_erosion(plateau)
+
+
+# --- the stones a staircase needs ----------------------------------------------------------------
+
+
+def is_stone(entity: Entity) -> bool:
+    """Whether ``entity`` is a stone (a tool of kind ``stone``, whatever its scale)."""
+    return entity.kind == "stone"
+
+
+def stones_suffice(world: World, stair: Staircase) -> Optional[str]:
+    """Why the stones of ``world`` cannot build ``stair``, or None: enough of them, each as tall
+    as a layer and liftable, and each loose one (not standing in the staircase's place) on ground
+    the spawn walks to."""
+    stones = [e for e in world.entities if is_stone(e)]
+    needed = stone_count(stair.layers)
+    if len(stones) < needed:
+        return f"{len(stones)} stones for a staircase of {needed}"
+    heightmap = world.ground.heightmap
+    labels = component_labels(walkable_grid(heightmap))
+    start = labels[triangle_index(heightmap, world.spawn_position[0], world.spawn_position[2])]
+    if start < 0 or labels[triangle_index(heightmap, *stair.foot_xz)] != start:
+        return f"the spawn does not walk to the staircase's foot at {stair.foot_xz}"
+    places = {stair.ground_position(k, j) for k, j in stair.places()}
+    for stone in stones:
+        scale = float(stone.param("safe_scale", 1.0))
+        mass = float(stone.param("mass", tool_spec("stone").mass_kg))  # a scale leaves the mass as it is
+        if TOOL_SIZE_M["stone"][1] * scale < STONE_HEIGHT_M - 1e-6:
+            return f"{stone.name} is {TOOL_SIZE_M['stone'][1] * scale:.2f} m tall: a layer is {STONE_HEIGHT_M:.2f} m"
+        if mass > mechanics.MAX_LIFT_MASS_KG:
+            return f"{stone.name} weighs {mass:g} kg: more than a hand lifts ({mechanics.MAX_LIFT_MASS_KG:g} kg)"
+        x, y, z = stone.position
+        resting = (x, y - STONE_HEIGHT_M / 2, z)
+        if any(math.dist(resting, place) < 1e-6 for place in places):
+            continue
+        if labels[triangle_index(heightmap, x, z)] != start:
+            return f"{stone.name} at ({x:.2f}, {z:.2f}) lies where the spawn does not walk to"
+    return None

@@ -24,7 +24,7 @@ from avalon.agent.scripted.pick_and_place import carry_primitives
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.datagen.world import tool_entity
-from avalon.tasks import build_world, stack
+from avalon.tasks import build_world
 from avalon.tasks.kit import staircase as kit_staircase
 from avalon.tasks.kit.geometry import ground_height, yaw_towards
 from avalon.tasks.kit.route import Route
@@ -107,7 +107,7 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
     world = build_world("stack", difficulty, seed)
     staircase = kit_staircase.staircase_of(world)
     stones = [e for e in world.entities if e.kind == "stone"]
-    watched = [stones[-1]] + [s for s in stones if s.position[1] > staircase.base_m + stack.STONE_HEIGHT_M]
+    watched = [stones[-1]] + [s for s in stones if s.position[1] > staircase.base_m + kit_staircase.STONE_HEIGHT_M]
     for stone in watched[:2]:
         (x, z), yaw = _watch_point(world, stone, staircase)
         magenta = attr.evolve(stone, params=(*stone.params, ("base_color", (0.9, 0.1, 0.9))))
@@ -117,7 +117,7 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
         for k in range(6):  # look 27 degrees down, both hands up over the head, out of view
             run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
                      right_hand_position=rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
-        placed = np.array([stone.position[0], stone.position[1] + stack.STONE_HEIGHT_M / 2, stone.position[2]])
+        placed = np.array([stone.position[0], stone.position[1] + kit_staircase.STONE_HEIGHT_M / 2, stone.position[2]])
         seen = []
         for _ in range(40):
             seen.append(_top_face(run))
