@@ -33,7 +33,9 @@ def always_die(value: int) -> int:
 def sleep_unless_first(folder: str, value: int) -> int:
     """Returns at once for 0; otherwise records its worker, sleeps 30 s and records that it finished."""
     if value:
-        (Path(folder) / f"worker-{value}").write_text(str(os.getpid()))
+        # Written whole, then renamed: a worker ended mid-write must not leave an empty record.
+        (Path(folder) / f"pid-{value}").write_text(str(os.getpid()))
+        (Path(folder) / f"pid-{value}").rename(Path(folder) / f"worker-{value}")
         time.sleep(30.0)
         (Path(folder) / f"finished-{value}").write_text("")
     return value
