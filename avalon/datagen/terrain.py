@@ -19,7 +19,7 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.noise import fractal_noise, libm_power, periodic_noise, sample_periodic, smoothstep
 
 #: Side length in metres of the named world sizes. Small and Huge come from the paper (64 m and

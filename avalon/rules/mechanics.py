@@ -1,6 +1,6 @@
 """Physical constants of the embodied agent: sizes, speed and reach limits, gravity.
 
-The single place these numbers live. ``avalon.codegen`` copies them into
+The single place these numbers live. ``avalon.dev.codegen`` copies them into
 ``godot/generated/protocol.gd``, so the Godot side uses exactly these values.
 A continuous action of 1.0 moves a part at its maximum rate for one step (``STEP_SECONDS``).
 """

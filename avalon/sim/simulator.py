@@ -182,7 +182,7 @@ class Simulator:
                             connection.close()
                             raise self._failure(
                                 f"speaks protocol version {hello.version}, Python speaks {protocol.PROTOCOL_VERSION}; "
-                                "regenerate godot/generated/protocol.gd with `python -m avalon.codegen`"
+                                "regenerate godot/generated/protocol.gd with `python -m avalon.dev.codegen`"
                             )
                         connection.setblocking(True)
                         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -30,10 +30,10 @@ import numpy as np
 
 from avalon.datagen.export import export_world
 from avalon.datagen.world import World
+from avalon.errors import is_int_in, is_number_in, plain_int
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.forcing import check_forced
 from avalon.tasks.kit.spec import TaskSpec
-from avalon.validation import is_int_in, is_number_in, plain_int
 
 
 def collect_tasks(package: ModuleType) -> dict[str, TaskSpec]:

@@ -32,7 +32,7 @@ from typing import Any, Mapping, Optional
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks.kit import ImpossibleWorldError, carrying

@@ -56,6 +56,7 @@ import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
 from avalon.datagen.world import World
+from avalon.errors import check_choice
 from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, FOODS, FOODS_EASY_TO_HARD
 from avalon.tasks.kit import altar as altars, assembly, geometry, sites
 from avalon.tasks.kit.assembly import FoodPlacement
@@ -63,7 +64,6 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import ForcedOptions, Forcing
 from avalon.tasks.kit.route import Route
 from avalon.tasks.kit.spec import TaskSpec
-from avalon.validation import check_choice
 
 #: Food kinds from easy to hard (every kind of ``FOOD_KINDS``, by its row's ``difficulty_rank``):
 #: apple is canonical; cherries come several at once; mulberries are small; a banana gives half

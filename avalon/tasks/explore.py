@@ -33,7 +33,7 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.export.terrain_data import LOD_STEPS
 from avalon.datagen.noise import smoothstep
 from avalon.datagen.terrain import WORLD_SIZES_M, HeightMap

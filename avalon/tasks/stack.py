@@ -40,7 +40,7 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics
 from avalon.tasks.kit import ImpossibleWorldError, assembly, sites, staircase

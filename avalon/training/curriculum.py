@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import attr
 import numpy as np
 
+from avalon.errors import number_field
 from avalon.tasks import TASKS, check_difficulty, check_task
 from avalon.tasks.kit.spec import PAPER_TASK_COUNTS, TASK_GROUPS
-from avalon.validation import number_field
 
 #: Training protocols of section 5.2: name -> (the task groups it trains on, the groups it
 #: evaluates on), groups as ``TaskSpec.group`` names them; None: the tasks given on the command

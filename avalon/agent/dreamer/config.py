@@ -15,7 +15,7 @@ from typing import Any
 import attr
 
 from avalon.agent.common.config import _non_negative_number, _positive_int, _positive_number, _unit_interval
-from avalon.validation import int_validator
+from avalon.errors import int_validator
 
 _non_negative_int = int_validator(low=0)
 

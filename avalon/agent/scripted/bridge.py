@@ -36,11 +36,11 @@ from avalon.agent.scripted.ground import Ground
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
+from avalon.errors import float_triple
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import bridge as bridge_task
 from avalon.tasks.kit import log as kit_log
 from avalon.tasks.kit.route import Route
-from avalon.validation import float_triple
 
 #: The agent moves forward over the log only once its feet are this far above the top, metres
 #: (lower, the body's round bottom catches the log's end and shoves it along its axis).

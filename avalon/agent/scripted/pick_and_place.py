@@ -25,9 +25,9 @@ from avalon.agent.scripted.eat import creep_towards, grasp
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity
+from avalon.errors import float_triple
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.validation import float_triple
 
 #: The hand that carries (1: right), and its action.
 HAND = 1

@@ -2,7 +2,7 @@
 the World spec (evaluation and the fixed evaluation sets generate it from (task, difficulty,
 seed)), finds its route and follows it with its task's reference agent (:func:`follower_for`).
 
-Acting over a batch of envs (``act(observations)`` as ``avalon.evaluation.Policy`` has it) is
+Acting over a batch of envs (``act(observations)`` as ``avalon.evaluation.policies.Policy`` has it) is
 for later: one ``ScriptedPolicy`` per env.
 """
 

@@ -24,9 +24,9 @@ from avalon.agent.scripted.ground import is_pushed_only
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity
+from avalon.errors import float_triple
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.validation import float_triple
 
 #: The body's axis stands this far behind the item's back before the push, metres.
 STANCE_M = 0.6

@@ -28,7 +28,7 @@ import math
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.rules import mechanics
 
 #: The feet's initial rise rate on the steps' path, m/s (see the module docstring).

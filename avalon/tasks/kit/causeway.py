@@ -14,7 +14,7 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.obstacles import ObstacleRing, RingResult, apply_ring
 from avalon.datagen.terrain import HeightMap
 from avalon.tasks.kit import ImpossibleWorldError

@@ -37,7 +37,7 @@ from typing import Optional, Sequence, Union
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.export.scenery_data import TRUNKS
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules import mechanics

@@ -23,7 +23,7 @@ import attr
 import numpy as np
 from scipy.spatial import cKDTree
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.obstacles import ObstacleRing, RingKind, RingOutline, RingResult
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import World

@@ -17,7 +17,7 @@ import math
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.noise import sample_periodic
 from avalon.datagen.obstacles import ObstacleRing, RingKind, RingOutline, apply_ring
 from avalon.datagen.terrain import HeightMap

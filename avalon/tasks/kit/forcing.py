@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Union
 
 import attr
 
-from avalon.validation import check_non_empty_str, refuse
+from avalon.errors import check_non_empty_str, refuse
 
 
 def _values_or_their_source(values: Any) -> Any:

@@ -17,7 +17,7 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics

@@ -36,7 +36,7 @@ from typing import Any, Callable, Optional, Sequence
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.obstacles import RingOutline
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity

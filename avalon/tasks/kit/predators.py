@@ -33,6 +33,7 @@ import numpy as np
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, World, tool_entity
+from avalon.errors import check_choice
 from avalon.rules.animals import PREDATOR_KINDS, animal_spec
 from avalon.rules.tools import TOOL_KINDS
 from avalon.tasks.kit import ImpossibleWorldError, assembly, geometry, sites
@@ -40,7 +41,6 @@ from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band
 from avalon.tasks.kit.geometry import XZ
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
-from avalon.validation import check_choice
 
 #: The predators from easiest to hardest (Table 3's order).
 PREDATOR_LADDER: tuple[str, ...] = PREDATOR_KINDS

@@ -24,6 +24,7 @@ import numpy as np
 
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import Entity, World, tool_entity
+from avalon.errors import check_choice
 from avalon.rules.animals import PREY, PREY_KINDS, animal_spec
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks.kit import ImpossibleWorldError, assembly, geometry, sites
@@ -31,7 +32,6 @@ from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ
 from avalon.tasks.kit.route import Route, RouteStep
-from avalon.validation import check_choice
 
 #: Prey from easy to hard to hit: the ground prey of Table 4 in its order (a frog never flees; a
 #: deer takes two hits), then the air prey (``avalon.rules.animals.PREY``).

@@ -23,9 +23,9 @@ from typing import Mapping, Optional
 import attr
 import numpy as np
 
+from avalon.errors import float_triple
 from avalon.tasks.kit import reachability
 from avalon.tasks.kit.geometry import ground_height
-from avalon.validation import float_triple
 
 #: The skills a route step may use. ``walk``: over ground the body can walk on; ``jump``: a running
 #: jump across a gap or up onto a ledge; ``climb``: hand over hand up (or down) a climbable surface;

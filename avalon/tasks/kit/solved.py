@@ -22,7 +22,7 @@ from typing import Iterable
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules.tools import TOOL_SIZE_M

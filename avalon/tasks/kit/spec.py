@@ -23,12 +23,12 @@ import attr
 import numpy as np
 
 from avalon.datagen.world import World
+from avalon.errors import is_int_in
 from avalon.rules.mechanics import STEPS_PER_SECOND
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.forcing import Forcing
 from avalon.tasks.kit.obstacle import ObstacleFunction
-from avalon.validation import is_int_in
 
 #: ``(rng, difficulty, config) -> World`` (or a layout whose ``.world`` is the World, such as a
 #: task's ``build_layout``): the world of one attempt; raises
@@ -151,6 +151,10 @@ class TaskSpec:
     #: Where the reference agent's route comes from, ``world -> Route``; None: the certificate's.
     reference_route: Optional[Callable[[World], object]] = attr.ib(
         default=None, validator=attr.validators.optional(attr.validators.is_callable()))
+    #: Whether an episode also succeeds when the agent ate at least one food and ends with more
+    #: energy than it started with (Appendix M's rule for the tasks of several foods); else only
+    #: "every food eaten" is a success.
+    succeeds_on_energy_gain: bool = attr.ib(default=False, validator=attr.validators.instance_of(bool))
     #: The task's variant in the carry task (its items lie away from where they are used),
     #: ``"module:attribute"`` of a ``CarryVariant``; None: carry has no variant of this task.
     carry_variant: Optional[str] = attr.ib(default=None, validator=_check_reference)

@@ -18,7 +18,7 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules import mechanics

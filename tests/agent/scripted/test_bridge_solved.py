@@ -68,7 +68,7 @@ def test_the_scripted_agent_crosses_on_the_log_and_eats_the_food(env, tmp_path, 
 
 
 def test_bridge_worlds_get_the_log_bridge_follower():
-    # ScriptedPolicy and bin/scripted_agent_success.py take their follower from follower_for.
+    # ScriptedPolicy and evaluation's ReferencePolicy take their follower from follower_for.
     world, route = task_route("bridge", 0.0, 0)
     assert type(follower_for(world, route)) is LogBridgeFollower
     jump_world, jump_route = task_route("jump", 0.0, 0)

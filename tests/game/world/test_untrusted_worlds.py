@@ -13,17 +13,17 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv
-from avalon.data.recording import RecordEpisodes, replay
 from avalon.datagen.export import export_world, marshal, scene_ranges
 from avalon.env.config import EnvConfig
+from avalon.episodes.recording import RecordEpisodes, replay
 from avalon.errors import WorldLoadError
 from avalon.sim.paths import godot_project_dir
 from avalon.sim.simulator import Simulator
 from avalon.tasks import generate_world
 from tests.conftest import zero_action
-from tests.data.episode_files import repack_world
 from tests.datagen import tampering
 from tests.datagen.tampering import edit_scene, edit_terrain, replace
+from tests.episodes.episode_files import repack_world
 
 pytestmark = pytest.mark.godot
 

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from avalon import EnvConfig
-from avalon.bench.animal_worlds import animal_bench_worlds
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
+from avalon.dev.bench.animal_worlds import animal_bench_worlds
 from avalon.env.spaces import ActionCodec, action_space
 from avalon.rules import animals, mechanics
 from avalon.sim import protocol
@@ -651,7 +651,7 @@ def test_animals_walk_the_generated_terrain_and_keep_out_of_the_water(sim, tmp_p
 
 
 #: The digest of the animals' slots of the `animals` feature (rounded to 0.1 mm) over 200 random
-#: steps in the animal bench's world (avalon.bench.animal_worlds, seed 0): the speed work on animal.gd
+#: steps in the animal bench's world (avalon.dev.bench.animal_worlds, seed 0): the speed work on animal.gd
 #: keeps every decision. Update it only with a change of behaviour, and say why. (It also pins
 #: the Godot binary's arithmetic: another Godot build may move it.) Pinned at b173523, chasers
 #: stopping just within reach.
