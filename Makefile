@@ -34,7 +34,7 @@ benchmark: setup
 
 # Regenerates the checked-in files derived from Python (the tests fail while they are stale).
 generate: setup
-	$(BIN)/python -m avalon.codegen
+	$(BIN)/python -m avalon.dev.codegen
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

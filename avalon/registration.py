@@ -28,7 +28,7 @@ def register_envs() -> None:
             gymnasium.register(
                 id=ENV_ID,
                 entry_point="avalon.env.avalon_env:AvalonEnv",
-                vector_entry_point="avalon.training.vector:make_vector_env",
+                vector_entry_point="avalon.env.vector:make_vector_env",
             )
 
 

@@ -4,13 +4,13 @@ extends Node
 # request and applies it before this frame's physics step.
 
 const Protocol = preload("res://generated/protocol.gd")
-const Bridge = preload("res://bridge/bridge.gd")
+const Link = preload("res://link/link.gd")
 const Simulation = preload("res://simulation/simulation.gd")
 
 const CONNECT_TIMEOUT_MS = 30000
 const ANSWERED = "answered"  # a request answered at once (RENDER), not an error
 
-var bridge = Bridge.new()
+var link = Link.new()  # to Python: the lock-step protocol
 var simulation = Simulation.new()
 var reply_pending = false
 
@@ -32,7 +32,7 @@ func _ready():
 	VisualServer.render_loop_enabled = false
 	add_child(simulation)
 	simulation.setup(resolution, action_space)
-	if not bridge.connect_and_greet(port, secret, CONNECT_TIMEOUT_MS):
+	if not link.connect_and_greet(port, secret, CONNECT_TIMEOUT_MS):
 		_fail("could not connect to the Python side on port %d" % port)
 		return
 	print("avalon: connected; video driver %s, resolution %d, action space %s" % [
@@ -41,35 +41,35 @@ func _ready():
 
 
 func _physics_process(delta):
-	if bridge.is_closed():
+	if link.is_closed():
 		return
 	if reply_pending:
 		reply_pending = false
 		# The state after the last physics step, exactly what the main loop would have drawn
 		# at the end of the previous frame.
 		VisualServer.force_draw(false, delta)
-		if not bridge.send_observation(simulation.frame, simulation.collect_features(), simulation.read_rgbd()):
+		if not link.send_observation(simulation.frame, simulation.collect_features(), simulation.read_rgbd()):
 			_fail("lost the connection while sending an observation")
 			return
 	simulation.resume_physics()
 	while true:
-		var message = bridge.receive()
+		var message = link.receive()
 		if message == null:
 			_fail("connection closed by the Python side")
 			return
 		var error = ""
 		match message.type:
 			Protocol.MSG_STEP:
-				error = simulation.step(bridge.decode_action(message.payload, simulation.action_size()))
+				error = simulation.step(link.decode_action(message.payload, simulation.action_size()))
 			Protocol.MSG_RESET:
-				var reset = bridge.decode_reset(message.payload)
+				var reset = link.decode_reset(message.payload)
 				error = simulation.reset(reset.seed, reset.time_limit_frames, reset.movement_coefficient, reset.world_dir)
 			Protocol.MSG_RENDER:
 				error = _answer_render(message.payload)
 				if error == "":
 					error = ANSWERED
 			Protocol.MSG_CLOSE:
-				bridge.close()
+				link.close()
 				get_tree().quit()
 				return
 			_:
@@ -78,25 +78,25 @@ func _physics_process(delta):
 			reply_pending = true
 			return
 		if error == ANSWERED:  # a RENDER: no step, wait for the next request
-			if bridge.is_closed():
+			if link.is_closed():
 				return
 			continue
 		printerr("avalon: ", error)
-		bridge.send_error(error)
+		link.send_error(error)
 
 
 # Answers a RENDER with a PICTURE of the current state; returns "" or an error for an ERROR reply.
 func _answer_render(payload):
-	var size = bridge.decode_render(payload)
+	var size = link.decode_render(payload)
 	var picture = simulation.render_picture(size)
 	if typeof(picture) == TYPE_STRING:
 		return picture
-	if not bridge.send_picture(simulation.frame, size, picture):
+	if not link.send_picture(simulation.frame, size, picture):
 		_fail("lost the connection while sending a picture")
 	return ""
 
 
 func _fail(reason):
 	printerr("avalon: ", reason)
-	bridge.close()
+	link.close()
 	get_tree().quit(1)

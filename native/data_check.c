@@ -1,5 +1,6 @@
 #include "data_check.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -101,9 +102,13 @@ bool avalon_indices_below(const int32_t *indices, int64_t count, int64_t vertex_
 	return true;
 }
 
-bool avalon_all_finite(const float *values, int64_t count) {
+bool avalon_all_within(const float *values, int64_t count, double low, double high) {
+	/* Compared as floats, the bounds kept finite: NaN and infinities fail the comparisons too. */
+	float lowest = low < -FLT_MAX ? -FLT_MAX : (float)low;
+	float highest = high > FLT_MAX ? FLT_MAX : (float)high;
 	for (int64_t i = 0; i < count; i++) {
-		if (!isfinite(values[i]))
+		float value = values[i];
+		if (!(value >= lowest && value <= highest))
 			return false;
 	}
 	return true;
@@ -148,6 +153,9 @@ static const pool_functions POOL_REALS = {TYPE_POOL_REAL_ARRAY, GDN_VARIANT_AS_P
 static const pool_functions POOL_VECTOR3S = {TYPE_POOL_VECTOR3_ARRAY, GDN_VARIANT_AS_POOL_VECTOR3_ARRAY,
 		GDN_POOL_VECTOR3_ARRAY_READ, GDN_POOL_VECTOR3_ARRAY_SIZE, GDN_POOL_VECTOR3_ARRAY_DESTROY,
 		GDN_POOL_VECTOR3_ARRAY_READ_ACCESS_PTR, GDN_POOL_VECTOR3_ARRAY_READ_ACCESS_DESTROY};
+static const pool_functions POOL_COLORS = {TYPE_POOL_COLOR_ARRAY, GDN_VARIANT_AS_POOL_COLOR_ARRAY,
+		GDN_POOL_COLOR_ARRAY_READ, GDN_POOL_COLOR_ARRAY_SIZE, GDN_POOL_COLOR_ARRAY_DESTROY,
+		GDN_POOL_COLOR_ARRAY_READ_ACCESS_PTR, GDN_POOL_COLOR_ARRAY_READ_ACCESS_DESTROY};
 
 typedef struct {
 	const pool_functions *functions;
@@ -207,24 +215,30 @@ static gdn_variant indices_below(gdn_object *owner, void *method_data, void *use
 	return variant_of_bool(below);
 }
 
-/* all_finite(values: PoolRealArray or PoolVector3Array) -> bool: avalon_all_finite over every component. */
-static gdn_variant all_finite(gdn_object *owner, void *method_data, void *user_data, int count,
+/* all_within(values: PoolRealArray, PoolVector3Array or PoolColorArray, low: float, high: float)
+ * -> bool: avalon_all_within over every component. */
+static gdn_variant all_within(gdn_object *owner, void *method_data, void *user_data, int count,
 		gdn_variant **arguments) {
 	(void)owner;
 	(void)method_data;
 	(void)user_data;
-	if (count != 1)
+	if (count != 3)
 		return variant_of_bool(false);
-	bool is_vector3s = variant_type(arguments[0]) == TYPE_POOL_VECTOR3_ARRAY;
-	pool_view values = view_pool(is_vector3s ? &POOL_VECTOR3S : &POOL_REALS, arguments[0]);
-	bool finite = values.values != NULL && avalon_all_finite(values.values, values.size * (is_vector3s ? 3 : 1));
+	int type = variant_type(arguments[0]);
+	const pool_functions *functions = type == TYPE_POOL_VECTOR3_ARRAY ? &POOL_VECTOR3S
+			: type == TYPE_POOL_COLOR_ARRAY ? &POOL_COLORS
+			: &POOL_REALS;
+	int components = type == TYPE_POOL_VECTOR3_ARRAY ? 3 : type == TYPE_POOL_COLOR_ARRAY ? 4 : 1;
+	pool_view values = view_pool(functions, arguments[0]);
+	bool within = values.values != NULL
+			&& avalon_all_within(values.values, values.size * components, real_of(arguments[1]), real_of(arguments[2]));
 	release_pool(&values);
-	return variant_of_bool(finite);
+	return variant_of_bool(within);
 }
 
 void data_check_register(void *handle) {
 	register_native_class(handle, "DataCheck", "Reference", create, destroy);
 	register_native_method(handle, "DataCheck", "variant_layout_error", variant_layout_error);
 	register_native_method(handle, "DataCheck", "indices_below", indices_below);
-	register_native_method(handle, "DataCheck", "all_finite", all_finite);
+	register_native_method(handle, "DataCheck", "all_within", all_within);
 }

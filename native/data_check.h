@@ -22,8 +22,8 @@ int64_t avalon_variant_layout_error(const uint8_t *bytes, int64_t size, int max_
 /* Whether all `count` indices are in [0, vertex_count). */
 bool avalon_indices_below(const int32_t *indices, int64_t count, int64_t vertex_count);
 
-/* Whether all `count` floats are finite. */
-bool avalon_all_finite(const float *values, int64_t count);
+/* Whether all `count` floats are finite and within [low, high]. */
+bool avalon_all_within(const float *values, int64_t count, double low, double high);
 
 void data_check_register(void *handle);
 

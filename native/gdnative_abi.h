@@ -6,7 +6,7 @@
  * Godot 3.2, so the few structures and function positions needed are declared here from the
  * interface's published description (modules/gdnative/gdnative_api.json, core 1.0: the list's
  * order is the table's). Every function declared here is used, and the tests drive each through
- * the real Godot process (every test that loads an island, tests/env/test_animals.py above all).
+ * the real Godot process (every test that loads an island, tests/game/entities/animals/test_animals.py above all).
  */
 #ifndef AVALON_GDNATIVE_ABI_H
 #define AVALON_GDNATIVE_ABI_H
@@ -51,6 +51,9 @@ enum {
 	GDN_POOL_VECTOR3_ARRAY_READ = 245,
 	GDN_POOL_VECTOR3_ARRAY_SIZE = 249,
 	GDN_POOL_VECTOR3_ARRAY_DESTROY = 250,
+	GDN_POOL_COLOR_ARRAY_READ = 261,
+	GDN_POOL_COLOR_ARRAY_SIZE = 265,
+	GDN_POOL_COLOR_ARRAY_DESTROY = 266,
 	GDN_POOL_BYTE_ARRAY_READ_ACCESS_PTR = 268,
 	GDN_POOL_BYTE_ARRAY_READ_ACCESS_DESTROY = 270,
 	GDN_POOL_INT_ARRAY_READ_ACCESS_PTR = 272,
@@ -59,6 +62,8 @@ enum {
 	GDN_POOL_REAL_ARRAY_READ_ACCESS_DESTROY = 278,
 	GDN_POOL_VECTOR3_ARRAY_READ_ACCESS_PTR = 288,
 	GDN_POOL_VECTOR3_ARRAY_READ_ACCESS_DESTROY = 290,
+	GDN_POOL_COLOR_ARRAY_READ_ACCESS_PTR = 292,
+	GDN_POOL_COLOR_ARRAY_READ_ACCESS_DESTROY = 294,
 	GDN_VARIANT_GET_TYPE = 507,
 	GDN_VARIANT_NEW_BOOL = 510,
 	GDN_VARIANT_NEW_INT = 512,
@@ -77,6 +82,7 @@ enum {
 	GDN_VARIANT_AS_POOL_INT_ARRAY = 558,
 	GDN_VARIANT_AS_POOL_REAL_ARRAY = 559,
 	GDN_VARIANT_AS_POOL_VECTOR3_ARRAY = 562,
+	GDN_VARIANT_AS_POOL_COLOR_ARRAY = 563,
 	GDN_METHOD_BIND_GET_METHOD = 732,
 	GDN_METHOD_BIND_PTRCALL = 733,
 	GDN_METHOD_BIND_CALL = 734,

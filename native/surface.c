@@ -1,7 +1,7 @@
 #include "surface.h"
 
 /* Clamped in single precision, as GDScript 3.2's clamp() (real_t) did in the animals' former
- * look-up: the same bits, so the same decisions (tests/env/test_animals.py's golden digest). */
+ * look-up: the same bits, so the same decisions (tests/game/entities/animals/test_animals.py's golden digest). */
 static double clamp(double value, double low, double high) {
 	float a = (float)value, b = (float)low, c = (float)high;
 	return a < b ? b : (a > c ? c : a);

@@ -16,12 +16,12 @@ import importlib
 
 #: Each public name and the module that defines it.
 _EXPORTS = {
+    "ActorCriticPolicy": "avalon.agent.common.policy",
     "Algorithm": "avalon.agent.registry",
     "CurriculumState": "avalon.agent.common.loop",
     "IMPALAConfig": "avalon.agent.impala.config",
     "NetworkConfig": "avalon.agent.common.config",
     "PPOConfig": "avalon.agent.ppo.config",
-    "Policy": "avalon.agent.common.policy",
     "TrainResult": "avalon.agent.common.loop",
     "TrainingInterrupted": "avalon.agent.common.loop",
     "get_algorithm": "avalon.agent.registry",
@@ -33,12 +33,12 @@ _EXPORTS = {
 }
 
 __all__ = [  # the keys of _EXPORTS (tests/agent/test_registry.py checks)
+    "ActorCriticPolicy",
     "Algorithm",
     "CurriculumState",
     "IMPALAConfig",
     "NetworkConfig",
     "PPOConfig",
-    "Policy",
     "TrainResult",
     "TrainingInterrupted",
     "get_algorithm",

@@ -2,7 +2,7 @@
 
 Each :class:`Algorithm` row names its config class, its train function and its policy loader
 (as ``"module:attribute"``, imported on first use, so that building ``avalon``'s parser loads no
-torch), and lists the config fields ``avalon train <name>`` offers as options. ``avalon.cli``
+torch), and lists the config fields ``avalon train <name>`` offers as options. ``avalon.app.main``
 builds one ``train`` sub-command per row and ``load_policy`` picks the row a checkpoint names:
 a new algorithm is its package under ``avalon/agent/`` plus one row in :data:`ALGORITHMS`.
 
@@ -16,12 +16,12 @@ The functions a row names:
   :class:`avalon.agent.common.loop.TrainingLoop`, does both). Its checkpoints name the algorithm.
 - ``make_envs(env_config, curriculum, num_envs, *, seed, config)``: the envs ``run_training``
   hands the train function and closes at the end (default: PPO's local simulators,
-  :func:`avalon.training_run.local_training_envs`; IMPALA's: Ray actors). Whatever it returns
+  :func:`avalon.training.envs.local_training_envs`; IMPALA's: Ray actors). Whatever it returns
   has ``env_counts()`` or is a vector env of ``CurriculumWorlds`` (the run's summary counts
   simulator crashes and resets from it).
-- ``policy_loader(state, seed) -> Policy``: the policy of a loaded checkpoint of the algorithm
+- ``policy_loader(state, seed) -> ActorCriticPolicy``: the policy of a loaded checkpoint of the algorithm
   (``act(observations, deterministic)``, ``action_space``, ``resolution``,
-  ``env_config_overrides()``; see :class:`avalon.agent.common.policy.Policy`).
+  ``env_config_overrides()``; see :class:`avalon.agent.common.policy.ActorCriticPolicy`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from avalon.agent.common.presets import Preset, find_preset
 from avalon.agent.dreamer.presets import PRESETS as DREAMER_PRESETS
 from avalon.agent.impala.presets import PRESETS as IMPALA_PRESETS
 from avalon.agent.ppo.presets import PRESETS as PPO_PRESETS
-from avalon.validation import is_number_in
+from avalon.errors import is_number_in
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _FLAG = re.compile(r"^--[a-z][a-z0-9-]*$")
@@ -114,7 +114,7 @@ class Algorithm:
     #: 6e-4): the default of ``avalon train <name> --difficulty-step``.
     difficulty_step: float = attr.ib(default=3e-4, validator=lambda _i, a, v: _check_step(a, v))
     #: Builds the envs the train function steps, ``"module:attribute"`` or the function.
-    make_envs: Any = attr.ib(default="avalon.training_run:local_training_envs", validator=_check_reference)
+    make_envs: Any = attr.ib(default="avalon.training.envs:local_training_envs", validator=_check_reference)
     #: ``avalon train <name> --preset``'s choices (``avalon.agent.common.presets``): ours have ``cpu`` and
     #: ``gpu`` (Table 7); none: the run settings' and the config's defaults.
     presets: tuple[Preset, ...] = attr.ib(default=(), converter=tuple)

@@ -17,7 +17,7 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.noise import smooth_noise
 from avalon.datagen.terrain import HeightMap
 

@@ -24,6 +24,27 @@ def smoothstep(edge0: float, edge1: float, x: np.ndarray | float) -> np.ndarray:
     return t * t * (3.0 - 2.0 * t)
 
 
+#: Exponents numpy's ``**`` computes exactly on every machine (square, square root, reciprocal, ...).
+EXACT_POWER_EXPONENTS = (-1.0, 0.0, 0.5, 1.0, 2.0)
+
+
+def libm_power(base: np.ndarray, exponent: float) -> np.ndarray:
+    """``base ** exponent``, every element through the C library's ``pow`` (``math.pow``).
+
+    numpy's own power loop hands float64 arrays to Intel's SVML on AVX-512 machines, whose last bit
+    differs from the C library's on other machines; a height near the waterline then rounds to
+    another float32. This gives the C library's result everywhere (numpy's loop calls the same
+    ``pow`` on machines without AVX-512, so the bytes there are unchanged).
+    """
+    base = np.asarray(base, dtype=np.float64)
+    exponent = float(exponent)
+    if exponent in EXACT_POWER_EXPONENTS:
+        return base**exponent
+    values, inverse = np.unique(base, return_inverse=True)  # grids repeat values: one call per distinct one
+    powers = np.array([math.pow(value, exponent) for value in values.tolist()], dtype=np.float64)
+    return powers[inverse].reshape(base.shape)
+
+
 def resize_cubic(field: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """Cubic-spline resample with corners mapped to corners (grid points stay on grid points)."""
     if field.shape == shape:

@@ -19,7 +19,7 @@ from typing import Sequence
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.noise import periodic_noise, sample_periodic, smoothstep
 from avalon.datagen.terrain import HeightMap
 

@@ -21,7 +21,7 @@ from avalon.datagen.biomes import Biome, BiomeMap
 from avalon.datagen.obstacles import RingOutline, RingResult
 from avalon.datagen.scenery import SceneryInstance, SceneryKind
 from avalon.datagen.terrain import HeightMap
-from avalon.validation import check_int
+from avalon.errors import check_int
 
 SPAWN_COLOR = (255, 0, 255)
 #: Tools and movable items on the map.

@@ -17,11 +17,11 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.biomes import Biome, BiomeMap
 from avalon.datagen.noise import smooth_noise
 from avalon.datagen.terrain import HeightMap
-from avalon.validation import check_int
+from avalon.errors import check_int
 
 Vector3 = tuple[float, float, float]
 KeepClear = tuple[float, float, float]  # (x_m, z_m, radius_m)

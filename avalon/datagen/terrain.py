@@ -19,8 +19,8 @@ import attr
 import numpy as np
 from scipy import ndimage
 
-from avalon import validation as check
-from avalon.datagen.noise import fractal_noise, periodic_noise, sample_periodic, smoothstep
+from avalon import errors as check
+from avalon.datagen.noise import fractal_noise, libm_power, periodic_noise, sample_periodic, smoothstep
 
 #: Side length in metres of the named world sizes. Small and Huge come from the paper (64 m and
 #: "almost a square half-kilometre"); Medium and Large double the side at each step in between.
@@ -386,7 +386,7 @@ def _feature_bump(
     dx, dz = np.meshgrid(coords[cols] - coords[site[1]], coords[rows] - coords[site[0]])
     radius = radius_m * (1.0 + irregularity * sample_periodic(table, np.arctan2(dz, dx)))
     u = 1.0 - np.hypot(dx, dz) / radius
-    bump = np.clip(u, 0.0, 1.0) ** 1.6 if peaked else smoothstep(0.0, 1.0, u)
+    bump = libm_power(np.clip(u, 0.0, 1.0), 1.6) if peaked else smoothstep(0.0, 1.0, u)
     return (rows, cols), bump
 
 
@@ -432,7 +432,7 @@ def build_heightmap(rng: np.random.Generator, config: WorldConfig = WorldConfig(
     # `inland`: signed distance (m) inward from the outer foot of the island: a noisy superellipse,
     # cut by the square inset by coast_margin_m so the world edge is always sea floor.
     p = config.coast_shape_exponent
-    radius = (np.abs(x) ** p + np.abs(z) ** p) ** (1.0 / p)
+    radius = libm_power(libm_power(np.abs(x), p) + libm_power(np.abs(z), p), 1.0 / p)
     from_edge = half - np.maximum(np.abs(x), np.abs(z))
     inland = np.minimum(
         half - config.coast_distance_m - radius + config.coast_noise_m * coast, from_edge - config.coast_margin_m

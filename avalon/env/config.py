@@ -1,7 +1,7 @@
 """``EnvConfig``: everything that configures an :class:`avalon.env.avalon_env.AvalonEnv`.
 
 Every field is checked when the config is made: a bad value is a ``ValueError`` naming the field,
-the value and what is expected (:mod:`avalon.validation`). Numpy scalars are accepted where Python
+the value and what is expected (:mod:`avalon.errors`). Numpy scalars are accepted where Python
 numbers are, and stored as Python numbers; paths may be ``os.PathLike`` and are stored as ``str``.
 """
 
@@ -11,11 +11,7 @@ from typing import Any
 
 import attr
 
-from avalon.rules.mechanics import MOVEMENT_COEFFICIENT
-from avalon.sim.protocol import MAX_TIME_LIMIT_FRAMES, SEED_LIMIT
-from avalon.sim.settings import SimulatorSettings
-from avalon.tasks import check_difficulty, check_task
-from avalon.validation import (
+from avalon.errors import (
     bool_field,
     check_instance,
     check_int,
@@ -26,6 +22,10 @@ from avalon.validation import (
     plain_float,
     refuse,
 )
+from avalon.rules.mechanics import MOVEMENT_COEFFICIENT
+from avalon.sim.protocol import MAX_TIME_LIMIT_FRAMES, SEED_LIMIT
+from avalon.sim.settings import SimulatorSettings
+from avalon.tasks import check_difficulty, check_task
 
 #: The simulator's fields, which ``EnvConfig`` takes as keywords and reads through.
 SIMULATOR_FIELDS: tuple[str, ...] = tuple(field.name for field in attr.fields(SimulatorSettings))

@@ -9,9 +9,8 @@ import gymnasium as gym
 import numpy as np
 
 from avalon.env.spaces import ActionCodec
-from avalon.errors import SimulatorError
+from avalon.errors import SimulatorError, check_int
 from avalon.sim.protocol import ACTION_SPACES
-from avalon.validation import check_int
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The 17 animals of the paper's Appendix A.5 (Tables 3 and 4): the single source of their rules.
 
-Each species is an :class:`AnimalSpec`. ``avalon.codegen`` writes one Godot scene per species
+Each species is an :class:`AnimalSpec`. ``avalon.dev.codegen`` writes one Godot scene per species
 (``godot/entities/animals/<species>.tscn``) that sets every field below on the shared behaviour
 script ``godot/entities/animals/animal.gd``; a world may override any behaviour field per
 instance (entity params, see :func:`avalon.datagen.animal_placement.animal_entity`). The module-level

@@ -1,6 +1,6 @@
 """The foods of the paper's Appendix A.3 (Table 2): the single source of what each food is and does.
 
-Each food is a :class:`FoodSpec` row of :data:`FOODS`. ``avalon.codegen`` writes one Godot scene
+Each food is a :class:`FoodSpec` row of :data:`FOODS`. ``avalon.dev.codegen`` writes one Godot scene
 per food (``godot/entities/food/<kind>.tscn``) that sets every property of its row on the shared
 script ``godot/entities/food.gd``, and the table of ``docs/items.md``; a world may still override a
 property per instance (entity params: ``radius``, ``energy``, ``color``, ...).

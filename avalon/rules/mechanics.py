@@ -1,6 +1,6 @@
 """Physical constants of the embodied agent: sizes, speed and reach limits, gravity.
 
-The single place these numbers live. ``avalon.codegen`` copies them into
+The single place these numbers live. ``avalon.dev.codegen`` copies them into
 ``godot/generated/protocol.gd``, so the Godot side uses exactly these values.
 A continuous action of 1.0 moves a part at its maximum rate for one step (``STEP_SECONDS``).
 """
@@ -76,9 +76,9 @@ HANGING_FOOD_KNOCK_SPEED_M_PER_S = 1.5
 
 # ---- Measured capabilities --------------------------------------------------------------------
 # What the body can do in the simulator, measured there on purpose-built worlds (docs/mechanics.md,
-# "Measured capabilities"). The solvability certificates (avalon/tasks/kit/routes.py) build on
+# "Measured capabilities"). The solvability certificates (avalon/tasks/kit/certificate.py) build on
 # them, with margins. Each names the test that shows it holds and that a little beyond it does not
-# (in tests/env/test_capabilities.py unless another file is named). Slopes are of the terrain's
+# (in tests/game/agent/test_capabilities.py unless another file is named). Slopes are of the terrain's
 # height-map triangles, in degrees from horizontal; heights and widths in metres.
 
 #: A running jump taken 0.5 m before the edge clears a gap this wide between level platforms...

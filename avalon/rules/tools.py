@@ -1,7 +1,7 @@
 """The tools and movable items of the paper's Appendix A.1/E.5: the single source of their sizes,
 masses, shapes and looks.
 
-Each is a :class:`ToolSpec` row of :data:`TOOLS`. ``avalon.codegen`` writes one Godot scene per
+Each is a :class:`ToolSpec` row of :data:`TOOLS`. ``avalon.dev.codegen`` writes one Godot scene per
 kind (``godot/entities/tools/<kind>.tscn``) that sets every property of its row on the shared
 script ``godot/entities/tools/tool.gd``, which builds the shape and mesh from them (it branches on
 the shape kind, never on the tool's name). A world may override ``safe_scale`` (uniform scale of

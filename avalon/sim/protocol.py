@@ -1,7 +1,7 @@
-"""The bridge protocol between Python and the Godot simulator: the single source of truth.
+"""The lock-step protocol between Python and the Godot simulator: the single source of truth.
 
 Everything both sides must agree on lives here: message ids, byte layouts, action fields, the
-observed features and their order, and the depth encoding. ``avalon.codegen`` writes
+observed features and their order, and the depth encoding. ``avalon.dev.codegen`` writes
 ``godot/generated/protocol.gd`` from this module; a test fails when that file is stale.
 
 Wire format (little-endian, over one loopback TCP connection that Godot opens to Python):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import attr
 
+from avalon.errors import choice_field, int_field, non_empty_str_field, number_field, optional_path_field
 from avalon.sim.protocol import ACTION_SPACES
-from avalon.validation import choice_field, int_field, non_empty_str_field, number_field, optional_path_field
 
 RENDERERS = ("GLES3", "GLES2")
 MIN_RESOLUTION, MAX_RESOLUTION = 16, 1024

@@ -1,4 +1,5 @@
-"""One Godot simulator process and its end of the lock-step bridge.
+"""One Godot simulator process and the Python end of the lock-step protocol (the Godot end:
+``godot/link/link.gd``).
 
 Python listens on 127.0.0.1 (ephemeral port) and starts Godot, which connects and proves it is
 ours with a per-process secret. Other local connections are read side by side with it and
@@ -181,7 +182,7 @@ class Simulator:
                             connection.close()
                             raise self._failure(
                                 f"speaks protocol version {hello.version}, Python speaks {protocol.PROTOCOL_VERSION}; "
-                                "regenerate godot/generated/protocol.gd with `python -m avalon.codegen`"
+                                "regenerate godot/generated/protocol.gd with `python -m avalon.dev.codegen`"
                             )
                         connection.setblocking(True)
                         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -30,10 +30,10 @@ import numpy as np
 
 from avalon.datagen.export import export_world
 from avalon.datagen.world import World
+from avalon.errors import is_int_in, is_number_in, plain_int
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.forcing import check_forced
 from avalon.tasks.kit.spec import TaskSpec
-from avalon.validation import is_int_in, is_number_in, plain_int
 
 
 def collect_tasks(package: ModuleType) -> dict[str, TaskSpec]:
@@ -124,9 +124,10 @@ def build_world(task: str, difficulty: float, seed: int, config: object | None =
     seed = check_seed(seed)
     options = check_forced(task, spec.forcing, forced)
     if options:
-        world = with_retries(lambda rng: spec.generate(rng, difficulty, config, forced=options), task, difficulty, seed)
+        made = with_retries(lambda rng: spec.generate(rng, difficulty, config, forced=options), task, difficulty, seed)
     else:
-        world = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
+        made = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
+    world = made if isinstance(made, World) else made.world  # a generator may return its layout
     return attr.evolve(world, task=task, difficulty=difficulty, seed=seed)
 
 

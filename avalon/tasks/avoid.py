@@ -24,11 +24,15 @@ walking route from the spawn to the food that stays outside every predator's act
 (``avalon/agent/scripted/avoid.py``) walks. Beyond it a route on foot is all that is promised.
 Forcing (Appendix G.1): ``predator_kind`` pins the first predator's species (any of the nine,
 whatever the difficulty). Small world (64 m), one grid point per metre.
+
+The predators are a piece (:func:`obstacle`, :mod:`avalon.tasks.kit.predators`): guards in a band
+round a centre, near the path across it; the task's world is that piece placed round the food,
+the path from the spawn.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Optional
 
 import attr
 import numpy as np
@@ -36,20 +40,12 @@ import numpy as np
 from avalon.datagen.world import World
 from avalon.rules.animals import animal_spec
 from avalon.rules.tools import TOOL_KINDS
-from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
+from avalon.tasks.kit import assembly, predators
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.forcing import Forcing
-from avalon.tasks.kit.predators import (
-    PREDATOR_LADDER,
-    ROUTE_MARGIN_M,
-    GuardKnobs,
-    GuardLayout,
-    build_guarded_food,
-    certify_avoiding,
-    certify_on_foot,
-    predators,
-)
-from avalon.tasks.kit.routes import Certificate
+from avalon.tasks.kit.forcing import ForcedOptions, Forcing
+from avalon.tasks.kit.obstacle import Constraint, Draft, ObstaclePlan
+from avalon.tasks.kit.predators import PREDATOR_LADDER, ROUTE_MARGIN_M
 from avalon.tasks.kit.spec import TaskSpec
 
 WORLD_SIZE = "small"
@@ -68,7 +64,7 @@ class AvoidKnobs:
     #: nine at d = 1); ``1 + floor(3 d)`` of them (1 to 4); the food 10-14 m from the spawn within
     #: 20 degrees of its facing at d = 0, 16-24 m anywhere round at d = 1; each predator's home
     #: 7-9 m from the food at d = 0 (outside a bee's reach of it), 2-4 m at d = 1.
-    guard: GuardKnobs = GuardKnobs(
+    guard: predators.GuardKnobs = predators.GuardKnobs(
         species_per_unit=len(PREDATOR_LADDER) - 1,
         predators_per_unit=3,
         food_distance_m=Band(Ramp(10.0, 6.0), Ramp(14.0, 10.0)),
@@ -86,18 +82,30 @@ class AvoidKnobs:
 KNOBS = AvoidKnobs()
 
 
+def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint,
+             **drawn) -> ObstaclePlan:
+    """Avoid's piece: predators of the whole ladder guarding the way across the band, no tools; up to
+    ``safe_route_max_difficulty`` its requirement keeps every route outside their activation radii.
+    ``drawn``: what the task's own generator drew already (``guards``, ``facing_yaw_rad``: see
+    :func:`~avalon.tasks.kit.predators.guard_obstacle`). Raises ``ImpossibleWorldError`` naming the
+    predator that cannot stand there."""
+    return predators.guard_obstacle(draft, streams, difficulty, constraint, knobs=KNOBS.guard, ladder=PREDATOR_LADDER,
+                                    safe_route=difficulty <= KNOBS.safe_route_max_difficulty, **drawn)
+
+
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None,
-                 predator_kind: Optional[str] = None) -> GuardLayout:
-    """The avoid world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if the
-    terrain offers no place that keeps the guarantees. ``predator_kind`` (any predator) replaces
-    the first predator's drawn species: a forced world; ``ValueError`` if that species cannot guard
-    the food at ``difficulty`` (see :func:`check_forced_kind`)."""
+                 forced: Optional[ForcedOptions] = None) -> predators.GuardLayout:
+    """The avoid world for ``difficulty``: :func:`obstacle` placed round the food; raises
+    ``ImpossibleWorldError`` if the terrain offers no place that keeps the guarantees. ``forced``
+    may pin ``predator_kind`` (any predator), the first predator's species; ``ValueError`` if that
+    species cannot guard the food at ``difficulty`` (see :func:`check_forced_kind`)."""
+    predator_kind = (forced or {}).get("predator_kind")
     if predator_kind is not None:
         check_forced_kind(predator_kind, difficulty)
-    return build_guarded_food(
-        rng, difficulty, config, task="avoid", knobs=KNOBS.guard, ladder=PREDATOR_LADDER, food_kind=FOOD_KIND,
-        world_size=WORLD_SIZE, points_per_m=POINTS_PER_M, max_builds=ASSEMBLY_ATTEMPTS, forced_kind=predator_kind,
-        safe_route=difficulty <= KNOBS.safe_route_max_difficulty,
+    return predators.build_guarded_food(
+        rng, difficulty, config, task="avoid", knobs=KNOBS.guard, ladder=PREDATOR_LADDER, obstacle=obstacle,
+        food_kind=FOOD_KIND, world_size=WORLD_SIZE, points_per_m=POINTS_PER_M, max_builds=ASSEMBLY_ATTEMPTS,
+        forced_kind=predator_kind,
     )
 
 
@@ -122,33 +130,22 @@ def certificate(world: World) -> Certificate:
     ``safe_route_max_difficulty`` must exist, else any walking route to the food."""
     food = world.food[0]
     problem = ""
-    if not predators(world):
+    if not predators.predators(world):
         problem = "the avoid world has no predator"
     elif any(entity.kind in TOOL_KINDS for entity in world.entities):
         problem = "the avoid world holds tools"
     if problem:
-        return Certificate(required=frozenset(), allowed=frozenset({"walk"}), solvable=False, bypassed=False,
+        return Certificate(required=frozenset(), allowed=predators.WALK, solvable=False, bypassed=False,
                            route=None, reason=problem)
-    safe = certify_avoiding(world, food)
+    safe = predators.certify_avoiding(world, food)
     if safe.solvable or world.difficulty <= KNOBS.safe_route_max_difficulty:
         return safe
-    return certify_on_foot(world, food)
-
-
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None,
-             forced: Optional[Mapping[str, str]] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``; ``forced`` may pin
-    ``predator_kind`` (see ``TASK.forcing``)."""
-    return build_layout(rng, difficulty, config, predator_kind=(forced or {}).get("predator_kind")).world
+    return predators.certify_on_foot(world, food)
 
 
 TASK = TaskSpec(
-    name="avoid",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=True,
-    certificate=certificate,
+    name="avoid", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+    food_visible_from_spawn=True, food_reachable_on_foot=True,
     forcing=(Forcing("predator_kind", PREDATOR_LADDER),),  # one forced world per predator (Appendix G.1)
+    table_row=13, in_sets_from_version=3, reference_agent="avalon.agent.scripted.avoid:AvoidFollower",
 )

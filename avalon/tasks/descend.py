@@ -7,13 +7,15 @@ cliff gets taller so the agent will take more damage (and, at the highest diffic
 path that can be grabbed also gets narrower". Difficulty sets every factor through :data:`KNOBS`
 (:class:`DescendKnobs`; ``docs/tasks/descend.md`` quotes it):
 
-- the spawn stands on a plateau (a ``cliff`` :class:`~avalon.datagen.obstacles.ObstacleRing`
-  around it, walls of ``WALL_SLOPE_DEG``, unclimbable but for one strip);
-- below ``platform_end_difficulty`` the cliff is low (7.5 to 8.5 m, more than a safe fall) and a
+- the obstacle piece (:func:`obstacle`) is a ring of wall (``WALL_SLOPE_DEG``, unclimbable but
+  for one strip) round a noisy outline: round the start (heights inverted, the task's own world)
+  a ``cliff`` ring raises the plateau the agent starts on; round the goal a ``drop`` ring sinks a
+  pit the food lies in;
+- below ``platform_end_difficulty`` the wall is low (7.5 to 8.5 m, more than a safe fall) and a
   shelf part way down (the *platform*) breaks it into two safe falls; from there on there is no
-  platform and the cliff grows from 12 m to 44 m (lethal from about d = 0.92);
+  platform and the wall grows from 12 m to 44 m (lethal from about d = 0.92);
 - the climbable strip of the wall (the grabbable path) narrows, and it and the platform lie
-  farther round the plateau from where the agent looks down at the food.
+  farther round the ring from where the path crosses it.
 
 The solvability certificate (:func:`certificate`): with a platform, the food is reached by
 walking and falling no more than a safe height (5.1 m; the route: onto the platform, then down),
@@ -35,38 +37,11 @@ from avalon.datagen.obstacles import ObstacleRing, RingKind, RingResult, apply_r
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Terrain, World
 from avalon.rules import mechanics
-from avalon.tasks.kit import ImpossibleWorldError
-from avalon.tasks.kit.assembly import (
-    FOOD_MAX_SLOPE_DEG,
-    TIME_LIMIT_FRAMES,
-    FoodPlacement,
-    OutdoorLayout,
-    OutdoorTaskConfig,
-    assemble_outdoor_world,
-    build_island,
-    make_biomes,
-    resolve_config,
-    scaled_scenery,
-    split_streams,
-)
+from avalon.tasks.kit import ImpossibleWorldError, assembly, cliff, sites
+from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import (
-    XZ,
-    ground_height,
-    is_dry_land,
-    sample_at,
-    triangle_index,
-    triangle_slopes_deg,
-    yaw_towards,
-)
-from avalon.tasks.kit.routes import Certificate, certify
-from avalon.tasks.kit.sites import (
-    build_at_first_fitting_site,
-    candidate_points,
-    fruit_tree_site_ok,
-    site_mask,
-    tree_behind_food,
-)
+from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
+from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -108,16 +83,19 @@ class DescendKnobs:
 KNOBS = DescendKnobs()
 #: Below this difficulty there is a platform (the table's number).
 PLATFORM_END_DIFFICULTY = KNOBS.platform_end_difficulty
-#: Mean radius of the plateau the agent starts on, metres.
+#: Mean radius of the ring's inner edge (the plateau's, or the pit's), at least, metres (more where
+#: the band's inner radius asks for it).
 PLATEAU_RADIUS_M = 6.0
-#: How far the plateau's edge wanders in and out, metres.
+#: How far the ring's inner edge wanders in and out, metres.
 PLATEAU_NOISE_M = 1.0
-#: Slope of the cliff's walls, degrees: not floor (45), not walked up (80 blocks), not walked down.
+#: Slope of the walls, degrees: not floor (45), not walked up (80 blocks), not walked down.
 WALL_SLOPE_DEG = 82.0
 #: Radial depth of the platform's flat top beyond the upper wall, metres.
 PLATFORM_DEPTH_M = 3.0
-#: The spawn stands this far inside the plateau's edge towards the food, metres.
+#: The spawn stands this far inside the plateau's edge towards the food (the crossing's start), metres.
 SPAWN_EDGE_DISTANCE_M = 1.0
+#: The crossing's end lies this far beyond the platform's reach from the upper edge, metres.
+CROSSING_STANDOFF_M = 1.5
 #: Grid points per metre of Small worlds (low cliffs: a 1 m cell already makes an 82-degree wall)
 #: and of Medium ones (tall cliffs, whose narrow strip wants a finer grid).
 POINTS_PER_M = {"small": 1.0, "medium": 2.0}
@@ -125,6 +103,8 @@ POINTS_PER_M = {"small": 1.0, "medium": 2.0}
 FOOD_MARGIN_M = 8.0
 #: Directions from the plateau towards the food tried on one site.
 FOOD_DIRECTION_ATTEMPTS = 6
+#: A pit's floor (the ring round the goal) stays at least this far above the water plane, metres.
+PIT_ABOVE_WATER_M = 1.0
 #: Full world builds tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 3
 #: The skills a descend route may use (jumping off is never needed).
@@ -180,37 +160,12 @@ def world_size_name(difficulty: float) -> str:
     return "small" if reach <= 32.0 else "medium"
 
 
-# --- certificate ---------------------------------------------------------------------------------
-
-
-def certificate(world: World) -> Certificate:
-    """The solvability certificate of a descend world (its difficulty says which):
-
-    - with a platform: required ``fall``, allowed walk and fall, falls up to the safe height
-      (``mechanics.SAFE_FALL_M``): the route falls onto the platform and from it; walking alone
-      (the bypass search) never gets down;
-    - without: required ``climb``, allowed walk, climb and fall, falls up to the safe height: the
-      route climbs down the strip (letting go above the foot); without climbing, no way down
-      (walking and falls up to the safe height, bypass limits) exists.
-    """
-    required = frozenset({"fall"}) if has_platform(world.difficulty) else frozenset({"climb"})
-    allowed = frozenset({"walk", "fall"}) if has_platform(world.difficulty) else ALLOWED_SKILLS
-    return certify(world, world.food[0], required, allowed, max_fall_m=mechanics.SAFE_FALL_M)
-
-
-def needs_the_platform(world: World) -> Certificate:
-    """The certificate of ``world`` as if it had no platform (required ``climb``): with the platform
-    cut away, only climbing leads down without a damaging fall. The generator checks it for worlds
-    that have one (``world`` is then that world without its platform)."""
-    return certify(world, world.food[0], frozenset({"climb"}), ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
-
-
-# --- the cliff -----------------------------------------------------------------------------------
+# --- the cliff ------------------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class Cliff:
-    """The plateau's ring, with its platform, before biomes."""
+    """The ring of wall, with its platform, before biomes."""
 
     ring: ObstacleRing
     #: Terrain and masks after the ring and the platform (the strip in ``climbable``; the
@@ -222,56 +177,53 @@ class Cliff:
     platform: np.ndarray = attr.ib(repr=False)
 
     def edge_radius_m(self, angle_rad: float) -> float:
-        """Distance from the ring's centre to the plateau's (noisy) edge in direction ``angle_rad``."""
+        """Distance from the ring's centre to its (noisy) inner edge in direction ``angle_rad``."""
         outline = self.result.outlines[0]
         angles = np.append(outline.angles_rad, 2.0 * math.pi)
         radii = np.append(outline.inner_radius_m, outline.inner_radius_m[0])
         return float(np.interp(angle_rad % (2.0 * math.pi), angles, radii))
 
 
-def _angular_distance(theta: np.ndarray, centre_rad: float) -> np.ndarray:
-    return np.abs((theta - centre_rad + math.pi) % (2.0 * math.pi) - math.pi)
-
-
-def cut_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ, difficulty: float, food_angle_rad: float,
-              side: float) -> Cliff:
-    """A plateau around ``centre`` raised by the cliff height of ``difficulty``; its climbable strip
-    ``climb_path_offset_deg`` round from ``food_angle_rad`` on the ``side`` (+1 or -1) opposite the
-    platform, which (with one) lies ``platform_offset_deg`` round on ``side``."""
+def cut_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ, difficulty: float, path_angle_rad: float,
+              side: float, inner_radius_m: float = PLATEAU_RADIUS_M, inverted: bool = True) -> Cliff:
+    """A ring round ``centre`` (inner edge ``inner_radius_m``) with the wall height of
+    ``difficulty``: a cliff raising the inside round the start (``inverted``), a drop sinking it
+    round the goal; its climbable strip ``climb_path_offset_deg`` round from ``path_angle_rad`` on
+    the ``side`` (+1 or -1) opposite the platform, which (with one) lies ``platform_offset_deg``
+    round on ``side``, on the lower side of the wall, half-way down."""
     height = cliff_height_m(difficulty)
     run = wall_run_m(height)
-    strip_angle = food_angle_rad - side * math.radians(KNOBS.climb_path_offset_deg.at(difficulty))
+    strip_angle = path_angle_rad - side * math.radians(KNOBS.climb_path_offset_deg.at(difficulty))
     ring = ObstacleRing(
-        kind=RingKind.CLIFF, centre_x_m=float(centre[0]), centre_z_m=float(centre[1]),
-        inner_radius_m=PLATEAU_RADIUS_M, width_m=run, height_m=height,
+        kind=RingKind.CLIFF if inverted else RingKind.DROP, centre_x_m=float(centre[0]), centre_z_m=float(centre[1]),
+        inner_radius_m=inner_radius_m, width_m=run, height_m=height,
         climb_path_angle_deg=math.degrees(strip_angle), climb_path_width_m=KNOBS.climb_path_width_m.at(difficulty),
         noise_amplitude_m=PLATEAU_NOISE_M,
     )
     ringed = apply_ring(rng, heightmap, ring)
     platform = np.zeros(heightmap.shape, dtype=bool)
-    cliff = Cliff(ring=ring, result=ringed, without_platform=ringed.heightmap, platform=platform)
+    cut = Cliff(ring=ring, result=ringed, without_platform=ringed.heightmap, platform=platform)
     if not has_platform(difficulty):
-        return cliff
+        return cut
     p = _platform_progress(difficulty)
-    angle = food_angle_rad + side * math.radians(KNOBS.platform_offset_deg.at(p))
-    edge = cliff.edge_radius_m(angle)
-    outer = edge + run + PLATFORM_DEPTH_M
-    direction = (math.cos(angle), math.sin(angle))
-    top = ground_height(ringed.heightmap, centre[0] + (edge - 0.5) * direction[0], centre[1] + (edge - 0.5) * direction[1])
-    foot = ground_height(ringed.heightmap, centre[0] + (outer + 0.5) * direction[0],
-                         centre[1] + (outer + 0.5) * direction[1])
+    angle = path_angle_rad + side * math.radians(KNOBS.platform_offset_deg.at(p))
+    edge = cut.edge_radius_m(angle)
+    # The platform's radial reach: beyond the wall round the start, inside the pit round the goal.
+    near, far = (edge, edge + run + PLATFORM_DEPTH_M) if inverted else (edge - PLATFORM_DEPTH_M, edge + run)
+    upper, lower = (edge - 0.5, far + 0.5) if inverted else (edge + run + 0.5, near - 0.5)
+    top = ground_height(ringed.heightmap, *cliff.point_at(centre, upper, angle))
+    foot = ground_height(ringed.heightmap, *cliff.point_at(centre, lower, angle))
     level = (top + foot) / 2.0  # two falls of half the cliff each
     x, z = np.meshgrid(heightmap.x_coords_m - centre[0], heightmap.z_coords_m - centre[1])
     r = np.hypot(x, z)
-    half_arc = KNOBS.platform_width_m.at(p) / 2.0 / outer
-    sector = _angular_distance(np.arctan2(z, x), angle) <= half_arc
+    half_arc = KNOBS.platform_width_m.at(p) / 2.0 / (far if inverted else edge)
+    off = cliff.angular_distance(np.arctan2(z, x), angle)
     heights = ringed.heightmap.heights.astype(np.float64)
-    platform = sector & (r <= outer) & (heights < level)
+    platform = (off <= half_arc) & (r <= far) & (r >= (0.0 if inverted else near)) & (heights < level)
     raised = np.where(platform, level, heights)
     # The platform's faces (padded by a cell) are cliff: nothing but the strip is climbable.
     pad = heightmap.cell_size_m * 1.5
-    faces = (_angular_distance(np.arctan2(z, x), angle) <= half_arc + pad / np.maximum(r, pad)) & (r <= outer + pad) \
-        & (r >= edge - pad) & ~ringed.climbable
+    faces = (off <= half_arc + pad / np.maximum(r, pad)) & (r <= far + pad) & (r >= near - pad) & ~ringed.climbable
     result = RingResult(
         heightmap=ringed.heightmap.with_heights(raised), wall=ringed.wall | faces, climbable=ringed.climbable,
         unclimbable=ringed.unclimbable | faces, gap=ringed.gap, inside=ringed.inside, outlines=ringed.outlines,
@@ -279,14 +231,72 @@ def cut_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ, diffic
     return Cliff(ring=ring, result=result, without_platform=ringed.heightmap, platform=platform)
 
 
-# --- the task ------------------------------------------------------------------------------------
+# --- the obstacle piece ---------------------------------------------------------------------------
+
+
+def requirement(difficulty: float) -> Requirement:
+    """What the certificate asks of the way down at ``difficulty``: with a platform, ``fall`` (walk
+    and falls up to the safe height, ``mechanics.SAFE_FALL_M``: onto the platform and from it);
+    without, ``climb`` (walk, climb and safe falls: down the strip, letting go above the foot)."""
+    if has_platform(difficulty):
+        return Requirement(skills={"fall"}, allowed={"walk", "fall"}, max_fall_m=mechanics.SAFE_FALL_M)
+    return Requirement(skills={"climb"}, allowed=ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
+
+
+def plan_descent(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint,
+                 path_angle_rad: float) -> ObstaclePlan:
+    """The descend piece for ``constraint`` (see :func:`obstacle`), the path crossing its band in
+    the direction ``path_angle_rad`` from its centre (the task's generator gives the direction it
+    drew, the obstacle function the constraint's)."""
+    inverted, centre = constraint.heights_inverted, constraint.centre
+    height = cliff_height_m(difficulty)
+    # Round the goal the platform and the crossing's end lie inside the ring's inner edge: in the band too.
+    inner = max(PLATEAU_RADIUS_M, constraint.inner_radius_m + PLATEAU_NOISE_M + (0.0 if inverted else PLATFORM_DEPTH_M))
+    reach = inner + PLATEAU_NOISE_M + wall_run_m(height) + (PLATFORM_DEPTH_M + CROSSING_STANDOFF_M if inverted else
+                                                            CROSSING_STANDOFF_M)
+    cliff.require_reach("descend", constraint, reach)
+    if not inverted:
+        x, z = np.meshgrid(draft.heightmap.x_coords_m, draft.heightmap.z_coords_m)
+        floor = float(draft.heightmap.heights[np.hypot(x - centre[0], z - centre[1]) <= inner].min()) - height
+        if floor < draft.heightmap.water_height_m + PIT_ABOVE_WATER_M:
+            raise ImpossibleWorldError(f"descend: a pit {height:.2f} m deep round {centre} would reach the water")
+    side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
+
+    def build(draft: Draft) -> Obstacle:
+        cut = cut_cliff(streams.rings, draft.heightmap, centre, difficulty, path_angle_rad, side, inner, inverted)
+        edge, run = cut.edge_radius_m(path_angle_rad), wall_run_m(height)
+        upper = edge - SPAWN_EDGE_DISTANCE_M if inverted else edge + run + CROSSING_STANDOFF_M
+        lower = edge + run + PLATFORM_DEPTH_M + CROSSING_STANDOFF_M if inverted else edge - PLATFORM_DEPTH_M - CROSSING_STANDOFF_M
+        shaped = cut.result
+        drafted = draft.with_piece(shaped.heightmap, climbable=shaped.climbable, unclimbable=shaped.unclimbable,
+                                   no_scenery=shaped.wall | shaped.inside | cut.platform, ring_outlines=shaped.outlines)
+        crossing = Crossing(start=cliff.point_at(centre, upper, path_angle_rad), end=cliff.point_at(centre, lower, path_angle_rad),
+                            requirement=requirement(difficulty))
+        return Obstacle(draft=drafted, crossing=crossing, detail=cut)
+
+    return ObstaclePlan(constraint=constraint, build=build)
+
+
+def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint) -> ObstaclePlan:
+    """The descend piece: a ring of wall whose inner edge wanders ``PLATEAU_NOISE_M`` round a mean
+    radius that many metres outside the band's inner radius (and the platform's depth more round
+    the goal, where the platform stands inside it; at least ``PLATEAU_RADIUS_M``):
+    round the start (heights inverted) a cliff raising the inside, round the goal a drop sinking
+    it (its floor must stay above the water). Its climbable strip and its platform lie round the
+    ring from where the path crosses it, the side drawn from ``streams.sites``; the wall's noise
+    comes from ``streams.rings`` when built. The crossing runs from the upper side by the edge to
+    the lower side beyond the platform's reach; its requirement is :func:`requirement`'s."""
+    return plan_descent(draft, streams, difficulty, constraint, constraint.path_angle_rad())
+
+
+# --- the task -------------------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class DescendLayout:
     """A descend world and the factors difficulty chose for it."""
 
-    outdoor: OutdoorLayout
+    outdoor: assembly.OutdoorLayout
     cliff: Cliff
     #: Height of the cliff's raise, metres.
     cliff_height_m: float
@@ -299,30 +309,32 @@ class DescendLayout:
         return self.outdoor.world
 
 
-def world_without_platform(world: World, cliff: Cliff, config: OutdoorTaskConfig) -> World:
+def world_without_platform(world: World, cut: Cliff, config: assembly.OutdoorTaskConfig) -> World:
     """``world`` (with a platform) as it would be without it: the ring's terrain where the platform
     stands, eroded as the world's was; ``config`` is the one it was made with."""
     biome_map = world.ground.biome_map
-    plain = erode_beaches(cliff.without_platform, config.biomes).heights
-    heights = np.where(cliff.platform, plain, biome_map.heightmap.heights)
+    plain = erode_beaches(cut.without_platform, config.biomes).heights
+    heights = np.where(cut.platform, plain, biome_map.heightmap.heights)
     ground = Terrain(biome_map=attr.evolve(biome_map, heightmap=biome_map.heightmap.with_heights(heights)))
     return attr.evolve(world, ground=ground)
 
 
-def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> DescendLayout:
-    """The descend world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if
-    the terrain offers no place that keeps the guarantees."""
-    config = resolve_config(config)
-    streams = split_streams(rng)
+def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> DescendLayout:
+    """The descend world for ``difficulty``: the piece round the spawn's plateau (heights
+    inverted), the food below on the path; raises ``ImpossibleWorldError`` if the terrain offers
+    no place that keeps the guarantees."""
+    config = assembly.resolve_config(config)
+    streams = assembly.split_streams(rng)
     height = cliff_height_m(difficulty)
     distance = float(streams.food.uniform(*food_distance_band_m(difficulty)))
     size = config.world_size or world_size_name(difficulty)
-    heightmap = build_island(streams.terrain, size, config.points_per_m or POINTS_PER_M.get(size, 2.0))
-    fruit_tree = scaled_scenery(config).fruit_tree
+    heightmap = assembly.build_island(streams.terrain, size, config.points_per_m or POINTS_PER_M.get(size, 2.0))
+    draft = Draft.of_island(heightmap)
+    fruit_tree = assembly.scaled_scenery(config).fruit_tree
     core = PLATEAU_RADIUS_M + PLATEAU_NOISE_M + wall_run_m(height)
     # The beach's erosion must not reach the plateau (it would lower the top into a ramp).
-    mask = site_mask(heightmap, min_water_distance_m=2.0, max_slope_deg=15.0,
-                     min_ocean_distance_m=core + config.biomes.beach_width_m + 1.0, edge_margin_m=core + 2.0)
+    mask = sites.site_mask(heightmap, min_water_distance_m=2.0, max_slope_deg=15.0,
+                           min_ocean_distance_m=core + config.biomes.beach_width_m + 1.0, edge_margin_m=core + 2.0)
     slopes = heightmap.slope_deg()
 
     def fit_site(centre: XZ):
@@ -336,65 +348,70 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 break
         else:
             return f"no dry, gentle ground {distance:.1f} m beyond a plateau at {centre}"
-        side = 1.0 if streams.sites.uniform() < 0.5 else -1.0
-        # The cliff is cheap to cut: cut it here, so the food's and the tree's sites are checked
+        far = heightmap.size_m
+        constraint = Constraint(centre=centre, inner_radius_m=0.0, outer_radius_m=far, heights_inverted=True,
+                                path=(centre, cliff.point_at(centre, far, angle)))
+        # The piece is cheap to cut: cut it here, so the food's and the tree's sites are checked
         # on it before the costly build (biomes, scenery, certificates).
-        cliff = cut_cliff(streams.rings, heightmap, centre, difficulty, angle, side)
-        edge = cliff.edge_radius_m(angle)
-        direction = (math.cos(angle), math.sin(angle))
-        spawn = (centre[0] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[0],
-                 centre[1] + (edge - SPAWN_EDGE_DISTANCE_M) * direction[1])
-        placed = (centre[0] + (edge + distance) * direction[0], centre[1] + (edge + distance) * direction[1])
-        shaped = cliff.result
+        piece = plan_descent(draft, streams, difficulty, constraint, angle).build(draft)
+        cut, shaped = piece.detail, piece.draft
+        spawn = piece.crossing.start
+        placed = cliff.point_at(centre, cut.edge_radius_m(angle) + distance, angle)
         if not bool(heightmap.contains(*placed)) or not is_dry_land(shaped.heightmap, *placed, min_water_distance_m=1.0) \
-                or triangle_slopes_deg(shaped.heightmap)[triangle_index(shaped.heightmap, *placed)] > FOOD_MAX_SLOPE_DEG:
+                or triangle_slopes_deg(shaped.heightmap)[triangle_index(shaped.heightmap, *placed)] > assembly.FOOD_MAX_SLOPE_DEG:
             return f"the food at {placed} would not lie on dry, gentle ground"
-        tree_site = tree_behind_food(streams.sites, placed, spawn, fruit_tree)
-        if not fruit_tree_site_ok(shaped.heightmap, *tree_site, fruit_tree):
+        tree_site = sites.tree_behind_food(streams.sites, placed, spawn, fruit_tree)
+        if not sites.fruit_tree_site_ok(shaped.heightmap, *tree_site, fruit_tree):
             return f"no fruit tree site behind the food at {tree_site}"
 
         def build() -> DescendLayout:
-            biome_map = make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
-            if not fruit_tree_site_ok(biome_map.heightmap, *tree_site, fruit_tree):
+            biome_map = assembly.make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
+            if not sites.fruit_tree_site_ok(biome_map.heightmap, *tree_site, fruit_tree):
                 raise ImpossibleWorldError(f"descend: no fruit tree site behind the food at {tree_site}")
-            foods = [FoodPlacement(kind="apple", x=placed[0], z=placed[1],
-                                   yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
-            outdoor = assemble_outdoor_world(
+            foods = [assembly.FoodPlacement(kind="apple", x=placed[0], z=placed[1],
+                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="descend", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, placed), foods=foods, tree_site=tree_site,
-                exclude_mask=shaped.wall | shaped.inside | cliff.platform, ring_outlines=shaped.outlines,
-                food_on_foot=False,
+                exclude_mask=shaped.no_scenery, ring_outlines=shaped.ring_outlines, food_on_foot=False,
             )
             world = outdoor.world
             if has_platform(difficulty):  # (first: it fails more often)
-                plain = needs_the_platform(world_without_platform(world, cliff, config))
+                plain = needs_the_platform(world_without_platform(world, cut, config))
                 if not plain.ok:
                     raise ImpossibleWorldError(f"descend, without the platform: {plain.reason}")
             proof = certificate(world)
             if not proof.ok:
                 raise ImpossibleWorldError(f"descend: {proof.reason}")
-            return DescendLayout(outdoor=outdoor, cliff=cliff, cliff_height_m=height, food_distance_m=distance,
+            return DescendLayout(outdoor=outdoor, cliff=cut, cliff_height_m=height, food_distance_m=distance,
                                  certificate=proof)
 
         return build
 
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, heightmap, mask, config.site_attempts), fit_site,
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, heightmap, mask, config.site_attempts), fit_site,
         max_builds=ASSEMBLY_ATTEMPTS, failure="descend: no site for the plateau keeps the guarantees on this island",
     )
 
 
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
-    return build_layout(rng, difficulty, config).world
+# --- the certificate ------------------------------------------------------------------------------
 
 
-TASK = TaskSpec(
-    name="descend",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-)
+def certificate(world: World) -> Certificate:
+    """The solvability certificate of a descend world (its difficulty says which,
+    :func:`requirement`): a route down with the required skill; walking alone (with a platform) or
+    any way without climbing and falls up to the safe height (without) never gets down."""
+    need = requirement(world.difficulty)
+    return certify(world, world.food[0], need.skills, need.allowed, max_fall_m=need.max_fall_m)
+
+
+def needs_the_platform(world: World) -> Certificate:
+    """The certificate of ``world`` as if it had no platform (required ``climb``): with the platform
+    cut away, only climbing leads down without a damaging fall. The generator checks it for worlds
+    that have one (``world`` is then that world without its platform)."""
+    return certify(world, world.food[0], frozenset({"climb"}), ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
+
+
+TASK = TaskSpec(name="descend", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=5, in_sets_from_version=1,
+                reference_agent="avalon.agent.scripted.follower:RouteFollower")

@@ -49,47 +49,21 @@ Small world (64 m), one grid point per metre.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Optional
+from typing import Optional
 
 import attr
 import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
 from avalon.datagen.world import World
+from avalon.errors import check_choice
 from avalon.rules.foods import FOOD_KINDS, FOOD_RADIUS_M, FOODS, FOODS_EASY_TO_HARD
-from avalon.tasks.kit import altar as altars
-from avalon.tasks.kit.assembly import (
-    FOOD_MAX_SLOPE_DEG,
-    HANGING_FOOD_TRUNK_GAP_M,
-    TIME_LIMIT_FRAMES,
-    FoodPlacement,
-    OutdoorLayout,
-    assemble_outdoor_world,
-    build_island,
-    make_biomes,
-    resolve_config,
-    scaled_scenery,
-    split_streams,
-)
+from avalon.tasks.kit import altar as altars, assembly, geometry, sites
+from avalon.tasks.kit.assembly import FoodPlacement
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.forcing import Forcing
-from avalon.tasks.kit.geometry import (
-    XZ,
-    facing_direction,
-    ground_height,
-    is_dry_land,
-    triangle_index,
-    triangle_slopes_deg,
-)
-from avalon.tasks.kit.sites import (
-    build_at_first_fitting_site,
-    candidate_points,
-    fruit_tree_site_ok,
-    site_mask,
-    tree_behind_food,
-)
+from avalon.tasks.kit.forcing import ForcedOptions, Forcing
+from avalon.tasks.kit.route import Route
 from avalon.tasks.kit.spec import TaskSpec
-from avalon.validation import check_choice
 
 #: Food kinds from easy to hard (every kind of ``FOOD_KINDS``, by its row's ``difficulty_rank``):
 #: apple is canonical; cherries come several at once; mulberries are small; a banana gives half
@@ -170,7 +144,7 @@ def food_hangs(kind: str, difficulty: float, draw: float) -> bool:
 class EatLayout:
     """An eat world and the factors difficulty chose for it."""
 
-    outdoor: OutdoorLayout
+    outdoor: assembly.OutdoorLayout
     kind: str
     #: Horizontal distance from the spawn to the (first) food's centre, metres.
     distance_m: float
@@ -207,21 +181,22 @@ def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.
 
 def _under_canopy(food: FoodPlacement, tree_site: tuple[float, float], fruit_tree: FruitTreeConfig) -> bool:
     """Whether ``food`` can hang from the canopy of a fruit tree at ``tree_site`` whatever its scale
-    (see ``HANGING_FOOD_TRUNK_GAP_M``)."""
+    (see ``assembly.HANGING_FOOD_TRUNK_GAP_M``)."""
     low, high = fruit_tree.scale_range
     radius = FOOD_RADIUS_M[food.kind]
     reach = math.hypot(food.x - tree_site[0], food.z - tree_site[1])
-    nearest = fruit_tree.trunk_radius_m * high + radius + HANGING_FOOD_TRUNK_GAP_M
-    return nearest <= reach <= fruit_tree.canopy_radius_m * low - radius - HANGING_FOOD_TRUNK_GAP_M
+    nearest = fruit_tree.trunk_radius_m * high + radius + assembly.HANGING_FOOD_TRUNK_GAP_M
+    return nearest <= reach <= fruit_tree.canopy_radius_m * low - radius - assembly.HANGING_FOOD_TRUNK_GAP_M
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None,
-                 food_kind: Optional[str] = None) -> EatLayout:
+                 forced: Optional[ForcedOptions] = None) -> EatLayout:
     """The eat world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if the
-    terrain offers no place that keeps the guarantees. ``food_kind`` (any kind of
-    :data:`FOOD_LADDER`, whatever the difficulty) replaces the drawn kind: a forced world."""
-    config = resolve_config(config)
-    streams = split_streams(rng)
+    terrain offers no place that keeps the guarantees. ``forced`` may pin ``food_kind`` (any kind of
+    :data:`FOOD_LADDER`, whatever the difficulty), which replaces the drawn kind."""
+    food_kind = (forced or {}).get("food_kind")
+    config = assembly.resolve_config(config)
+    streams = assembly.split_streams(rng)
     # Task factors first, from their own stream, so they do not depend on the terrain.
     kinds = food_kinds(difficulty)
     kind = kinds[int(streams.food.integers(len(kinds)))]  # drawn even when forced: the later draws stay
@@ -238,38 +213,38 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
     on_altar, altar_factors = draw_altar(streams.food, kind, difficulty)
     hanging = hanging and not on_altar
 
-    heightmap = build_island(streams.terrain, config.world_size or WORLD_SIZE, config.points_per_m or POINTS_PER_M)
-    biome_map = make_biomes(streams.biomes, heightmap, config)
+    heightmap = assembly.build_island(streams.terrain, config.world_size or WORLD_SIZE, config.points_per_m or POINTS_PER_M)
+    biome_map = assembly.make_biomes(streams.biomes, heightmap, config)
     ground = biome_map.heightmap
-    fruit_tree = scaled_scenery(config).fruit_tree
-    slopes = triangle_slopes_deg(ground)
-    mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
+    fruit_tree = assembly.scaled_scenery(config).fruit_tree
+    slopes = geometry.triangle_slopes_deg(ground)
+    mask = sites.site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
 
     if on_altar:
         return _build_altar_layout(streams, config, biome_map, difficulty, kind, count, altar_factors)
 
-    def fit_ground_site(spawn: XZ):
+    def fit_ground_site(spawn: geometry.XZ):
         """Why the food cannot lie ahead of a spawn at ``spawn``, or the build of the world there."""
         yaw = float(streams.sites.uniform(-math.pi, math.pi))
-        dx, dz = facing_direction(yaw + bearing)
+        dx, dz = geometry.facing_direction(yaw + bearing)
         centre = (spawn[0] + distance * dx, spawn[1] + distance * dz)
-        if not is_dry_land(ground, *centre, min_water_distance_m=1.0):
+        if not geometry.is_dry_land(ground, *centre, min_water_distance_m=1.0):
             return f"the food at {centre} would not be on dry land"
-        if slopes[triangle_index(ground, *centre)] > FOOD_MAX_SLOPE_DEG:
-            return f"the food at {centre} would be on ground steeper than {FOOD_MAX_SLOPE_DEG} degrees"
+        if slopes[geometry.triangle_index(ground, *centre)] > assembly.FOOD_MAX_SLOPE_DEG:
+            return f"the food at {centre} would be on ground steeper than {assembly.FOOD_MAX_SLOPE_DEG} degrees"
         tree_site = None
         if kind not in GROUND_KINDS:
-            tree_site = tree_behind_food(streams.sites, centre, spawn, fruit_tree)
-            if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
+            tree_site = sites.tree_behind_food(streams.sites, centre, spawn, fruit_tree)
+            if not sites.fruit_tree_site_ok(ground, *tree_site, fruit_tree):
                 return f"no fruit tree site behind the food at {tree_site}"
         foods = _cluster(kind, centre, count, streams.sites, hanging)
         if hanging and not all(_under_canopy(f, tree_site, fruit_tree) for f in foods):
             return "the food would not hang under the fruit tree's canopy"
-        if any(abs(ground_height(ground, f.x, f.z) - ground_height(ground, *centre)) > 0.3 for f in foods):
+        if any(abs(geometry.ground_height(ground, f.x, f.z) - geometry.ground_height(ground, *centre)) > 0.3 for f in foods):
             return "the ground under the cluster is too uneven"
 
         def build() -> EatLayout:
-            outdoor = assemble_outdoor_world(
+            outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
                 foods=foods, tree_site=tree_site,
             )
@@ -277,8 +252,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
         return build
 
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, ground, mask, config.site_attempts), fit_ground_site,
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, ground, mask, config.site_attempts), fit_ground_site,
         max_builds=ASSEMBLY_ATTEMPTS, failure="eat: no spawn site keeps the guarantees on this island",
     )
 
@@ -317,11 +292,11 @@ def _build_altar_layout(streams, config, biome_map, difficulty: float, kind: str
     """The eat world with the food on an altar: like the ground loop of :func:`build_layout`, with
     the spawn sites drawn the same way."""
     ground = biome_map.heightmap
-    fruit_tree = scaled_scenery(config).fruit_tree
-    mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
+    fruit_tree = assembly.scaled_scenery(config).fruit_tree
+    mask = sites.site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
     distance, bearing = altar_distance_and_bearing(kind, count, factors)
 
-    def fit_altar_site(spawn: XZ):
+    def fit_altar_site(spawn: geometry.XZ):
         """Why an altar cannot stand ahead of a spawn at ``spawn``, or the build of the world there."""
         yaw = float(streams.sites.uniform(-math.pi, math.pi))
         site = _altar_site(streams, ground, fruit_tree, spawn, yaw, kind, count, factors, distance)
@@ -330,7 +305,7 @@ def _build_altar_layout(streams, config, biome_map, difficulty: float, kind: str
         altar, foods, tree_site = site
 
         def build() -> EatLayout:
-            outdoor = assemble_outdoor_world(
+            outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="eat", difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
                 foods=foods, tree_site=tree_site, keep_clear=[altar.keep_clear],
             )
@@ -339,8 +314,8 @@ def _build_altar_layout(streams, config, biome_map, difficulty: float, kind: str
 
         return build
 
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, ground, mask, config.site_attempts), fit_altar_site,
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, ground, mask, config.site_attempts), fit_altar_site,
         max_builds=ASSEMBLY_ATTEMPTS, failure="eat: no spawn site keeps the altar's guarantees on this island",
     )
 
@@ -348,11 +323,11 @@ def _build_altar_layout(streams, config, biome_map, difficulty: float, kind: str
 def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count: int,
                 factors: altars.AltarFactors, distance: float):
     """(altar, foods, tree site) for a spawn facing ``yaw``, or why the site cannot hold the altar."""
-    dx, dz = facing_direction(yaw + factors.bearing_rad)
+    dx, dz = geometry.facing_direction(yaw + factors.bearing_rad)
     centre = (spawn[0] + distance * dx, spawn[1] + distance * dz)
     if not bool(ground.contains(*centre)):
         return "the altar falls outside the world"
-    spawn_position = (spawn[0], ground_height(ground, *spawn), spawn[1])
+    spawn_position = (spawn[0], geometry.ground_height(ground, *spawn), spawn[1])
     altar = altars.altar_for_food(
         ground, spawn_position, centre, FOOD_RADIUS_M[kind], footprint_radius_m(kind, count), factors
     )
@@ -362,24 +337,20 @@ def _altar_site(streams, ground, fruit_tree, spawn, yaw: float, kind: str, count
     if problem is not None:
         return problem
     tree_site = altars.tree_behind_altar(streams.sites, altar, centre, spawn, fruit_tree)
-    if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
+    if not sites.fruit_tree_site_ok(ground, *tree_site, fruit_tree):
         return f"no fruit tree site behind the altar at {tree_site}"
     return altar, _cluster(kind, centre, count, streams.sites), tree_site
 
 
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None,
-             forced: Optional[Mapping[str, str]] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``; ``forced`` may pin
-    ``food_kind`` (see ``TASK.forcing``)."""
-    return build_layout(rng, difficulty, config, food_kind=(forced or {}).get("food_kind")).world
+def reference_route(world: World) -> Route:
+    """The reference agent's route in an eat world: no steps (the food is right by the spawn; the
+    follower's :class:`~avalon.agent.scripted.eat.EatFood` walks to it and eats)."""
+    return Route(start=world.spawn_position, steps=())
 
 
 TASK = TaskSpec(
-    name="eat",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=True,
+    name="eat", generate=build_layout, knobs=KNOBS, food_visible_from_spawn=True, food_reachable_on_foot=True,
     forcing=(Forcing("food_kind", FOOD_LADDER),),  # evaluation sets hold every kind (Appendix G.1)
+    table_row=1, in_sets_from_version=1,
+    reference_agent="avalon.agent.scripted.follower:RouteFollower", reference_route=reference_route,
 )

@@ -33,45 +33,17 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.export.terrain_data import LOD_STEPS
 from avalon.datagen.noise import smoothstep
 from avalon.datagen.terrain import WORLD_SIZES_M, HeightMap
 from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
-from avalon.tasks.kit import ImpossibleWorldError
-from avalon.tasks.kit.assembly import (
-    FOOD_MAX_SLOPE_DEG,
-    TIME_LIMIT_FRAMES,
-    FoodPlacement,
-    OutdoorLayout,
-    assemble_outdoor_world,
-    build_island,
-    make_biomes,
-    resolve_config,
-    scaled_scenery,
-    split_streams,
-)
+from avalon.tasks.kit import ImpossibleWorldError, assembly, geometry, sites
+from avalon.tasks.kit.certificate import Certificate, certify, require_certificate
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import (
-    XZ,
-    component_labels,
-    ground_height,
-    is_dry_land,
-    triangle_index,
-    triangle_slopes_deg,
-    walkable_grid,
-    yaw_towards,
-)
-from avalon.tasks.kit.routes import Certificate, certify, require_certificate
-from avalon.tasks.kit.sites import (
-    build_at_first_fitting_site,
-    candidate_points,
-    fruit_tree_site_ok,
-    site_mask,
-    tree_behind_food,
-)
+from avalon.tasks.kit.geometry import XZ
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -180,7 +152,7 @@ def hidden_by_terrain(surfaces, eye, food_centre, margin_m: float = HIDDEN_MARGI
         samples = max(2, int(math.ceil(length / (0.25 * finest))))
         t = np.arange(1, samples) / samples
         x, z = e[0] + t * d[0], e[2] + t * d[2]
-        ground = np.min([ground_height(s, x, z) for s in surfaces], axis=0)
+        ground = np.min([geometry.ground_height(s, x, z) for s in surfaces], axis=0)
         if not np.any(ground >= e[1] + t * d[1] + margin_m):
             return False
     return True
@@ -189,7 +161,7 @@ def hidden_by_terrain(surfaces, eye, food_centre, margin_m: float = HIDDEN_MARGI
 def food_hidden(heightmap: HeightMap, spawn: XZ, food_centre) -> bool:
     """Whether the terrain hides the apple at ``food_centre`` from the spawn's eyes standing tall at
     ``spawn``, at every level of detail the simulator draws."""
-    eye = (spawn[0], ground_height(heightmap, *spawn) + HIDDEN_EYE_HEIGHT_M, spawn[1])
+    eye = (spawn[0], geometry.ground_height(heightmap, *spawn) + HIDDEN_EYE_HEIGHT_M, spawn[1])
     return hidden_by_terrain(drawn_surfaces(heightmap), eye, food_centre)
 
 
@@ -227,7 +199,7 @@ def hill_between(spawn: XZ, food: XZ) -> Optional[Hill]:
 class ExploreLayout:
     """An explore world and the factors difficulty chose for it."""
 
-    outdoor: OutdoorLayout
+    outdoor: assembly.OutdoorLayout
     #: Horizontal distance from the spawn to the food's centre, metres.
     distance_m: float
     #: The hill raised to hide the food, or None when the island's own terrain hides it.
@@ -246,40 +218,40 @@ def certify_explore(world: World) -> Certificate:
 
 
 def _food_site_ok(heightmap: HeightMap, slopes: np.ndarray, food: XZ) -> bool:
-    if not bool(heightmap.contains(*food)) or not is_dry_land(heightmap, *food, min_water_distance_m=1.0):
+    if not bool(heightmap.contains(*food)) or not geometry.is_dry_land(heightmap, *food, min_water_distance_m=1.0):
         return False
-    return slopes[triangle_index(heightmap, *food)] <= FOOD_MAX_SLOPE_DEG
+    return slopes[geometry.triangle_index(heightmap, *food)] <= assembly.FOOD_MAX_SLOPE_DEG
 
 
 def _apple_centre(heightmap: HeightMap, food: XZ) -> tuple[float, float, float]:
-    return (food[0], ground_height(heightmap, *food) + FOOD_RADIUS_M["apple"], food[1])
+    return (food[0], geometry.ground_height(heightmap, *food) + FOOD_RADIUS_M["apple"], food[1])
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> ExploreLayout:
     """The explore world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if
     the terrain offers no place that keeps the guarantees."""
-    config = resolve_config(config)
-    if config.time_limit_frames == TIME_LIMIT_FRAMES:  # the config's default, the other basic tasks' limit
+    config = assembly.resolve_config(config)
+    if config.time_limit_frames == assembly.TIME_LIMIT_FRAMES:  # the config's default, the other basic tasks' limit
         config = attr.evolve(config, time_limit_frames=EXPLORE_TIME_LIMIT_FRAMES)
-    streams = split_streams(rng)
+    streams = assembly.split_streams(rng)
     size = config.world_size or world_size_m(difficulty)
     size_m = WORLD_SIZES_M[size] if isinstance(size, str) else float(size)
     distance = float(streams.food.uniform(*KNOBS.food_distance_m.at(difficulty)))
     yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
-    island = build_island(
+    island = assembly.build_island(
         streams.terrain, size_m, config.points_per_m or POINTS_PER_M,
         mountain_count=mountain_count(difficulty, size_m),
         mountain_roughness_m=KNOBS.mountain_roughness_m.at(difficulty),
         initial_noise_scale_m=KNOBS.ground_roughness_m.at(difficulty),
     )
-    mask = site_mask(island, min_water_distance_m=1.5, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=6.0)
-    slopes = triangle_slopes_deg(island)
-    labels = component_labels(walkable_grid(island))
-    fruit_tree = scaled_scenery(config).fruit_tree
+    mask = sites.site_mask(island, min_water_distance_m=1.5, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=6.0)
+    slopes = geometry.triangle_slopes_deg(island)
+    labels = geometry.component_labels(geometry.walkable_grid(island))
+    fruit_tree = assembly.scaled_scenery(config).fruit_tree
 
     def fit_spawn_site(spawn: XZ):
         """Why no food can hide ``distance`` from a spawn at ``spawn``, or the build of the world there."""
-        start = labels[triangle_index(island, *spawn)]
+        start = labels[geometry.triangle_index(island, *spawn)]
         if start < 0:
             return f"the spawn at {spawn} is on ground too steep to walk"
         first = streams.sites.uniform(-math.pi, math.pi)
@@ -288,7 +260,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         for k in range(FOOD_HEADINGS):
             heading = first + k * (2.0 * math.pi / FOOD_HEADINGS)
             food = (spawn[0] + distance * math.cos(heading), spawn[1] + distance * math.sin(heading))
-            if not _food_site_ok(island, slopes, food) or labels[triangle_index(island, *food)] != start:
+            if not _food_site_ok(island, slopes, food) or labels[geometry.triangle_index(island, *food)] != start:
                 reasons.append(f"the food at ({food[0]:.1f}, {food[1]:.1f}) would not be on dry, gentle ground walkable from the spawn")
                 continue
             if food_hidden(island, spawn, _apple_centre(island, food)):
@@ -306,17 +278,17 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         return _build(spawn, fallback, hill, hilly)
 
     def _build(spawn: XZ, food: XZ, hill: Optional[Hill], heightmap: HeightMap):
-        tree_site = tree_behind_food(streams.sites, food, spawn, fruit_tree)
-        if not fruit_tree_site_ok(heightmap, *tree_site, fruit_tree):
+        tree_site = sites.tree_behind_food(streams.sites, food, spawn, fruit_tree)
+        if not sites.fruit_tree_site_ok(heightmap, *tree_site, fruit_tree):
             return f"no fruit tree site behind the food at {tree_site}"
 
         def build() -> ExploreLayout:
-            biome_map = make_biomes(streams.biomes, heightmap, config)
+            biome_map = assembly.make_biomes(streams.biomes, heightmap, config)
             ground = biome_map.heightmap
-            foods = [FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
-            outdoor = assemble_outdoor_world(
+            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="explore", difficulty=difficulty, spawn=spawn,
-                spawn_yaw_rad=yaw_towards(spawn, food) - yaw_offset, foods=foods, tree_site=tree_site,
+                spawn_yaw_rad=geometry.yaw_towards(spawn, food) - yaw_offset, foods=foods, tree_site=tree_site,
                 food_in_sight=False, clear_sight_lines=False,
             )
             if not food_hidden(ground, spawn, outdoor.world.food[0].position):
@@ -326,23 +298,14 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
         return build
 
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, island, mask, config.site_attempts), fit_spawn_site,
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, island, mask, config.site_attempts), fit_spawn_site,
         max_builds=ASSEMBLY_ATTEMPTS, failure="explore: no spawn site hides the food on this island",
     )
 
 
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
-    return build_layout(rng, difficulty, config).world
-
-
 TASK = TaskSpec(
-    name="explore",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=EXPLORE_TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=False,
-    food_reachable_on_foot=True,
-    certificate=certify_explore,
+    name="explore", generate=build_layout, knobs=KNOBS, certificate=certify_explore,
+    evaluation_time_limit_frames=EXPLORE_TIME_LIMIT_FRAMES, food_visible_from_spawn=False, food_reachable_on_foot=True,
+    table_row=14, in_sets_from_version=1, reference_agent="avalon.agent.scripted.follower:RouteFollower",
 )

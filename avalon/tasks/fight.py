@@ -25,37 +25,32 @@ At d = 0 the one predator is a bee, whose sting costs a quarter of the energy an
 apple can be eaten without a fight (F.1: "not strictly necessary ... in some levels"). Every
 predator's home keeps its activation radius and 2 m from the spawn. Forcing (Appendix G.1):
 ``predator_kind`` pins the first predator's species (one of the seven). Small world (64 m), one
-grid point per metre. ``build_layout`` returns the tools and the predators' homes (where the tools
-are used), so another task (carry) can take these worlds and move the tools.
+grid point per metre.
+
+The obstacle is a piece (:func:`obstacle`, :mod:`avalon.tasks.kit.predators`): the guards stand in
+a band round a centre, near the path, and the tools lie ahead of the path's start; the task's
+world is that piece placed round the food, the path from the spawn. ``build_layout`` returns the
+tools and the predators' homes (where the tools are used), so another task (carry) can take these
+worlds and move the tools.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Mapping, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import attr
 import numpy as np
 
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import Entity, World, tool_entity
+from avalon.datagen.world import World
 from avalon.rules.animals import animal_spec
 from avalon.rules.tools import TOOL_KINDS
-from avalon.tasks.kit.assembly import FOOD_MAX_SLOPE_DEG, TIME_LIMIT_FRAMES
+from avalon.tasks.kit import assembly, geometry, predators
+from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.forcing import Forcing
-from avalon.tasks.kit.geometry import XZ, facing_direction, ground_height, is_dry_land, triangle_index, triangle_slopes_deg
-from avalon.tasks.kit.predators import (
-    DESTRUCTIBLE_PREDATORS,
-    GuardKnobs,
-    GuardLayout,
-    build_guarded_food,
-    certify_avoiding,
-    certify_on_foot,
-    predator_count,
-    predators,
-)
-from avalon.tasks.kit.routes import Certificate
+from avalon.tasks.kit.forcing import ForcedOptions, Forcing
+from avalon.tasks.kit.obstacle import Constraint, Draft, ObstaclePlan
 from avalon.tasks.kit.spec import TaskSpec
 
 WORLD_SIZE = "small"
@@ -79,8 +74,8 @@ class FightKnobs:
     #: spawn within 20 degrees of its facing at d = 0, 18-23 m anywhere round at d = 1 (a wide-radius
     #: predator 2-3 m from the food must stand 17 m from the spawn); each
     #: predator's home 4-6 m from the food at d = 0, 2-3 m at d = 1 (guarding it).
-    guard: GuardKnobs = GuardKnobs(
-        species_per_unit=len(DESTRUCTIBLE_PREDATORS) - 1,
+    guard: predators.GuardKnobs = predators.GuardKnobs(
+        species_per_unit=len(predators.DESTRUCTIBLE_PREDATORS) - 1,
         predators_per_unit=2,
         food_distance_m=Band(Ramp(8.0, 10.0), Ramp(11.0, 12.0)),
         food_bearing_deg=Band(Ramp(0.0), Ramp(20.0, 160.0)),
@@ -108,51 +103,62 @@ def tool_kinds(predator_count: int) -> list[str]:
     return (["stick"] * KNOBS.sticks_per_predator + ["rock"] * KNOBS.rocks_per_predator) * predator_count
 
 
-def lay_tools(rng: np.random.Generator, ground: HeightMap, spawn: XZ, yaw_rad: float, kinds: Sequence[str],
-              difficulty: float) -> Union[list[Entity], str]:
-    """The tools of ``kinds`` on the ground ahead of a spawn at ``spawn`` facing ``yaw_rad``, named
-    ``tool_<i>_<kind>``, or why one cannot lie there. Each tool takes the first of up to
-    :data:`TOOL_TRIES` places (three draws each: distance, bearing, yaw) on dry ground no steeper
-    than food lies on and :data:`TOOL_GAP_M` from the tools before it."""
-    slopes = triangle_slopes_deg(ground)
-    placed: list[Entity] = []
+def lay_tools(rng: np.random.Generator, ground: HeightMap, start: geometry.XZ, yaw_rad: float, kinds: Sequence[str],
+              difficulty: float) -> Union[list[predators.ToolSite], str]:
+    """The places of tools of ``kinds`` on the ground ahead of an agent at ``start`` facing
+    ``yaw_rad``, named ``tool_<i>_<kind>``, or why one cannot lie there. Each tool takes the first of
+    up to :data:`TOOL_TRIES` places (three draws each: distance, bearing, yaw) on dry ground no
+    steeper than food lies on and :data:`TOOL_GAP_M` from the tools before it."""
+    slopes = geometry.triangle_slopes_deg(ground)
+    steepest = assembly.FOOD_MAX_SLOPE_DEG
+    placed: list[predators.ToolSite] = []
     for index, kind in enumerate(kinds):
         reason = ""
         for _ in range(TOOL_TRIES):
             distance = float(rng.uniform(*KNOBS.tool_distance_m.at(difficulty)))
             bearing = math.radians(float(rng.uniform(-KNOBS.tool_bearing_deg, KNOBS.tool_bearing_deg)))
             yaw = float(rng.uniform(-math.pi, math.pi))
-            dx, dz = facing_direction(yaw_rad + bearing)
-            x, z = spawn[0] + distance * dx, spawn[1] + distance * dz
-            if not bool(ground.contains(x, z)) or not is_dry_land(ground, x, z, min_water_distance_m=1.0):
+            dx, dz = geometry.facing_direction(yaw_rad + bearing)
+            x, z = start[0] + distance * dx, start[1] + distance * dz
+            if not bool(ground.contains(x, z)) or not geometry.is_dry_land(ground, x, z, min_water_distance_m=1.0):
                 reason = f"a {kind} at ({x:.1f}, {z:.1f}) would not lie on dry land"
-            elif slopes[triangle_index(ground, x, z)] > FOOD_MAX_SLOPE_DEG:
-                reason = f"a {kind} at ({x:.1f}, {z:.1f}) would lie on ground steeper than {FOOD_MAX_SLOPE_DEG} degrees"
-            elif any(math.dist((x, z), (t.position[0], t.position[2])) < TOOL_GAP_M for t in placed):
+            elif slopes[geometry.triangle_index(ground, x, z)] > steepest:
+                reason = f"a {kind} at ({x:.1f}, {z:.1f}) would lie on ground steeper than {steepest} degrees"
+            elif any(math.dist((x, z), (t.x, t.z)) < TOOL_GAP_M for t in placed):
                 reason = f"a {kind} at ({x:.1f}, {z:.1f}) would lie on another tool"
             else:
-                placed.append(tool_entity(kind, f"tool_{index}_{kind}", (x, float(ground_height(ground, x, z)), z), yaw))
+                placed.append(predators.ToolSite(kind=kind, name=f"tool_{index}_{kind}", x=x, z=z, yaw_rad=yaw))
                 break
         else:
             return reason
     return placed
 
 
+def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint,
+             **drawn) -> ObstaclePlan:
+    """Fight's piece: predators a tool can knock out guarding the way across the band, and per
+    predator its sticks and rocks ahead of the path's start (:func:`lay_tools`); ``drawn``: what the
+    task's own generator drew already (``guards``, ``facing_yaw_rad``: see
+    :func:`~avalon.tasks.kit.predators.guard_obstacle`). Raises ``ImpossibleWorldError`` naming the
+    predator or tool that cannot stand there."""
+
+    def tools(rng, ground, start, yaw, count):
+        return lay_tools(rng, ground, start, yaw, tool_kinds(count), difficulty)
+
+    return predators.guard_obstacle(draft, streams, difficulty, constraint, knobs=KNOBS.guard,
+                                    ladder=predators.DESTRUCTIBLE_PREDATORS, safe_route=False, lay_tools=tools, **drawn)
+
+
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None,
-                 predator_kind: Optional[str] = None) -> GuardLayout:
-    """The fight world for ``difficulty`` and what was chosen (``tools``: the sticks and rocks;
-    ``predator_sites``: where they are used); raises ``ImpossibleWorldError`` if the terrain offers
-    no place that keeps the guarantees. ``predator_kind`` (one of ``DESTRUCTIBLE_PREDATORS``)
-    replaces the first predator's drawn species: a forced world."""
-    count = predator_count(KNOBS.guard, difficulty)
-
-    def tools(rng_, ground, spawn, yaw, _food):
-        return lay_tools(rng_, ground, spawn, yaw, tool_kinds(count), difficulty)
-
-    return build_guarded_food(
-        rng, difficulty, config, task="fight", knobs=KNOBS.guard, ladder=DESTRUCTIBLE_PREDATORS, food_kind=FOOD_KIND,
-        world_size=WORLD_SIZE, points_per_m=POINTS_PER_M, max_builds=ASSEMBLY_ATTEMPTS, forced_kind=predator_kind,
-        lay_tools=tools,
+                 forced: Optional[ForcedOptions] = None) -> predators.GuardLayout:
+    """The fight world for ``difficulty``: :func:`obstacle` placed round the food. Its layout names
+    ``tools`` (the sticks and rocks) and ``predator_sites`` (where they are used); raises
+    ``ImpossibleWorldError`` if the terrain offers no place that keeps the guarantees. ``forced``
+    may pin ``predator_kind`` (one of ``DESTRUCTIBLE_PREDATORS``), the first predator's species."""
+    return predators.build_guarded_food(
+        rng, difficulty, config, task="fight", knobs=KNOBS.guard, ladder=predators.DESTRUCTIBLE_PREDATORS,
+        obstacle=obstacle, food_kind=FOOD_KIND, world_size=WORLD_SIZE, points_per_m=POINTS_PER_M,
+        max_builds=ASSEMBLY_ATTEMPTS, forced_kind=(forced or {}).get("predator_kind"),
     )
 
 
@@ -160,7 +166,7 @@ def certificate(world: World) -> Certificate:
     """The fight world's certificate: predators there, each one a tool can knock out, and the sticks
     and rocks for them; then the walking route that keeps out of every predator's reach where one
     exists (:func:`~avalon.tasks.kit.predators.certify_avoiding`), else any walking route to the food."""
-    guards = predators(world)
+    guards = predators.predators(world)
     tools = sorted(entity.kind for entity in world.entities if entity.kind in TOOL_KINDS)
     problem = ""
     if not guards:
@@ -170,27 +176,17 @@ def certificate(world: World) -> Certificate:
     elif tools != sorted(tool_kinds(len(guards))):
         problem = f"the fight world holds the tools {tools}: expected {sorted(tool_kinds(len(guards)))}"
     if problem:
-        return Certificate(required=frozenset(), allowed=frozenset({"walk"}), solvable=False, bypassed=False,
+        return Certificate(required=frozenset(), allowed=predators.WALK, solvable=False, bypassed=False,
                            route=None, reason=problem)
     food = world.food[0]
-    safe = certify_avoiding(world, food)
-    return safe if safe.solvable else certify_on_foot(world, food)
-
-
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None,
-             forced: Optional[Mapping[str, str]] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``; ``forced`` may pin
-    ``predator_kind`` (see ``TASK.forcing``)."""
-    return build_layout(rng, difficulty, config, predator_kind=(forced or {}).get("predator_kind")).world
+    safe = predators.certify_avoiding(world, food)
+    return safe if safe.solvable else predators.certify_on_foot(world, food)
 
 
 TASK = TaskSpec(
-    name="fight",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=True,
-    certificate=certificate,
-    forcing=(Forcing("predator_kind", DESTRUCTIBLE_PREDATORS),),  # one forced world per predator it holds
+    name="fight", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+    food_visible_from_spawn=True, food_reachable_on_foot=True,
+    forcing=(Forcing("predator_kind", predators.DESTRUCTIBLE_PREDATORS),),  # one forced world per predator it holds
+    table_row=12, in_sets_from_version=3, reference_agent="avalon.agent.scripted.avoid:AvoidFollower",
+    carry_variant="avalon.tasks.kit.carried_tools:GUARD_VARIANT",
 )

@@ -51,21 +51,12 @@ from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
-from avalon.tasks.kit import ImpossibleWorldError
-from avalon.tasks.kit.assembly import (
-    TIME_LIMIT_FRAMES,
-    OutdoorLayout,
-    assemble_outdoor_world,
-    build_island,
-    make_biomes,
-    resolve_config,
-    split_streams,
-)
+from avalon.tasks.kit import ImpossibleWorldError, assembly, sites
+from avalon.tasks.kit.certificate import Certificate, certify, reaches
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, triangle_slopes_deg, yaw_towards
+from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
-from avalon.tasks.kit.routes import Certificate, certify, reaches
-from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
 from avalon.tasks.kit.solved import Block, block_faces, refined, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
 
@@ -236,7 +227,150 @@ def _disc_mask(heightmap: HeightMap, discs) -> np.ndarray:
     return mask
 
 
-# --- the certificate -----------------------------------------------------------------------------
+# --- the obstacle piece ---------------------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class PushPiece:
+    """What the push piece chose: where the ledge, the boulder and the crossing's start go, and the
+    pad of level ground under the ledge and the boulder's way (discs, metres, and their grid points)."""
+
+    plan: PushPlan
+    discs: tuple[tuple[float, float, float], ...]
+    pad: np.ndarray = attr.ib(repr=False)
+    #: The boulder's mass, kg.
+    mass_kg: float
+
+    def ledge(self, ground: HeightMap) -> Block:
+        """The ledge standing on the pad of ``ground`` (the eroded terrain); ``ImpossibleWorldError``
+        if the biomes' erosion left the pad uneven."""
+        pad_now = ground.heights[self.pad].astype(np.float64)
+        if pad_now.max() - pad_now.min() > 0.05:
+            centre = self.plan.ledge_centre
+            raise ImpossibleWorldError(f"push: the pad round {centre} was eroded ({pad_now.min():.2f} to {pad_now.max():.2f} m)")
+        return ledge_block(self.plan, float(np.median(pad_now)))
+
+    def items(self, ground: HeightMap) -> tuple[Entity, Entity]:
+        """The ledge's box and the boulder where it starts, on ``ground``."""
+        ledge, start = self.ledge(ground), self.plan.start
+        boulder = tool_entity("boulder", BOULDER_NAME, (start[0], float(ground_height(ground, *start)), start[1]),
+                              yaw_rad=ledge.yaw_rad, safe_scale=BOULDER_SCALE, mass=self.mass_kg)
+        return ledge_entity(ledge), boulder
+
+
+def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint) -> ObstaclePlan:
+    """The push piece: the ledge stands at the constraint's centre, under the goal (not a ring: it
+    cannot stand round the start, nor leave the band's inner disc free), its near face towards the
+    grid axis nearest the path; the boulder's place, its start out along the face's normal and the
+    crossing's start round it are drawn from ``streams.sites`` (:func:`plan`). The pad of level
+    ground and the boulder come when built; the ledge's box and the boulder are the piece's
+    items. ``ImpossibleWorldError`` when the constraint is not one it can stand in, the pad would
+    lie near the water, or the crossing's start is not on dry land clear of the ledge."""
+    if constraint.heights_inverted:
+        raise ImpossibleWorldError("push: the ledge is a free-standing box under the goal, not a ring: it cannot "
+                                   "stand round the start (heights inverted)")
+    if constraint.inner_radius_m > 0.0:
+        raise ImpossibleWorldError(f"push: the ledge stands at the band's centre, under the goal, not in a ring: "
+                                   f"expected an inner radius of 0 m, got {constraint.inner_radius_m} m")
+    natural, centre = draft.heightmap, constraint.centre
+    quarter = round(math.degrees(constraint.path_angle_rad()) / 90.0) % 4
+    approach = math.radians(90.0 * float(quarter))  # faces along the grid's axes
+    chosen = plan(streams.sites, difficulty, centre, approach)
+    _, _, depth = boulder_size_m()
+    back = _along(chosen.start, chosen.normal, depth / 2.0 + PUSH_STANCE_M + 1.0)
+    far = _along(centre, chosen.normal, -LEDGE_DEPTH_M / 2.0)
+    discs = (*sites.corridor_discs(far, back, PAD_HALF_WIDTH_M), (centre[0], centre[1], PAD_ROUND_LEDGE_M))
+    reach = max(max(math.dist(centre, (x, z)) + r for x, z, r in discs) + PAD_BLEND_M, math.dist(centre, chosen.spawn))
+    if reach > constraint.outer_radius_m:
+        raise ImpossibleWorldError(f"push: the pad and the boulder's way reach {reach:.2f} m from the ledge: beyond "
+                                   f"the band's outer radius {constraint.outer_radius_m:.2f} m")
+    pad = _disc_mask(natural, discs)
+    pad_y = float(np.median(natural.heights[pad]))
+    if pad_y < natural.water_height_m + PAD_ABOVE_WATER_M:
+        raise ImpossibleWorldError(f"the pad round {centre} would lie at {pad_y:.2f} m, too near the water")
+    if not is_dry_land(natural, *chosen.spawn, min_water_distance_m=1.5):
+        raise ImpossibleWorldError(f"the spawn at {chosen.spawn} would not be on dry land")
+    right, back_ = ledge_block(chosen, 0.0).local(*chosen.spawn)
+    if max(abs(float(right)) - LEDGE_WIDTH_M / 2.0, abs(float(back_)) - LEDGE_DEPTH_M / 2.0) < SPAWN_CLEARANCE_M:
+        raise ImpossibleWorldError(f"the spawn at {chosen.spawn} would stand by the ledge")
+    chose = PushPiece(plan=chosen, discs=discs, pad=pad, mass_kg=KNOBS.boulder_mass_kg.at(difficulty))
+    pushed = {"push"} if chosen.push_distance_m >= PUSH_MIN_M else set()
+
+    def build(draft: Draft) -> Obstacle:
+        flat = flatten_pad(draft.heightmap, pad, pad_y)
+        # Nothing near the ledge or the boulder's way can be climbed (bare mountain would be).
+        unclimbable = _disc_mask(natural, [(x, z, r + UNCLIMBABLE_BEYOND_PAD_M) for x, z, r in discs])
+        drafted = draft.with_piece(flat, unclimbable=unclimbable, no_scenery=pad, keep_clear=[(x, z, r + 1.0) for x, z, r in discs])
+        crossing = Crossing(start=chosen.spawn, end=centre, requirement=Requirement(skills=REQUIRED_SKILLS | pushed))
+        return Obstacle(draft=drafted, crossing=crossing, items=chose.items, detail=chose)
+
+    return ObstaclePlan(constraint=constraint, build=build, detail=chose)
+
+
+# --- the world ------------------------------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class PushLayout:
+    """A push world, what was planned for it and the certificate it was accepted with."""
+
+    #: The island, its scenery and spawn, before the apple, the ledge and the boulder were added.
+    outdoor: assembly.OutdoorLayout
+    plan: PushPlan
+    world: World
+    certificate: Certificate
+
+
+def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> PushLayout:
+    """The push world for ``difficulty``: the piece round the food's site, the spawn at its
+    crossing's start, the apple on the ledge; raises ``ImpossibleWorldError`` if the terrain offers
+    no place that keeps the guarantees (the certificate included)."""
+    config = assembly.resolve_config(config)
+    streams = assembly.split_streams(rng)
+    natural = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
+                                    pool_count=0)
+    draft = Draft.of_island(natural)
+    reach = LEDGE_DEPTH_M / 2.0 + max(KNOBS.push_distance_m.at(difficulty)) + 6.0
+    mask = sites.site_mask(natural, min_water_distance_m=reach, max_slope_deg=15.0, min_ocean_distance_m=reach + 2.0,
+                           edge_margin_m=reach + 2.0)
+
+    def fit_site(centre: XZ):
+        # The path comes in along one of the grid's axes (the ledge's near face is across it).
+        approach = math.radians(90.0 * float(streams.sites.integers(0, 4)))
+        constraint = Constraint.round_goal(centre, 0.0, natural.size_m, approach)
+        try:
+            planned = obstacle(draft, streams, difficulty, constraint)
+        except ImpossibleWorldError as error:
+            return str(error)
+
+        def build() -> PushLayout:
+            piece = planned.build(draft)
+            chose = piece.detail
+            biome_map = assembly.make_biomes(streams.biomes, piece.draft.heightmap, config, piece.draft.climbable,
+                                             piece.draft.unclimbable)
+            ground = biome_map.heightmap
+            ledge_box, boulder = piece.items(ground)
+            food_y = chose.ledge(ground).top_m + FOOD_RADIUS_M["apple"]
+            spawn = piece.crossing.start
+            outdoor = assembly.assemble_outdoor_world(
+                streams, config, biome_map, task="push", difficulty=difficulty, spawn=spawn,
+                spawn_yaw_rad=yaw_towards(spawn, centre), foods=(), tree_site=None, keep_clear=piece.draft.keep_clear,
+                exclude_mask=piece.draft.no_scenery, food_in_sight=False, food_on_foot=False,
+            )
+            food = Entity(kind="apple", name="food_0", position=(centre[0], food_y, centre[1]),
+                          yaw_rad=float(streams.food.uniform(-math.pi, math.pi)), params={"radius": FOOD_RADIUS_M["apple"]})
+            world = attr.evolve(outdoor.world, entities=(food, ledge_box, boulder))
+            return PushLayout(outdoor=outdoor, plan=chose.plan, world=world, certificate=require(world))
+
+        return build
+
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, natural, mask, config.site_attempts), fit_site,
+        max_builds=ASSEMBLY_ATTEMPTS, failure="push: no site for the ledge keeps the guarantees on this island",
+    )
+
+
+# --- the certificate ------------------------------------------------------------------------------
 
 
 def _boulder_mass_kg(boulder: Entity) -> float:
@@ -349,94 +483,6 @@ def require(world: World) -> Certificate:
     return accepted
 
 
-# --- the world -----------------------------------------------------------------------------------
-
-
-@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class PushLayout:
-    """A push world, what was planned for it and the certificate it was accepted with."""
-
-    #: The island, its scenery and spawn, before the apple, the ledge and the boulder were added.
-    outdoor: OutdoorLayout
-    plan: PushPlan
-    world: World
-    certificate: Certificate
-
-
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> PushLayout:
-    """The push world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if the
-    terrain offers no place that keeps the guarantees (the certificate included)."""
-    config = resolve_config(config)
-    streams = split_streams(rng)
-    natural = build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
-                           pool_count=0)
-    reach = LEDGE_DEPTH_M / 2.0 + max(KNOBS.push_distance_m.at(difficulty)) + 6.0
-    mask = site_mask(natural, min_water_distance_m=reach, max_slope_deg=15.0, min_ocean_distance_m=reach + 2.0,
-                     edge_margin_m=reach + 2.0)
-    width, height, depth = boulder_size_m()
-    mass = KNOBS.boulder_mass_kg.at(difficulty)
-
-    def fit_site(centre: XZ):
-        approach = math.radians(90.0 * float(streams.sites.integers(0, 4)))  # faces along the grid's axes
-        chosen = plan(streams.sites, difficulty, centre, approach)
-        back = _along(chosen.start, chosen.normal, depth / 2.0 + PUSH_STANCE_M + 1.0)
-        far = _along(centre, chosen.normal, -LEDGE_DEPTH_M / 2.0)
-        discs = [*corridor_discs(far, back, PAD_HALF_WIDTH_M), (centre[0], centre[1], PAD_ROUND_LEDGE_M)]
-        pad = _disc_mask(natural, discs)
-        pad_y = float(np.median(natural.heights[pad]))
-        if pad_y < natural.water_height_m + PAD_ABOVE_WATER_M:
-            return f"the pad round {centre} would lie at {pad_y:.2f} m, too near the water"
-        if not is_dry_land(natural, *chosen.spawn, min_water_distance_m=1.5):
-            return f"the spawn at {chosen.spawn} would not be on dry land"
-        ledge_footprint = ledge_block(chosen, 0.0)
-        right, back_ = ledge_footprint.local(*chosen.spawn)
-        if max(abs(float(right)) - LEDGE_WIDTH_M / 2.0, abs(float(back_)) - LEDGE_DEPTH_M / 2.0) < SPAWN_CLEARANCE_M:
-            return f"the spawn at {chosen.spawn} would stand by the ledge"
-
-        def build() -> PushLayout:
-            flat = flatten_pad(natural, pad, pad_y)
-            # Nothing near the ledge or the boulder's way can be climbed (bare mountain would be).
-            unclimbable = _disc_mask(natural, [(x, z, r + UNCLIMBABLE_BEYOND_PAD_M) for x, z, r in discs])
-            biome_map = make_biomes(streams.biomes, flat, config, None, unclimbable)
-            ground = biome_map.heightmap
-            pad_now = ground.heights[pad].astype(np.float64)
-            if pad_now.max() - pad_now.min() > 0.05:
-                raise ImpossibleWorldError(f"push: the pad round {centre} was eroded ({pad_now.min():.2f} to {pad_now.max():.2f} m)")
-            ledge = ledge_block(chosen, float(np.median(pad_now)))
-            food_y = ledge.top_m + FOOD_RADIUS_M["apple"]
-            keep_clear = [(x, z, r + 1.0) for x, z, r in discs]
-            outdoor = assemble_outdoor_world(
-                streams, config, biome_map, task="push", difficulty=difficulty, spawn=chosen.spawn,
-                spawn_yaw_rad=yaw_towards(chosen.spawn, centre), foods=(), tree_site=None, keep_clear=keep_clear,
-                exclude_mask=pad, food_in_sight=False, food_on_foot=False,
-            )
-            start_y = float(ground_height(ground, *chosen.start))
-            boulder = tool_entity("boulder", BOULDER_NAME, (chosen.start[0], start_y, chosen.start[1]), yaw_rad=ledge.yaw_rad,
-                                  safe_scale=BOULDER_SCALE, mass=mass)
-            food = Entity(kind="apple", name="food_0", position=(centre[0], food_y, centre[1]),
-                          yaw_rad=float(streams.food.uniform(-math.pi, math.pi)), params={"radius": FOOD_RADIUS_M["apple"]})
-            world = attr.evolve(outdoor.world, entities=(food, ledge_entity(ledge), boulder))
-            return PushLayout(outdoor=outdoor, plan=chosen, world=world, certificate=require(world))
-
-        return build
-
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, natural, mask, config.site_attempts), fit_site,
-        max_builds=ASSEMBLY_ATTEMPTS, failure="push: no site for the ledge keeps the guarantees on this island",
-    )
-
-
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
-    return build_layout(rng, difficulty, config).world
-
-
-TASK = TaskSpec(
-    name="push",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=False,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-)
+TASK = TaskSpec(name="push", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=9, in_sets_from_version=2,
+                reference_agent="avalon.agent.scripted.follower:RouteFollower")

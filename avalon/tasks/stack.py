@@ -18,8 +18,12 @@ table below; ``docs/tasks/stack.md`` quotes it):
 - how far from the staircase the agent starts and how far it faces away from it.
 
 One stone cannot be the whole step, as the paper's easiest worlds have it: a wall low enough for
-one jump from a stone would be jumped (or slid) up from the ground (see :data:`LEDGE_RISE_M` and
-``docs/tasks/stack.md``).
+one jump from a stone would be jumped (or slid) up from the ground (see
+``kit.staircase.LEDGE_RISE_M`` and ``docs/tasks/stack.md``).
+
+The plateau, its staircase and its stones are the task's obstacle piece (:func:`obstacle`, the
+geometry in :mod:`avalon.tasks.kit.staircase`): round the goal a plateau on a level yard, round
+the start (heights inverted) a pit sunk into a level rim, the staircase against its wall inside.
 
 Every world is certified at generation (:func:`certificate`): with any skill and a body a margin
 better than ours the terrain alone does not lead to the food (``routes.bypass_reaches``); with the
@@ -35,31 +39,27 @@ from typing import Optional
 
 import attr
 import numpy as np
-from scipy import ndimage
 
-from avalon import validation as check
-from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import Entity, Terrain, World, tool_entity
+from avalon import errors as check
+from avalon.datagen.world import Entity, World, tool_entity
 from avalon.rules import mechanics
-from avalon.rules.tools import TOOL_SIZE_M, tool_spec
-from avalon.tasks.kit import ImpossibleWorldError
-from avalon.tasks.kit.assembly import (
-    TIME_LIMIT_FRAMES,
-    FoodPlacement,
-    OutdoorLayout,
-    assemble_outdoor_world,
-    build_island,
-    make_biomes,
-    resolve_config,
-    split_streams,
-)
+from avalon.tasks.kit import ImpossibleWorldError, assembly, sites, staircase
+from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.geometry import XZ, component_labels, ground_height, is_dry_land, triangle_index, walkable_grid, yaw_towards
+from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, yaw_towards
+from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
-from avalon.tasks.kit.routes import Certificate, bypass_reaches, certify
-from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
-from avalon.tasks.kit.solved import Block, window, with_blocks
+from avalon.tasks.kit.solved import window, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.staircase import (
+    PLATEAU_HALF_SIDE_M,
+    STONE_CLEARANCE_M,
+    STONE_SCALE,
+    STONE_SPAWN_CLEARANCE_M,
+    STONE_WIDTH_M,
+    Staircase,
+    stones_suffice,
+)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -94,44 +94,24 @@ KNOBS = StackKnobs()
 #: degrees, up which a jump slides 2.6 m (``mechanics.TERRAIN_JUMP_RISE_M``); on a 0.5 m cell it
 #: would be 80.8 degrees, slid up all the way.
 POINTS_PER_M = 4.0
-#: The stones' uniform scale: 1.33 x 1.0 x 1.33 m, each layer of the staircase 1 m high (a jump
-#: onto it rises 1 m: the route search allows 1.2 m, a running jump lands on 1.9 m) and each step
-#: 1.33 m deep (on the 0.25 m grid, at least three points across stand on its top).
-STONE_SCALE = 1.0 / TOOL_SIZE_M["stone"][1]
-STONE_HEIGHT_M = TOOL_SIZE_M["stone"][1] * STONE_SCALE
-STONE_WIDTH_M = TOOL_SIZE_M["stone"][0] * STONE_SCALE
 #: Each stone's mass, kilograms: under ``mechanics.MAX_LIFT_MASS_KG``, so a hand lifts it.
 STONE_MASS_KG = 35.0
-#: The plateau stands this much above the staircase's top, metres: within the route search's jump
-#: (1.2 m). The wall is then at least 3.1 m high, which neither a jump (2.0 m onto a ledge, 2.8 m
-#: slid up the face, with the bypass search's margins) nor a reach gets up; one layer fewer leaves
-#: 2.1 m, which the face lets a jump slide up (why the easiest world needs two layers, not one).
-LEDGE_RISE_M = 1.1
-#: Half the side of the square plateau, metres.
-PLATEAU_HALF_SIDE_M = 3.0
-#: The staircase's first column stands this far out from the wall's foot (the grid point where the
-#: wall rises lies 0.25 m out from the plateau's edge), metres; its columns this far apart.
-STAIR_GAP_M = 0.3
-COLUMN_GAP_M = 0.02
-#: The way up starts this far beyond the staircase's outer face, metres.
-FOOT_OUT_M = 0.6
 #: The certificate searches the terrain within this of the plateau's centre (a square): the
 #: staircase's foot (9.3 m out at four layers) and, beyond the farthest a bypass jump carries the
-#: body from the yard (6.5 m), more of the level yard, metres.
+#: body from the yard (6.5 m), more of the level yard, metres; as far beyond a larger square's wall.
 CERTIFICATE_WINDOW_M = 10.5
-#: The ground is level within this of the plateau's centre (the yard: where the staircase stands
-#: and the stones lie), blending back to the natural ground over the next ``YARD_BLEND_M``, metres.
-YARD_RADIUS_M = 11.0
-YARD_BLEND_M = 4.0
+#: Half the side of the pit round the start, at least, metres: room on its floor for the staircase
+#: and the loose stones.
+PIT_HALF_SIDE_M = 9.0
+#: The crossing ends this far beyond the wall above the staircase (on the plateau or the rim), metres.
+CROSSING_INSET_M = 1.5
 #: The island's coarsest noise amplitude, metres (the terrain's default is 1.5).
 ISLAND_NOISE_SCALE_M = 0.8
 #: The natural ground under the yard and its blend varies by at most this, metres.
 MAX_YARD_RELIEF_M = 2.5
-#: Loose stones keep this far from each other, the staircase and the plateau (footprints as
-#: discs round their corners), and their centres this far from the spawn, metres.
-STONE_CLEARANCE_M = 0.4
-STONE_SPAWN_CLEARANCE_M = 2.0
-#: Loose stones lie within the yard, this far inside its edge, metres.
+#: The staircase's ground (the yard, or the pit's floor) stays this far above the water plane, metres.
+BASE_ABOVE_WATER_M = 1.0
+#: Loose stones lie within the yard (or the pit's floor), this far inside its edge, metres.
 STONE_YARD_MARGIN_M = 1.0
 #: Draws of a loose stone's place before the world is given up.
 STONE_PLACE_ATTEMPTS = 60
@@ -148,171 +128,35 @@ def layer_count(difficulty: float) -> int:
     return 2 + sum(int(difficulty >= start) for start in KNOBS.layer_added_at)
 
 
-def stone_count(layers: int) -> int:
-    """Stones in a staircase of ``layers`` (one column fewer each layer up)."""
-    return layers * (layers + 1) // 2
-
-
 def built_layer_count(difficulty: float) -> int:
     """Layers of the staircase standing in place at the start."""
     return int(math.floor(KNOBS.built_layers_share.at(difficulty) * layer_count(difficulty) + 1e-9))
 
 
-def cliff_height_m(layers: int) -> float:
-    """Height of the plateau above the yard for a staircase of ``layers``, metres."""
-    return layers * STONE_HEIGHT_M + LEDGE_RISE_M
+# --- the certificate ------------------------------------------------------------------------------
 
 
-# --- the staircase ---------------------------------------------------------------------------------
+def staircase_certificate(world: World, stair: Staircase) -> Certificate:
+    """The certificate of a world whose food lies above the wall ``stair`` climbs: no way to the
+    food over its terrain, with every skill and the bypass search's generous limits; a route
+    (walks and jumps) over its terrain with the solved staircase burned in; and the stones to
+    build it (:func:`stones_suffice`).
 
-
-@attr.s(frozen=True, auto_attribs=True, kw_only=True)
-class Staircase:
-    """Where the solved staircase stands: against the wall of the plateau centred on ``centre``
-    that faces ``outward`` (a unit grid axis), on the yard at ``base_m``. Metres."""
-
-    centre: XZ
-    outward: XZ
-    base_m: float
-    layers: int = attr.ib(validator=check.int_between(1, 16))
-
-    def column_xz(self, column: int) -> XZ:
-        """Centre of column ``column`` (0 against the wall)."""
-        out = PLATEAU_HALF_SIDE_M + STAIR_GAP_M + STONE_WIDTH_M / 2 + column * (STONE_WIDTH_M + COLUMN_GAP_M)
-        return self.centre[0] + out * self.outward[0], self.centre[1] + out * self.outward[1]
-
-    def places(self) -> list[tuple[int, int]]:
-        """(column, layer) of every stone, lowest layer first."""
-        return [(column, layer) for layer in range(self.layers) for column in range(self.layers - layer)]
-
-    def ground_position(self, column: int, layer: int) -> tuple[float, float, float]:
-        """Where the stone at (column, layer) rests: the middle of its bottom face."""
-        x, z = self.column_xz(column)
-        return x, self.base_m + layer * STONE_HEIGHT_M, z
-
-    def blocks(self) -> tuple[Block, ...]:
-        """The staircase's columns as blocks on the terrain (for ``with_blocks``). They tile the way
-        from the wall out, the gaps left between the stones (``STAIR_GAP_M`` at the wall,
-        ``COLUMN_GAP_M`` between columns) included: a body, 0.8 m wide, stands over them."""
-        pitch = STONE_WIDTH_M + COLUMN_GAP_M
-        blocks = []
-        for k in range(self.layers):
-            near = PLATEAU_HALF_SIDE_M + (0.0 if k == 0 else STAIR_GAP_M + k * pitch)
-            far = PLATEAU_HALF_SIDE_M + STAIR_GAP_M + (k + 1) * pitch
-            middle = (near + far) / 2
-            blocks.append(Block(centre=(self.centre[0] + middle * self.outward[0],
-                                        self.centre[1] + middle * self.outward[1]),
-                                width_m=STONE_WIDTH_M if self.outward[0] == 0 else far - near,
-                                depth_m=far - near if self.outward[0] == 0 else STONE_WIDTH_M,
-                                top_m=self.base_m + (self.layers - k) * STONE_HEIGHT_M))
-        return tuple(blocks)
-
-    @property
-    def foot_xz(self) -> XZ:
-        """Where the way up starts: on the yard, ``FOOT_OUT_M`` beyond the staircase's outer face."""
-        out = self.outer_end_m + FOOT_OUT_M
-        return self.centre[0] + out * self.outward[0], self.centre[1] + out * self.outward[1]
-
-    @property
-    def outer_end_m(self) -> float:
-        """Distance from the plateau's centre to the staircase's outer face."""
-        return PLATEAU_HALF_SIDE_M + STAIR_GAP_M + self.layers * (STONE_WIDTH_M + COLUMN_GAP_M)
-
-
-def staircase_of(world: World) -> Staircase:
-    """The staircase that solves a stack world, read from its terrain: the plateau is the flat top
-    the food lies on; the staircase stands against the wall nearest the food, on the ground at its
-    foot, with as many layers as leave ``LEDGE_RISE_M`` to the top. ``ValueError`` for a world
-    that is not one a stack generator made."""
-    if not isinstance(world, World) or not world.food or not isinstance(world.ground, Terrain):
-        check.refuse("world", world, "a stack World on terrain with food")
-    heightmap = world.ground.heightmap
-    fx, _, fz = world.food[0].position
-    top = float(ground_height(heightmap, fx, fz))
-    labels, _ = ndimage.label(np.abs(heightmap.heights - top) < 1e-3)
-    row, col = (int(v) for v in heightmap.nearest_index(fx, fz))
-    if labels[row, col] == 0:
-        raise ValueError(f"staircase_of: the food at ({fx:.2f}, {fz:.2f}) does not lie on a flat plateau")
-    rows, cols = np.nonzero(labels == labels[row, col])
-    x0, z0 = heightmap.grid_to_world(rows.min(), cols.min())
-    x1, z1 = heightmap.grid_to_world(rows.max(), cols.max())
-    centre = (float(x0 + x1) / 2, float(z0 + z1) / 2)
-    faces = {(1.0, 0.0): float(x1) - fx, (-1.0, 0.0): fx - float(x0), (0.0, 1.0): float(z1) - fz, (0.0, -1.0): fz - float(z0)}
-    outward = min(faces, key=faces.get)
-    foot = (centre[0] + outward[0] * (PLATEAU_HALF_SIDE_M + STAIR_GAP_M + 0.5),
-            centre[1] + outward[1] * (PLATEAU_HALF_SIDE_M + STAIR_GAP_M + 0.5))
-    base = float(ground_height(heightmap, *foot))
-    layers = int(round((top - base - LEDGE_RISE_M) / STONE_HEIGHT_M))
-    if layers < 1:
-        raise ValueError(f"staircase_of: the plateau at {centre} stands {top - base:.2f} m high: no staircase fits")
-    return Staircase(centre=centre, outward=outward, base_m=base, layers=layers)
-
-
-def solved_world(world: World) -> World:
-    """``world`` with its staircase burned into the terrain (where the certificate's route runs)."""
-    return with_blocks(world, staircase_of(world).blocks())
-
-
-# --- the certificate -------------------------------------------------------------------------------
-
-
-def is_stone(entity: Entity) -> bool:
-    """Whether ``entity`` is a stone (a tool of kind ``stone``, whatever its scale)."""
-    return entity.kind == "stone"
-
-
-def stones_suffice(world: World, staircase: Staircase) -> Optional[str]:
-    """Why the stones of ``world`` cannot build ``staircase``, or None: enough of them, each as tall
-    as a layer and liftable, and each loose one (not standing in the staircase's place) on ground
-    the spawn walks to."""
-    stones = [e for e in world.entities if is_stone(e)]
-    needed = stone_count(staircase.layers)
-    if len(stones) < needed:
-        return f"{len(stones)} stones for a staircase of {needed}"
-    heightmap = world.ground.heightmap
-    labels = component_labels(walkable_grid(heightmap))
-    start = labels[triangle_index(heightmap, world.spawn_position[0], world.spawn_position[2])]
-    if start < 0 or labels[triangle_index(heightmap, *staircase.foot_xz)] != start:
-        return f"the spawn does not walk to the staircase's foot at {staircase.foot_xz}"
-    places = {staircase.ground_position(k, j) for k, j in staircase.places()}
-    for stone in stones:
-        scale = float(stone.param("safe_scale", 1.0))
-        mass = float(stone.param("mass", tool_spec("stone").mass_kg))  # a scale leaves the mass as it is
-        if TOOL_SIZE_M["stone"][1] * scale < STONE_HEIGHT_M - 1e-6:
-            return f"{stone.name} is {TOOL_SIZE_M['stone'][1] * scale:.2f} m tall: a layer is {STONE_HEIGHT_M:.2f} m"
-        if mass > mechanics.MAX_LIFT_MASS_KG:
-            return f"{stone.name} weighs {mass:g} kg: more than a hand lifts ({mechanics.MAX_LIFT_MASS_KG:g} kg)"
-        x, y, z = stone.position
-        resting = (x, y - STONE_HEIGHT_M / 2, z)
-        if any(math.dist(resting, place) < 1e-6 for place in places):
-            continue
-        if labels[triangle_index(heightmap, x, z)] != start:
-            return f"{stone.name} at ({x:.2f}, {z:.2f}) lies where the spawn does not walk to"
-    return None
-
-
-def certificate(world: World) -> Certificate:
-    """The stack certificate of a world: no way to the food over its terrain, with every skill and
-    the bypass search's generous limits; a route (walks and jumps) over its terrain with the solved
-    staircase burned in; and the stones to build it.
-
-    Both searches run on the window of ``CERTIFICATE_WINDOW_M`` round the plateau (the level yard
-    and all the ground within any jump of the wall; a sixth of a Small world's grid points),
-    starting at the staircase's foot; the spawn walks there (checked over the whole terrain's
-    walkable triangles), which is the route's first step."""
-    if not isinstance(world, World) or not world.food:
-        check.refuse("world", world, "a stack World with food")
-    staircase = staircase_of(world)
-    foot = (*staircase.foot_xz, staircase.base_m)
+    Both searches run on the window of ``CERTIFICATE_WINDOW_M`` round the square (the level yard
+    and all the ground within any jump of the wall; a sixth of a Small world's grid points for
+    the smallest plateau), starting at the staircase's foot; the spawn walks there (checked over
+    the whole terrain's walkable triangles), which is the route's first step."""
+    foot = (*stair.foot_xz, stair.base_m)
     start = (foot[0], foot[2], foot[1])
-    bare = window(world, staircase.centre, CERTIFICATE_WINDOW_M, start)
+    reach = CERTIFICATE_WINDOW_M + (abs(stair.wall_offset_m) - PLATEAU_HALF_SIDE_M)
+    bare = window(world, stair.centre, reach, start)
     bypassed = bypass_reaches(bare.world, bare.world.food[0], frozenset(SKILLS))
-    built = window(with_blocks(world, staircase.blocks()), staircase.centre, CERTIFICATE_WINDOW_M, start)
+    built = window(with_blocks(world, stair.blocks()), stair.centre, reach, start)
     solved = certify(built.world, built.world.food[0], frozenset(), frozenset(SKILLS))
     unsolved = [] if solved.solvable else [f"with the staircase in place: {solved.reason}"]
     if solved.route is not None and not solved.route.skills() & REQUIRED_SKILLS:
         unsolved.append("the route over the staircase does not jump")
-    short = stones_suffice(world, staircase)
+    short = stones_suffice(world, stair)
     if short is not None:
         unsolved.append(short)
     bypass = ["the food can be reached over the terrain without the stones (bypass limits)"] if bypassed else []
@@ -324,64 +168,23 @@ def certificate(world: World) -> Certificate:
                        route=route, reason="; ".join(unsolved + bypass))
 
 
-# --- the terrain ---------------------------------------------------------------------------------
-
-
-def level_yard(heightmap: HeightMap, centre: XZ) -> tuple[np.ndarray, float]:
-    """Heights with the yard round ``centre`` level at the natural ground's median there, blending
-    back to the natural ground (smoothstep) over ``YARD_BLEND_M``; and that level, metres."""
-    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
-    r = np.hypot(x - centre[0], z - centre[1])
-    natural = heightmap.heights.astype(np.float64)
-    base = float(np.median(natural[r <= YARD_RADIUS_M]))
-    t = np.clip((r - YARD_RADIUS_M) / YARD_BLEND_M, 0.0, 1.0)
-    weight = 1.0 - t * t * (3.0 - 2.0 * t)
-    return natural + (base - natural) * weight, base
-
-
-def plateau_mask(heightmap: HeightMap, centre: XZ) -> np.ndarray:
-    """Grid points on the square plateau round ``centre`` (a grid point)."""
-    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
-    half = PLATEAU_HALF_SIDE_M + 1e-6
-    return (np.abs(x - centre[0]) <= half) & (np.abs(z - centre[1]) <= half)
-
-
-def wall_mask(plateau: np.ndarray) -> np.ndarray:
-    """The wall's grid points: the plateau's rim and the ring just outside it."""
-    return ndimage.binary_dilation(plateau) & ~ndimage.binary_erosion(plateau)
-
-
-# --- the task ------------------------------------------------------------------------------------
-
-
-@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class StackLayout:
-    """A stack world, its staircase and the certificate it was accepted with."""
-
-    outdoor: OutdoorLayout
-    world: World
-    staircase: Staircase
-    #: Names of the stones standing in place at the start, and of the loose ones.
-    built: tuple[str, ...]
-    loose: tuple[str, ...]
-    certificate: Certificate
+# --- the obstacle piece ---------------------------------------------------------------------------
 
 
 def _footprint_radius_m() -> float:
     return STONE_WIDTH_M / math.sqrt(2.0)
 
 
-def place_loose_stones(rng: np.random.Generator, staircase: Staircase, count: int, spread_deg: float,
-                       spawn: XZ) -> list[tuple[XZ, float]]:
-    """(x, z) and yaw of ``count`` loose stones on the yard, within ``spread_deg`` of the
-    staircase's direction seen from the centre, clear of the plateau, the staircase, each other and
-    the spawn; ``ImpossibleWorldError`` if they do not fit."""
-    cx, cz = staircase.centre
-    away = math.atan2(staircase.outward[1], staircase.outward[0])
+def place_loose_stones(rng: np.random.Generator, stair: Staircase, count: int, spread_deg: float,
+                       spawn: XZ, radii_m: tuple[float, float]) -> list[tuple[XZ, float]]:
+    """(x, z) and yaw of ``count`` loose stones ``radii_m`` (nearest, farthest) from the square's
+    centre, within ``spread_deg`` of the staircase's direction seen from it, clear of the
+    staircase, each other and the spawn; ``ImpossibleWorldError`` if they do not fit."""
+    cx, cz = stair.centre
+    away = math.atan2(stair.direction[1], stair.direction[0])
     footprint = _footprint_radius_m()
-    inner = PLATEAU_HALF_SIDE_M * math.sqrt(2.0) + footprint + STONE_CLEARANCE_M
-    outer = YARD_RADIUS_M - footprint - STONE_YARD_MARGIN_M
-    stair = [staircase.column_xz(k) for k in range(staircase.layers)]
+    inner, outer = radii_m
+    columns = [stair.column_xz(k) for k in range(stair.layers)]
     placed: list[tuple[XZ, float]] = []
     for _ in range(count):
         for _ in range(STONE_PLACE_ATTEMPTS):
@@ -389,7 +192,7 @@ def place_loose_stones(rng: np.random.Generator, staircase: Staircase, count: in
             radius = math.sqrt(rng.uniform(inner**2, outer**2))
             point = (cx + radius * math.cos(angle), cz + radius * math.sin(angle))
             yaw = float(rng.uniform(-math.pi, math.pi))
-            near = [*stair, *(p for p, _ in placed)]
+            near = [*columns, *(p for p, _ in placed)]
             if all(math.dist(point, other) >= 2 * footprint + STONE_CLEARANCE_M for other in near) \
                     and math.dist(point, spawn) >= STONE_SPAWN_CLEARANCE_M:
                 placed.append((point, yaw))
@@ -399,103 +202,199 @@ def place_loose_stones(rng: np.random.Generator, staircase: Staircase, count: in
     return placed
 
 
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> StackLayout:
-    """The stack world for ``difficulty`` and what was chosen; raises ``ImpossibleWorldError`` if the
-    terrain offers no place that keeps the guarantees (the certificate included)."""
-    config = resolve_config(config)
-    if config.time_limit_frames == TIME_LIMIT_FRAMES:  # the config's default, the five-minute tasks' limit
-        config = attr.evolve(config, time_limit_frames=STACK_TIME_LIMIT_FRAMES)
-    streams = split_streams(rng)
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class StackPiece:
+    """What the stack piece built: its staircase and the loose stones' rules."""
+
+    staircase: Staircase
+    #: Layers standing in place at the start; the other stones lie loose.
+    built_layers: int
+    #: How far round from the staircase's direction loose stones lie, degrees; between which radii
+    #: from the square's centre; and clear of which point (the path's start), metres.
+    spread_deg: float
+    stone_radii_m: tuple[float, float]
+    keep_from: XZ
+    rng: np.random.Generator = attr.ib(repr=False)
+
+    def stones(self, ground) -> tuple[Entity, ...]:
+        """The staircase's built layers in place and its other stones loose on ``ground``, named
+        ``stone_0``... in that order; the loose stones' places drawn from the piece's stream
+        (each call draws anew: call it once)."""
+        stair = self.staircase
+        stones = []
+        for column, layer in stair.places():
+            if layer < self.built_layers:
+                stones.append(tool_entity("stone", f"stone_{len(stones)}", stair.ground_position(column, layer),
+                                          safe_scale=STONE_SCALE, mass=STONE_MASS_KG))
+        loose_count = sum(1 for _, layer in stair.places() if layer >= self.built_layers)
+        for (px, pz), yaw in place_loose_stones(self.rng, stair, loose_count, self.spread_deg, self.keep_from,
+                                                self.stone_radii_m):
+            stones.append(tool_entity("stone", f"stone_{len(stones)}", (px, float(ground_height(ground, px, pz)), pz),
+                                      yaw_rad=yaw, safe_scale=STONE_SCALE, mass=STONE_MASS_KG))
+        return tuple(stones)
+
+
+def yard_relief_m(heightmap, centre: XZ, reach_m: float) -> float:
+    """How much the natural ground within ``reach_m`` of ``centre`` varies, metres."""
+    x, z = np.meshgrid(heightmap.x_coords_m, heightmap.z_coords_m)
+    around = np.hypot(x - centre[0], z - centre[1]) <= reach_m
+    return float(heightmap.heights[around].max() - heightmap.heights[around].min())
+
+
+def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint) -> ObstaclePlan:
+    """The stack piece: a square (half its side the band's inner radius, at least
+    ``PLATEAU_HALF_SIDE_M`` round the goal, ``PIT_HALF_SIDE_M`` round the start) centred on the
+    grid point nearest the constraint's centre; round the goal a plateau on a level yard, round
+    the start a pit sunk into a level rim, its wall ``kit.staircase.cliff_height_m`` of the
+    difficulty's layers high and unclimbable. The staircase stands against the wall on the grid
+    axis nearest the path, on its lower side; its built layers stand there and its other stones
+    lie loose on the yard or the pit's floor (drawn from ``streams.food`` when placed), clear of
+    the path's start. The crossing runs from the staircase's foot to above its wall and requires a
+    jump; only :func:`staircase_certificate` (the staircase burned in) proves it. Raises
+    ``ImpossibleWorldError`` when the yard's natural ground varies more than ``MAX_YARD_RELIEF_M``,
+    the piece reaches beyond the band, or its low ground would lie near the water."""
+    inverted, natural = constraint.heights_inverted, draft.heightmap
+    row, col = (int(v) for v in natural.nearest_index(*constraint.centre))
+    gx, gz = natural.grid_to_world(row, col)
+    centre = (float(gx), float(gz))
+    half = max(PIT_HALF_SIDE_M if inverted else PLATEAU_HALF_SIDE_M, constraint.inner_radius_m)
+    yard = staircase.yard_radius_m(half)
+    reach = yard + staircase.YARD_BLEND_M
+    if reach > constraint.outer_radius_m:
+        raise ImpossibleWorldError(f"stack: the yard reaches {reach:.2f} m from its centre: beyond the band's outer "
+                                   f"radius {constraint.outer_radius_m:.2f} m")
+    relief = yard_relief_m(natural, centre, reach)
+    if relief > MAX_YARD_RELIEF_M:
+        raise ImpossibleWorldError(f"stack: the ground round {centre} varies by {relief:.2f} m: more than {MAX_YARD_RELIEF_M} m")
+    axis = round(math.degrees(constraint.path_angle_rad()) / 90.0) % 4
+    toward = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[axis]  # from the centre to the staircase's wall
     layers = layer_count(difficulty)
-    built_layers = built_layer_count(difficulty)
+    height = staircase.cliff_height_m(layers)
+    footprint = _footprint_radius_m()
+
+    def build(draft: Draft) -> Obstacle:
+        heights, level = staircase.level_yard(natural, centre, yard)
+        base = level - height if inverted else level
+        if base < natural.water_height_m + BASE_ABOVE_WATER_M:
+            raise ImpossibleWorldError(f"stack: the yard at {centre} would lie {base:.2f} m high, near the water")
+        square = staircase.plateau_mask(natural, centre, half)
+        heights = np.where(square, base if inverted else base + height, heights)
+        if inverted:  # against the pit's wall, stepping in: its first column a cell nearer than the square's edge
+            stair = Staircase(centre=centre, outward=(-toward[0], -toward[1]), base_m=base, layers=layers,
+                              wall_offset_m=-(half + natural.cell_size_m))
+            radii = (0.0, half - footprint - STONE_YARD_MARGIN_M)
+        else:
+            stair = Staircase(centre=centre, outward=toward, base_m=base, layers=layers, wall_offset_m=half)
+            radii = (half * math.sqrt(2.0) + footprint + STONE_CLEARANCE_M, yard - footprint - STONE_YARD_MARGIN_M)
+        x, z = np.meshgrid(natural.x_coords_m, natural.z_coords_m)
+        drafted = draft.with_piece(natural.with_heights(heights.astype(natural.heights.dtype)),
+                                   unclimbable=staircase.wall_mask(square),
+                                   no_scenery=np.hypot(x - centre[0], z - centre[1]) <= reach)
+        top = half + CROSSING_INSET_M if inverted else half - CROSSING_INSET_M
+        crossing = Crossing(start=stair.foot_xz, end=(centre[0] + top * toward[0], centre[1] + top * toward[1]),
+                            requirement=Requirement(skills=REQUIRED_SKILLS))
+        piece = StackPiece(staircase=stair, built_layers=built_layer_count(difficulty),
+                           spread_deg=KNOBS.stone_spread_deg.at(difficulty), stone_radii_m=radii,
+                           keep_from=constraint.path[0], rng=streams.food)
+        return Obstacle(draft=drafted, crossing=crossing, items=piece.stones, detail=piece)
+
+    return ObstaclePlan(constraint=constraint, build=build)
+
+
+# --- the task -------------------------------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class StackLayout:
+    """A stack world, its staircase and the certificate it was accepted with."""
+
+    outdoor: assembly.OutdoorLayout
+    world: World
+    staircase: Staircase
+    #: Names of the stones standing in place at the start, and of the loose ones.
+    built: tuple[str, ...]
+    loose: tuple[str, ...]
+    certificate: Certificate
+
+
+def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> StackLayout:
+    """The stack world for ``difficulty``: the piece round the food's site, the spawn out beyond
+    the staircase; raises ``ImpossibleWorldError`` if the terrain offers no place that keeps the
+    guarantees (the certificate included)."""
+    config = assembly.resolve_config(config)
+    if config.time_limit_frames == assembly.TIME_LIMIT_FRAMES:  # the config's default, the five-minute tasks' limit
+        config = attr.evolve(config, time_limit_frames=STACK_TIME_LIMIT_FRAMES)
+    streams = assembly.split_streams(rng)
+    layers = layer_count(difficulty)
     spawn_distance = float(streams.food.uniform(*KNOBS.spawn_distance_m.at(difficulty)))
     food_inset = float(streams.food.uniform(*KNOBS.food_inset_m.at(difficulty)))
     yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
     # A gentle island (no hills, half the fine noise): the yard is levelled out of natural ground.
-    natural = build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
-                           pool_count=0, hill_count=0, initial_noise_scale_m=ISLAND_NOISE_SCALE_M)
-    reach = YARD_RADIUS_M + YARD_BLEND_M
-    mask = site_mask(natural, min_water_distance_m=reach + 1.0, max_slope_deg=20.0,
-                     min_ocean_distance_m=reach + config.biomes.beach_width_m + 1.0, edge_margin_m=reach + 1.0)
-    x, z = np.meshgrid(natural.x_coords_m, natural.z_coords_m)
+    natural = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
+                                    pool_count=0, hill_count=0, initial_noise_scale_m=ISLAND_NOISE_SCALE_M)
+    draft = Draft.of_island(natural)
+    reach = staircase.YARD_RADIUS_M + staircase.YARD_BLEND_M
+    mask = sites.site_mask(natural, min_water_distance_m=reach + 1.0, max_slope_deg=20.0,
+                           min_ocean_distance_m=reach + config.biomes.beach_width_m + 1.0, edge_margin_m=reach + 1.0)
 
     def fit_site(point: XZ):
         row, col = (int(v) for v in natural.nearest_index(*point))
         gx, gz = natural.grid_to_world(row, col)
         centre = (float(gx), float(gz))
-        around = np.hypot(x - centre[0], z - centre[1]) <= reach
-        relief = float(natural.heights[around].max() - natural.heights[around].min())
-        if relief > MAX_YARD_RELIEF_M:
+        relief = yard_relief_m(natural, centre, reach)
+        if relief > MAX_YARD_RELIEF_M:  # (checked before the draw below, as the piece checks it again)
             return f"the ground round {centre} varies by {relief:.2f} m: more than {MAX_YARD_RELIEF_M} m"
-        axis = int(streams.sites.integers(0, 4))
-        outward = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[axis]
+        outward = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[int(streams.sites.integers(0, 4))]
+        end = Staircase(centre=centre, outward=outward, base_m=0.0, layers=layers).outer_end_m + spawn_distance
+        spawn = (centre[0] + end * outward[0], centre[1] + end * outward[1])
+        constraint = Constraint(centre=centre, inner_radius_m=0.0, outer_radius_m=reach, path=(spawn, centre))
+        plan = obstacle(draft, streams, difficulty, constraint)
 
         def build() -> StackLayout:
-            heights, base = level_yard(natural, centre)
-            if base < natural.water_height_m + 1.0:
-                raise ImpossibleWorldError(f"stack: the yard at {centre} would lie {base:.2f} m high, near the water")
-            plateau = plateau_mask(natural, centre)
-            heights = np.where(plateau, base + cliff_height_m(layers), heights)
-            wall = wall_mask(plateau)
-            biome_map = make_biomes(streams.biomes, natural.with_heights(heights.astype(natural.heights.dtype)), config,
-                                    np.zeros(natural.shape, dtype=bool), wall)
-            staircase = Staircase(centre=centre, outward=outward, base_m=base, layers=layers)
-            end = staircase.outer_end_m + spawn_distance
-            spawn = (centre[0] + end * outward[0], centre[1] + end * outward[1])
+            piece = plan.build(draft)
+            shaped, stair = piece.draft, piece.detail.staircase
+            biome_map = assembly.make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
             if not is_dry_land(biome_map.heightmap, *spawn, min_water_distance_m=1.5):
                 raise ImpossibleWorldError(f"stack: the spawn at {spawn} would not be on dry land")
             food = (centre[0] + (PLATEAU_HALF_SIDE_M - food_inset) * outward[0],
                     centre[1] + (PLATEAU_HALF_SIDE_M - food_inset) * outward[1])
-            stair_foot = staircase.column_xz(layers - 1)
-            loose_count = sum(1 for _, layer in staircase.places() if layer >= built_layers)
-            loose = place_loose_stones(streams.food, staircase, loose_count, KNOBS.stone_spread_deg.at(difficulty), spawn)
-            yard = np.hypot(x - centre[0], z - centre[1]) <= reach
-            keep_clear = [*corridor_discs(spawn, stair_foot, 1.0)]
-            foods = [FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
-            outdoor = assemble_outdoor_world(
+            stair_foot = stair.column_xz(layers - 1)
+            stones = piece.items(biome_map.heightmap)
+            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
+                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="stack", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, stair_foot) - yaw_offset, foods=foods, tree_site=None,
-                keep_clear=keep_clear, exclude_mask=yard, food_in_sight=False, food_on_foot=False,
+                keep_clear=sites.corridor_discs(spawn, stair_foot, 1.0), exclude_mask=shaped.no_scenery,
+                food_in_sight=False, food_on_foot=False,
             )
-            stones, built, loose_names = [], [], []
-            for column, layer in staircase.places():
-                if layer < built_layers:
-                    name = f"stone_{len(stones)}"
-                    stones.append(tool_entity("stone", name, staircase.ground_position(column, layer),
-                                              safe_scale=STONE_SCALE, mass=STONE_MASS_KG))
-                    built.append(name)
-            ground = biome_map.heightmap
-            for (px, pz), yaw in loose:
-                name = f"stone_{len(stones)}"
-                stones.append(tool_entity("stone", name, (px, float(ground_height(ground, px, pz)), pz), yaw_rad=yaw,
-                                          safe_scale=STONE_SCALE, mass=STONE_MASS_KG))
-                loose_names.append(name)
-            world = attr.evolve(outdoor.world, entities=outdoor.world.entities + tuple(stones))
+            world = attr.evolve(outdoor.world, entities=outdoor.world.entities + stones)
             accepted = certificate(world)
             if not accepted.ok:
                 raise ImpossibleWorldError(f"stack: {accepted.reason}")
-            return StackLayout(outdoor=outdoor, world=world, staircase=staircase, built=tuple(built),
-                               loose=tuple(loose_names), certificate=accepted)
+            names = [stone.name for stone in stones]
+            built = sum(1 for _, layer in stair.places() if layer < piece.detail.built_layers)
+            return StackLayout(outdoor=outdoor, world=world, staircase=stair, built=tuple(names[:built]),
+                               loose=tuple(names[built:]), certificate=accepted)
 
         return build
 
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, natural, mask, config.site_attempts), fit_site,
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, natural, mask, config.site_attempts), fit_site,
         max_builds=ASSEMBLY_ATTEMPTS, failure="stack: no site for the cliff and its yard keeps the guarantees on this island",
     )
 
 
-def generate(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> World:
-    """Task generator for the registry: ``(rng, difficulty, config) -> World``."""
-    return build_layout(rng, difficulty, config).world
+def certificate(world: World) -> Certificate:
+    """The stack certificate of a world (:func:`staircase_certificate`), its staircase read from
+    its terrain (``kit.staircase.staircase_of``)."""
+    if not isinstance(world, World) or not world.food:
+        check.refuse("world", world, "a stack World with food")
+    return staircase_certificate(world, staircase.staircase_of(world))
 
 
-TASK = TaskSpec(
-    name="stack",
-    generate=generate,
-    training_time_limit_s=KNOBS.training_time_limit_s,
-    evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES,
-    food_visible_from_spawn=False,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-)
+TASK = TaskSpec(name="stack", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES, food_visible_from_spawn=False,
+                food_reachable_on_foot=False, table_row=7, in_sets_from_version=2,
+                reference_agent="avalon.agent.scripted.follower:RouteFollower",
+                carry_variant="avalon.tasks.kit.carried_stones:VARIANT")

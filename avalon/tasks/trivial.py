@@ -53,5 +53,5 @@ TASK = TaskSpec(
     evaluation_time_limit_frames=TRIVIAL_TIME_LIMIT_FRAMES,
     food_visible_from_spawn=True,
     food_reachable_on_foot=True,
-    in_evaluation_sets=False,  # the same world whatever the seed and difficulty
+    group=None,  # a test world: the same whatever the seed and difficulty; in no protocol or set
 )

@@ -19,42 +19,53 @@ from collections.abc import Iterable, Mapping, Sequence
 import attr
 import numpy as np
 
+from avalon.errors import number_field
 from avalon.tasks import TASKS, check_difficulty, check_task
-from avalon.validation import number_field
+from avalon.tasks.kit.spec import PAPER_TASK_COUNTS, TASK_GROUPS
 
-#: The 16 basic tasks and the 4 compositional tasks of the paper (section 5.1, Appendix F).
-BASIC_TASKS: tuple[str, ...] = (
-    "eat", "move", "jump", "climb", "descend", "scramble", "stack", "bridge",
-    "push", "throw", "hunt", "fight", "avoid", "explore", "open", "carry",
-)
-COMPOSITIONAL_TASKS: tuple[str, ...] = ("navigate", "find", "survive", "gather")
-ALL_TASKS: tuple[str, ...] = BASIC_TASKS + COMPOSITIONAL_TASKS
-
-#: Training protocols of section 5.2: name -> (training tasks, evaluation tasks). ``None`` means
-#: "the tasks given on the command line" (single task: exactly one of them).
-PROTOCOLS: dict[str, tuple[tuple[str, ...] | None, tuple[str, ...] | None]] = {
-    "single-task": (None, None),  # ST-B: train and evaluate on one task
-    "multi-task": (None, None),  # train and evaluate on the tasks given
-    "MT-TB": (BASIC_TASKS, ALL_TASKS),  # train on the 16 basic tasks, evaluate on all 20
-    "MT-TA": (ALL_TASKS, ALL_TASKS),  # train and evaluate on all 20
-    "MT-TC": (COMPOSITIONAL_TASKS, ALL_TASKS),  # train on the 4 compositional tasks, evaluate on all 20
+#: Training protocols of section 5.2: name -> (the task groups it trains on, the groups it
+#: evaluates on), groups as ``TaskSpec.group`` names them; None: the tasks given on the command
+#: line (single task: exactly one of them).
+PROTOCOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {
+    "single-task": None,  # ST-B: train and evaluate on one task
+    "multi-task": None,  # train and evaluate on the tasks given
+    "MT-TB": (("basic",), TASK_GROUPS),  # train on the 16 basic tasks, evaluate on all 20
+    "MT-TA": (TASK_GROUPS, TASK_GROUPS),  # train and evaluate on all 20
+    "MT-TC": (("compositional",), TASK_GROUPS),  # train on the 4 compositional tasks, evaluate on all 20
 }
+
+
+def group_tasks(groups: Sequence[str]) -> tuple[str, ...]:
+    """The registered tasks of ``groups`` (``TaskSpec.group``), in the order of the paper's Table 1."""
+    specs = [spec for spec in TASKS.values() if spec.group in groups]
+    return tuple(spec.name for spec in sorted(specs, key=lambda spec: spec.table_row))
+
+
+def _missing_tasks(protocol: str, groups: Sequence[str]) -> list[str]:
+    """What the paper's ``groups`` hold that this registry lacks, one phrase per group."""
+    missing = []
+    for group in groups:
+        have = group_tasks((group,))
+        if len(have) < PAPER_TASK_COUNTS[group]:
+            missing.append(f"{PAPER_TASK_COUNTS[group] - len(have)} of the paper's {PAPER_TASK_COUNTS[group]} {group} tasks "
+                           f"(implemented: {', '.join(have) or 'none'})")
+    return missing
 
 
 def protocol_tasks(protocol: str, tasks: Sequence[str] = ()) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(training tasks, evaluation tasks) of ``protocol``.
 
     ``single-task`` needs exactly one task in ``tasks``, ``multi-task`` one or more; the paper's
-    MT-* protocols fix their own tasks and raise a ``ValueError`` naming the tasks not implemented
-    yet (see :data:`avalon.tasks.TASKS`) until every one exists.
+    MT-* protocols take their tasks from the task specs' groups, and raise a ``ValueError`` saying
+    how many of each group's tasks are not implemented yet until every one exists.
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown training protocol {protocol!r}; the protocols are: {', '.join(PROTOCOLS)}")
-    train, evaluate = PROTOCOLS[protocol]
-    if train is None:
+    groups = PROTOCOLS[protocol]
+    if groups is None:
         tasks = tuple(tasks)
         if not tasks:
-            raise ValueError(f"protocol {protocol!r} needs at least one task (e.g. --tasks eat)")
+            raise ValueError(f"protocol {protocol!r} needs at least one task (e.g. --tasks {group_tasks(('basic',))[0]})")
         if protocol == "single-task" and len(tasks) != 1:
             raise ValueError(f"protocol 'single-task' trains on exactly one task, got {len(tasks)}: {', '.join(tasks)}")
         if len(set(tasks)) != len(tasks):
@@ -62,15 +73,14 @@ def protocol_tasks(protocol: str, tasks: Sequence[str] = ()) -> tuple[tuple[str,
         for task in tasks:
             check_task(task)
         return tasks, tasks
+    train_groups, evaluation_groups = groups
+    train = group_tasks(train_groups)
     if tasks and tuple(tasks) != train:
         raise ValueError(f"protocol {protocol!r} fixes its own tasks; do not pass tasks ({', '.join(tasks)})")
-    missing = [task for task in (*train, *evaluate) if task not in TASKS]
+    missing = _missing_tasks(protocol, tuple(dict.fromkeys((*train_groups, *evaluation_groups))))
     if missing:
-        raise ValueError(
-            f"protocol {protocol!r} needs tasks that are not implemented yet: {', '.join(dict.fromkeys(missing))} "
-            f"(implemented: {', '.join(sorted(TASKS))})"
-        )
-    return train, evaluate
+        raise ValueError(f"protocol {protocol!r} needs tasks that are not implemented yet: {'; '.join(missing)}")
+    return train, group_tasks(evaluation_groups)
 
 
 # ---------------------------------------------------------------------------------- time limits

@@ -1,6 +1,6 @@
 """Training environments: worlds from the curriculum, generated ahead, stepped in parallel.
 
-:func:`make_training_envs` builds what a trainer steps: a :class:`~avalon.training.vector.ThreadedVectorEnv`
+:func:`make_training_envs` builds what a trainer steps: a :class:`~avalon.env.vector.ThreadedVectorEnv`
 of ``num_envs`` environments, each one
 
     AvalonEnv  ->  RestartOnCrash  ->  CurriculumWorlds
@@ -24,11 +24,11 @@ import numpy as np
 
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
+from avalon.env.vector import ThreadedVectorEnv
 from avalon.env.wrappers import RestartOnCrash
+from avalon.errors import check_int
 from avalon.training.curriculum import Curriculum, training_time_limit_frames
-from avalon.training.vector import ThreadedVectorEnv
 from avalon.training.world_supply import SuppliedWorld, WorldRequest, WorldSupply
-from avalon.validation import check_int
 
 log = logging.getLogger(__name__)
 
@@ -177,3 +177,9 @@ def make_training_envs(
         return build
 
     return ThreadedVectorEnv([make(index) for index in range(num_envs)])
+
+
+def local_training_envs(env_config: EnvConfig, curriculum: Curriculum, num_envs: int, *, seed: int, config: Any) -> Any:
+    """The registry's default ``make_envs``: simulators in threads of this process
+    (:func:`make_training_envs`); ``config`` (the algorithm's) is not needed."""
+    return make_training_envs(env_config, curriculum, num_envs, seed=seed)

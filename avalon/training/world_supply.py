@@ -33,11 +33,10 @@ from typing import TextIO
 
 import attr
 
-from avalon.errors import AvalonError
+from avalon.errors import AvalonError, check_number
 from avalon.sim.temp_folders import make_temp_folder
 from avalon.tasks import check_difficulty, check_seed, check_task, world_key
 from avalon.tasks.kit.forcing import ForcedOptions, check_forced
-from avalon.validation import check_number
 
 #: Niceness of the generator process: generation runs ahead, so the simulators come first.
 GENERATOR_NICENESS = 5

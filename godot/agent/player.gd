@@ -8,6 +8,7 @@ const Protocol = preload("res://generated/protocol.gd")
 const RgbdCamera = preload("res://render/rgbd_camera.gd")
 const Grasp = preload("res://agent/grasp.gd")
 const Mechanics = preload("res://agent/mechanics.gd")
+const MouseKeyboard = preload("res://agent/mouse_keyboard.gd")
 
 const TOUCH_MARGIN_M = 0.02
 const STANDING_PROBE_M = 0.05
@@ -36,7 +37,10 @@ var _own_rids = []
 var touch_shape = SphereShape.new()  # held here: the query keeps only its RID
 var _touch_exclude = []  # what touch_query.exclude was last set to
 var space_state = null  # the episode's PhysicsDirectSpaceState (set at spawn: the world does not change)
-var mechanics = Mechanics.new(self)  # grasping, climbing, eating, falls, movement work, achievements
+var mechanics = Mechanics.new(self)  # falls, climbing, movement work, achievements, and its parts:
+var holds = mechanics.holds  # what the hands hold: grasping, carrying, throwing, climbing holds, eating
+var loose_items = mechanics.loose_items  # pushing, thrown items' hits, stacking
+var mouse_keyboard = MouseKeyboard.new(self, holds)  # the mouse-and-keyboard action as the VR one
 
 
 func _init():
@@ -114,21 +118,21 @@ func own_rids():
 func apply_action(action, action_space):
 	var dt = Protocol.STEP_SECONDS
 	if action_space != "vr":
-		action = mechanics.mouse_keyboard_to_vr(action)
+		action = mouse_keyboard.to_vr(action)
 	mechanics.begin_step()
 	_turn(Vector3(action[Protocol.VR_HEAD_ROTATION], action[Protocol.VR_HEAD_ROTATION + 1], action[Protocol.VR_HEAD_ROTATION + 2]), dt)
 	head_height += action[Protocol.VR_HEAD_POSITION + 1] * Protocol.MAX_HEAD_VERTICAL_SPEED_M_PER_S * dt
 	_update_head()
 	var hand_rates = [_vector_at(action, Protocol.VR_LEFT_HAND_POSITION), _vector_at(action, Protocol.VR_RIGHT_HAND_POSITION)]
 	var jump = action[Protocol.VR_JUMP] >= 0.5
-	if mechanics.is_hanging():
+	if holds.is_hanging():
 		mechanics.hang(hand_rates, dt)
 	else:
 		_walk(Vector3(action[Protocol.VR_HEAD_POSITION], 0.0, action[Protocol.VR_HEAD_POSITION + 2]), jump, dt)
 	for i in range(2):
 		var rotation_rate = _vector_at(action, Protocol.VR_LEFT_HAND_ROTATION if i == 0 else Protocol.VR_RIGHT_HAND_ROTATION)
-		if mechanics.is_anchored(i):
-			mechanics.keep_anchored(i)
+		if holds.is_anchored(i):
+			holds.keep_anchored(i)
 		else:
 			_move_hand(i, hand_rates[i], rotation_rate, dt)
 	mechanics.end_step([action[Protocol.VR_LEFT_GRASP] >= 0.5, action[Protocol.VR_RIGHT_GRASP] >= 0.5], dt)
@@ -164,9 +168,9 @@ func _walk(direction, jump, dt):
 		mechanics.on_jump(vertical_speed)
 	velocity.y = vertical_speed
 	# Finite inertia: loose items are solid underfoot (a stack of stones can be stood on) and
-	# block the body; mechanics.push_items then shoves what the body walked into.
+	# block the body; loose_items.push_items then shoves what the body walked into.
 	vertical_speed = body.move_and_slide(velocity, Vector3.UP, true, 4, FLOOR_MAX_ANGLE_RAD, false).y
-	mechanics.push_items(velocity)
+	loose_items.push_items(velocity)
 	mechanics.after_body_motion(body.is_on_floor())
 
 
@@ -214,24 +218,24 @@ func _move_hand(i, translation_rate, rotation_rate, dt):
 	var hand = hands[i]
 	hand.global_transform.basis = target.basis
 	var motion = target.origin - hand.global_transform.origin
-	motion *= mechanics.held_item_free_fraction(i, motion)  # a held item does not pass through things
+	motion *= holds.held_item_free_fraction(i, motion)  # a held item does not pass through things
 	# Finite inertia: loose items stop the hand (it does not sink into them or drive them into the
-	# ground), and mechanics.shove pushes what it ran into, as for the body.
+	# ground), and loose_items.shove pushes what it ran into, as for the body.
 	var collision = hand.move_and_collide(motion, false)
 	if collision != null:
-		mechanics.shove(collision.collider, collision.normal, motion / dt)
+		loose_items.shove(collision.collider, collision.normal, motion / dt)
 	hand_positions[i] = body.global_transform.xform_inv(hand.global_transform.origin)
-	if reach_clamped(i, hand_positions[i]).distance_to(hand_positions[i]) > mechanics.SLIP_MARGIN_M:
+	if reach_clamped(i, hand_positions[i]).distance_to(hand_positions[i]) > holds.SLIP_MARGIN_M:
 		# Caught behind something while the body moved on: the hand lets go and the arm brings it back.
-		mechanics.release(i)
+		holds.release(i)
 		hand.global_transform.origin = target.origin
 		hand_positions[i] = body.global_transform.xform_inv(target.origin)
 	touch_query.transform = hand.global_transform
-	var exclude = mechanics.agent_and_held_rids()  # a held item is not "touched"
+	var exclude = holds.agent_and_held_rids()  # a held item is not "touched"
 	if exclude != _touch_exclude:  # (setting it rebuilds the query's RID set: only when it changes)
 		_touch_exclude = exclude
 		touch_query.exclude = exclude
-	hand_colliding[i] = (collision != null and not mechanics.is_held(collision.collider)) or not space_state.intersect_shape(touch_query, 1).empty()
+	hand_colliding[i] = (collision != null and not holds.is_held(collision.collider)) or not space_state.intersect_shape(touch_query, 1).empty()
 
 
 func _part_transforms():
@@ -276,8 +280,8 @@ func write_features(features):
 		features[offset + 2] = angles.z
 	features[Protocol.F_LEFT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[0] else 0.0
 	features[Protocol.F_RIGHT_HAND_IS_COLLIDING] = 1.0 if hand_colliding[1] else 0.0
-	features[Protocol.F_LEFT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(0) else 0.0
-	features[Protocol.F_RIGHT_HAND_IS_GRASPING] = 1.0 if mechanics.is_grasping(1) else 0.0
+	features[Protocol.F_LEFT_HAND_IS_GRASPING] = 1.0 if holds.is_grasping(0) else 0.0
+	features[Protocol.F_RIGHT_HAND_IS_GRASPING] = 1.0 if holds.is_grasping(1) else 0.0
 	features[Protocol.F_WORLD_BODY_POSITION] = body_transform.origin.x
 	features[Protocol.F_WORLD_BODY_POSITION + 1] = body_transform.origin.y
 	features[Protocol.F_WORLD_BODY_POSITION + 2] = body_transform.origin.z

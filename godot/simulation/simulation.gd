@@ -117,7 +117,7 @@ func step(action):
 		return "no world is loaded: send RESET first"
 	if action == null:
 		return "STEP carries the wrong number of values for action space %s" % action_space
-	if typeof(action) == TYPE_STRING:  # bridge.decode_action refused a value
+	if typeof(action) == TYPE_STRING:  # link.decode_action refused a value
 		return action
 	player.apply_action(action, action_space)
 	animals.step(player, Protocol.STEP_SECONDS)
@@ -136,11 +136,11 @@ func _account_energy(mechanics):
 	energy_lost_to_falls = Protocol.FALL_DAMAGE_COEFFICIENT * Protocol.BODY_MASS_KG * max(0.0, speed_squared - threshold_squared)
 	energy_gained_from_eating = 0.0
 	energy_lost_to_attacks = animals.attack_damage
-	for food in mechanics.eaten:
+	for food in mechanics.holds.eaten:
 		energy_gained_from_eating += food.energy
 		food_eaten += 1
 		if Protocol.PREY_KINDS.has(food.kind):
-			mechanics.unlock("eat_prey")
+			mechanics.achievements.unlock("eat_prey")
 		if food_total > 0 and food_eaten >= food_total:
 			last_food_frame = frame
 	energy = max(0.0, energy - energy_lost_to_falls - energy_lost_to_attacks) + energy_gained_from_eating
@@ -155,7 +155,7 @@ func is_terminated():
 
 func collect_features():
 	player.mechanics.after_physics(Protocol.STEP_SECONDS)
-	animals.after_physics(player.mechanics)
+	animals.after_physics(player.mechanics.achievements)
 	player.write_features(features)
 	animals.write_features()
 	features[Protocol.F_ENERGY_SPENT_ON_MOVEMENT] = movement_coefficient * movement_work
@@ -168,11 +168,12 @@ func collect_features():
 	features[Protocol.F_MOVEMENT_WORK] = movement_work
 	features[Protocol.F_FOOD_TOTAL] = food_total
 	features[Protocol.F_FOOD_EATEN] = food_eaten
-	if written_achievements_version != player.mechanics.achievements_version:
-		var unlocked = player.mechanics.achievements
+	var achievements = player.mechanics.achievements
+	if written_achievements_version != achievements.version:
+		var unlocked = achievements.unlocked
 		for i in range(Protocol.ACHIEVEMENTS.size()):
 			features[Protocol.F_ACHIEVEMENTS + i] = 1.0 if unlocked.has(Protocol.ACHIEVEMENTS[i]) else 0.0
-		written_achievements_version = player.mechanics.achievements_version
+		written_achievements_version = achievements.version
 	return features
 
 

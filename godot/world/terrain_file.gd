@@ -10,15 +10,28 @@ extends Reference
 # signal 11); its decoder also recurses without a depth limit. So: the length prefix must match the
 # file's size; the encoding's layout (types, lengths, nesting) is checked natively before
 # bytes2var decodes it, objects never decoded; and every value terrain.gd uses is checked here for
-# its type, sizes, index ranges and finiteness (native loops for the large arrays).
+# its type, sizes, index ranges and range (native loops for the large arrays): numbers beyond what
+# the simulator can hold (float32 vectors; Bullet's shapes) crash or hang it as surely as NaNs do.
 
 const Protocol = preload("res://generated/protocol.gd")
 const DataCheck = preload("res://native/data_check.gdns")  # native/data_check.c
 
 const MAX_FILE_BYTES = 1 << 30  # a pool array holds fewer than 2**31 bytes
 const MAX_DEPTH = 8  # nested arrays and dictionaries; the format uses 5 (data, chunks, chunk, levels, level)
-const NUMBER_KEYS = ["cell_size_m", "size_m", "water_height_m", "max_slope"]
-const POSITIVE_KEYS = ["cell_size_m", "size_m"]
+# The ranges of avalon/datagen/export/scene_ranges.py (tests/game/world/test_untrusted_worlds.py
+# keeps them equal): coordinates and lengths, other numbers, scales.
+const MAX_COORDINATE_M = 1000000.0
+const MAX_MAGNITUDE = 1e9
+const MIN_SCALE = 0.001
+const MAX_SCALE = 1000.0
+const COORDINATE = "a coordinate within +-1000000 m"  # (MAX_COORDINATE_M)
+# Scalars: key -> [lowest, highest, what is expected]; a length must also be above 0.
+const NUMBER_RANGES = {
+	"cell_size_m": [0.0, MAX_COORDINATE_M, "a finite number above 0, at most 1000000 m"],
+	"size_m": [0.0, MAX_COORDINATE_M, "a finite number above 0, at most 1000000 m"],
+	"water_height_m": [-MAX_COORDINATE_M, MAX_COORDINATE_M, COORDINATE],
+	"max_slope": [0.0, MAX_MAGNITUDE, "a finite slope from 0 to 1e9"],
+}
 
 
 # {"error": "", "data": the checked Dictionary}, or {"error": what is wrong, naming the file}.
@@ -62,9 +75,11 @@ static func _data_error(data, check):
 		return "not a terrain data file (it holds no dictionary)"
 	if typeof(data.get("format_version")) != TYPE_INT or data.format_version != Protocol.TERRAIN_FORMAT_VERSION:
 		return "format_version %s, this simulator reads %d; regenerate the world" % [var2str(data.get("format_version")), Protocol.TERRAIN_FORMAT_VERSION]
-	for key in NUMBER_KEYS:
-		if not _is_finite_number(data.get(key)) or (key in POSITIVE_KEYS and data[key] <= 0) or (key == "max_slope" and data[key] < 0):
-			return "%s is %s, expected a finite number%s" % [key, var2str(data.get(key)), " above 0" if key in POSITIVE_KEYS else ""]
+	for key in NUMBER_RANGES:
+		var bounds = NUMBER_RANGES[key]
+		var value = data.get(key)
+		if not _is_finite_number(value) or value < bounds[0] or value > bounds[1] or (key.ends_with("size_m") and value <= 0):
+			return "%s is %s, expected %s" % [key, var2str(value), bounds[2]]
 	var heights = data.get("heights")
 	if typeof(heights) != TYPE_REAL_ARRAY or typeof(data.get("climbable")) != TYPE_RAW_ARRAY:
 		return "heights or climbable is missing or not an array of the right type"
@@ -75,14 +90,14 @@ static func _data_error(data, check):
 		return "the grid of %s x %s points is not at least 2 x 2 and at most its %d heights" % [var2str(rows), var2str(cols), heights.size()]
 	if heights.size() != rows * cols or data.climbable.size() != rows * cols:
 		return "grids do not match %d x %d (%d heights, %d climbable flags)" % [rows, cols, heights.size(), data.climbable.size()]
-	if not check.all_finite(heights):
-		return "a height is not finite"
+	if not check.all_within(heights, -MAX_COORDINATE_M, MAX_COORDINATE_M):
+		return _outside("a height", heights, -MAX_COORDINATE_M, MAX_COORDINATE_M, COORDINATE)
 	var distances = data.get("lod_distances_m")
 	if typeof(distances) != TYPE_ARRAY:
 		return "lod_distances_m is not an array"
 	for distance in distances:
-		if not _is_finite_number(distance):
-			return "lod_distances_m holds %s, not a finite number" % var2str(distance)
+		if not _is_finite_number(distance) or distance < 0 or distance > MAX_COORDINATE_M:
+			return "lod_distances_m holds %s, expected a finite number from 0 to 1000000 m" % var2str(distance)
 	var chunks = data.get("chunks")
 	if typeof(chunks) != TYPE_ARRAY:
 		return "chunks is not an array"
@@ -90,6 +105,8 @@ static func _data_error(data, check):
 		var chunk = chunks[i]
 		if typeof(chunk) != TYPE_DICTIONARY or typeof(chunk.get("centre")) != TYPE_VECTOR3 or not _is_finite_vector(chunk.centre):
 			return "chunk %d has no finite centre" % i
+		if not _is_coordinate(chunk.centre):
+			return "chunk %d's centre is %s, expected each %s" % [i, var2str(chunk.centre), COORDINATE]
 		var levels = chunk.get("levels")
 		if typeof(levels) != TYPE_ARRAY or levels.empty():
 			return "chunk %d has no levels of detail" % i
@@ -107,14 +124,16 @@ static func _data_error(data, check):
 		if typeof(collider) != TYPE_DICTIONARY:
 			return "a tree collider is not a dictionary"
 		for key in ["radius_m", "height_m"]:
-			if not _is_finite_number(collider.get(key)) or collider[key] <= 0:
-				return "a tree collider's %s is %s, expected a finite number above 0" % [key, var2str(collider.get(key))]
+			if not _is_finite_number(collider.get(key)) or collider[key] <= 0 or collider[key] > MAX_COORDINATE_M:
+				return "a tree collider's %s is %s, expected a finite number above 0, at most 1000000 m" % [key, var2str(collider.get(key))]
 		var bases = collider.get("bases")
 		var scales = collider.get("scales")
 		if typeof(bases) != TYPE_VECTOR3_ARRAY or typeof(scales) != TYPE_REAL_ARRAY or bases.size() != scales.size():
 			return "a tree collider's bases and scales are not arrays of the same size"
-		if not check.all_finite(bases) or not check.all_finite(scales):
-			return "a tree collider's base or scale is not finite"
+		if not check.all_within(bases, -MAX_COORDINATE_M, MAX_COORDINATE_M):
+			return _outside("a tree collider's base", bases, -MAX_COORDINATE_M, MAX_COORDINATE_M, COORDINATE)
+		if not check.all_within(scales, MIN_SCALE, MAX_SCALE):
+			return _outside("a tree collider's scale", scales, MIN_SCALE, MAX_SCALE, "a scale from 0.001 to 1000")
 	return ""
 
 
@@ -132,9 +151,35 @@ static func _mesh_error(mesh, check):
 		return "a mesh has %d indices, not whole triangles" % indices.size()
 	if not check.indices_below(indices, vertices.size()):
 		return "a mesh's indices reach outside its %d vertices" % vertices.size()
-	if not check.all_finite(vertices):
-		return "a mesh has a vertex that is not finite"
+	if not check.all_within(vertices, -MAX_COORDINATE_M, MAX_COORDINATE_M):
+		return _outside("a mesh's vertex", vertices, -MAX_COORDINATE_M, MAX_COORDINATE_M, COORDINATE)
+	if not check.all_within(colors, 0.0, 1.0):
+		return _outside("a mesh's colour", colors, 0.0, 1.0, "components in [0, 1]")
 	return ""
+
+
+# What is wrong with the first component of `values` (a pool array of floats, Vector3s or
+# colours) that is not finite or outside [low, high]: `what` "is not finite (item i: value)" or
+# "is out of range (item i: value), expected `expected`". Looped in GDScript only for a refusal,
+# once the native check has found such a component.
+static func _outside(what, values, low, high, expected):
+	var type = typeof(values)
+	for i in range(values.size()):
+		var components = [values[i]]
+		if type == TYPE_VECTOR3_ARRAY:
+			components = [values[i].x, values[i].y, values[i].z]
+		elif type == TYPE_COLOR_ARRAY:
+			components = [values[i].r, values[i].g, values[i].b, values[i].a]
+		for component in components:
+			if is_nan(component) or is_inf(component):
+				return "%s is not finite (item %d: %s)" % [what, i, var2str(component)]
+			if component < low or component > high:
+				return "%s is out of range (item %d: %s), expected %s" % [what, i, var2str(component), expected]
+	return "%s is out of range, expected %s" % [what, expected]
+
+
+static func _is_coordinate(value):
+	return abs(value.x) <= MAX_COORDINATE_M and abs(value.y) <= MAX_COORDINATE_M and abs(value.z) <= MAX_COORDINATE_M
 
 
 static func _is_finite_number(value):

@@ -8,7 +8,7 @@ import torch
 
 from avalon.agent import load_policy
 from avalon.agent.common.presets import AUTO_DEVICE, run_device
-from avalon.cli import main
+from avalon.app.main import main
 
 NO_GPU = "no CUDA GPU here (torch.cuda.is_available() is False): --device cuda is exercised on a machine with one"
 

@@ -14,7 +14,7 @@ from avalon.agent.common.presets import (
     default_preset_name,
     find_preset,
 )
-from avalon.cli import build_parser, main
+from avalon.app.main import build_parser, main
 
 NOT_GIVEN = dict.fromkeys(RUN_SETTINGS)
 

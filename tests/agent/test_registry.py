@@ -1,5 +1,5 @@
 """The registry of training algorithms: ``avalon train <name>`` and ``load_policy`` come from its
-rows, so a new algorithm needs its package and one row, and no edit to ``avalon/cli.py``.
+rows, so a new algorithm needs its package and one row, and no edit to ``avalon/app/main.py``.
 
 The throwaway algorithm below ("still": a policy that never learns) is a whole algorithm in
 under sixty lines on the common training loop; registering it is all ``avalon train still`` needs.
@@ -24,9 +24,9 @@ from avalon.agent.common.distributions import ActionLayout
 from avalon.agent.common.loop import TrainingLoop
 from avalon.agent.common.network import ActorCritic
 from avalon.agent.common.observations import ObservationLayout
-from avalon.agent.common.policy import Policy
+from avalon.agent.common.policy import ActorCriticPolicy
 from avalon.agent.registry import Algorithm, ConfigOption
-from avalon.cli import build_parser, main
+from avalon.app.main import build_parser, main
 from avalon.env.spaces import action_space, observation_space
 from tests.agent.common.test_network import random_observations
 
@@ -95,12 +95,12 @@ def train_still(envs, out_dir, total_steps, config=None, *, curriculum=None, res
     return loop.run(StillCycle(loop, model, config))
 
 
-def still_policy(state: dict[str, Any], seed: int | None = None) -> Policy:
+def still_policy(state: dict[str, Any], seed: int | None = None) -> ActorCriticPolicy:
     config = StillConfig.from_dict(state["still_config"])
     layouts = ObservationLayout.from_dict(state["observation_layout"]), ActionLayout.from_dict(state["action_layout"])
     model = ActorCritic(*layouts, config)
     model.load_state_dict(state["model"])
-    return Policy(model, config, state, seed)
+    return ActorCriticPolicy(model, config, state, seed)
 
 
 STILL = Algorithm(
@@ -163,7 +163,7 @@ def test_avalon_agent_exports_each_name_from_its_module():
 
 
 def test_building_the_parser_loads_no_torch():
-    code = "import sys, avalon.cli; avalon.cli.build_parser(); print('torch' in sys.modules)"
+    code = "import sys, avalon.app.main; avalon.app.main.build_parser(); print('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 

@@ -13,9 +13,13 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
+import attr
 import numpy as np
 
+from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import content_hash, marshal
+from avalon.datagen.world import Entity, World
+from avalon.tasks.trivial import trivial_world
 
 SCENE = "world.tscn"
 INFO = "world.json"
@@ -91,6 +95,20 @@ def add_embedded_script(folder: Path, marker: Path, seal: bool = True) -> None:
         return add_after_root("script = SubResource( 99 )\n")(add_before_nodes(section)(text))
 
     edit_scene(folder, edit, seal)
+
+
+def world_at_the_bounds() -> World:
+    """The trivial world with numbers at the bounds of what a scene may hold
+    (avalon/datagen/export/scene_ranges.py): a far spawn and apple, a huge box and apple, the
+    largest and smallest tool scales, an animal's huge territory and attack."""
+    entities = (
+        Entity(kind="apple", name="far", position=(1e6, -1e6, 0.0), params={"radius": 1e6, "mass": 1e9}),
+        Entity(kind="box", name="big", position=(0.0, 0.5, -3.0), params={"size": (1e6, 1e6, 1e6), "color": (0.0, 1.0, 0.0)}),
+        Entity(kind="stick", name="scaled", position=(2.0, 0.2, 0.0), params={"safe_scale": 1000.0}),
+        Entity(kind="rock", name="small", position=(3.0, 0.2, 0.0), params={"safe_scale": 0.001}),
+        animal_entity("mouse", "mouse", (4.0, 0.0, 0.0), attack_damage=1e9, territory_radius_m=1e6),
+    )
+    return attr.evolve(trivial_world(), entities=entities, spawn_position=(-1e6, 1e6, 1e6))
 
 
 # ---------------------------------------------------------------------- terrain.bin

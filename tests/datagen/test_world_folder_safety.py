@@ -1,6 +1,6 @@
 """World folders are untrusted data: read_world_info refuses every kind of tampering, naming the
 file and the reason, and accepts every world the exporter writes. Pure Python (the Godot side:
-tests/env/test_untrusted_worlds.py)."""
+tests/game/world/test_untrusted_worlds.py)."""
 
 from __future__ import annotations
 
@@ -131,6 +131,76 @@ def test_an_embedded_gdscript_set_as_the_roots_script_is_refused(flat, tmp_path)
 def test_scene_tampering_is_refused_with_the_line_and_reason(flat, edit, reason):
     edit_scene(flat, edit)
     refused(flat, r"line \d+: .*" + reason)
+
+
+APPLE = "transform = Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0.15, -2.5 )"
+SPAWN = "transform = Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 )\n"
+SUN = "transform = Transform( 0.866025, -0.383022, 0.321394, 0, 0.642788, 0.766044, -0.5, -0.663414, 0.55667, 0, 0, 0 )"
+
+
+def _apple_param(line: str):
+    """An edit giving the apple (an instanced entity) one more property line."""
+    return replace("radius = 0.15\n", f"radius = 0.15\n{line}\n")
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        # The issue's folder: a huge coordinate in a node's transform (Godot: signal 11 or a hang).
+        (replace(APPLE, APPLE.replace("0, 0.15, -2.5", "1e308, 0.15, -2.5")),
+         r"property 'transform' = Transform\( .*1e308.* \): its origin's x is 1e\+308, expected a coordinate within ±1000000 m"),
+        (replace(SPAWN, SPAWN.replace("0, 0, 0 )", "0, -1e20, 0 )")),
+         r"its origin's y is -1e\+20, expected a coordinate within"),
+        (replace(APPLE, APPLE.replace("0, 0.15, -2.5", "99999999999999999999999, 0.15, -2.5")), r"its origin's x is 1e\+23"),
+        # Bases that are not rotations: degenerate (a zero basis crashed Godot), scaled, huge.
+        (replace(SUN, "transform = Transform( 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 )"),
+         r"its basis \(0, 0, 0, 0, 0, 0, 0, 0, 0\) is not a rotation"),
+        (replace(APPLE, APPLE.replace("( 1, 0, 0,", "( 3, 0, 0,")), r"its basis \(3, 0, 0, 0, 1, 0, 0, 0, 1\) is not a rotation"),
+        (replace("Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0 )", "Transform( 1e308, 0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0 )"),
+         r"its basis \(1e\+308, .*\) is not a rotation"),
+        # Vectors: sizes, extents, a velocity; lengths by name.
+        (replace("size = Vector3( 1, 1, 1 )", "size = Vector3( 1e308, 1, 1 )"),
+         r"property 'size' = Vector3\( 1e308, 1, 1 \): component 0 is 1e\+308, expected a coordinate or length within ±1000000 m"),
+        (replace("size = Vector2( 100, 100 )", "size = Vector2( 100, 1e308 )"),
+         r"property 'size' = Vector2\( 100, 1e308 \): component 1 is 1e\+308"),
+        (replace("extents = Vector3( 50, 1, 50 )", "extents = Vector3( 5e6, 1, 50 )"), r"property 'extents' = .*: component 0 is 5000000"),
+        (_apple_param("linear_velocity = Vector3( 0, 0, -3e38 )"), r"property 'linear_velocity' = .*: component 2 is -3e\+38"),
+        (replace("radius = 0.15", "radius = 1e308"),
+         r"property 'radius' = 1e308: 1e\+308, expected a length or coordinate within ±1000000 m"),
+        (_apple_param("stalk_length_m = -2e6"), r"property 'stalk_length_m' = -2e6: -2000000, expected a length"),
+        (replace("ambient_light_energy = 0.6", "ambient_light_energy = 0.6\nfog_depth_end = 1e308"),
+         r"property 'fog_depth_end' = 1e308: 1e\+308, expected a length"),
+        # Colours: components in [0, 1].
+        (replace("color = Color( 0.85, 0.1, 0.1, 1 )", "color = Color( 0.85, 2, 0.1, 1 )"),
+         r"property 'color' = Color\( 0.85, 2, 0.1, 1 \): colour component 1 is 2, expected a number in \[0, 1\]"),
+        (replace("light_color = Color( 1, 0.97, 0.9, 1 )", "light_color = Color( 1, 0.97, -0.5, 1 )"), r"colour component 2 is -0.5"),
+        (replace("face_colors = PoolColorArray( 0.521115,", "face_colors = PoolColorArray( 1e308,"),
+         r"property 'face_colors' = PoolColorArray\( 1e308, .*: colour component 0 is 1e\+308"),
+        # Other numbers, scales and integers with ranges of their own.
+        (replace("light_energy = 1\n", "light_energy = 1e308\n"),
+         r"property 'light_energy' = 1e308: 1e\+308, expected a number within ±1e\+09"),
+        (_apple_param("mass = -3e30"), r"property 'mass' = -3e30: -3e\+30, expected a number within ±1e\+09"),
+        (_apple_param("safe_scale = 1e308"), r"property 'safe_scale' = 1e308: 1e\+308, expected a scale from 0.001 to 1000"),
+        (_apple_param("safe_scale = 0"), r"property 'safe_scale' = 0: 0, expected a scale from 0.001 to 1000"),
+        (_apple_param("rng_seed = 1e308"), r"property 'rng_seed' = 1e308: 1e\+308, expected an integer from 0 to 2147483647"),
+        (_apple_param("rng_seed = 1.5"), r"property 'rng_seed' = 1.5: 1.5, expected an integer"),
+        (_apple_param("mesh_sides = 1000000000"), r"property 'mesh_sides' = 1000000000: 1e\+09, expected an integer from 3 to 64"),
+        (replace("background_mode = 1", "background_mode = 7"), r"property 'background_mode' = 7: 7, expected an integer from 0 to 5"),
+        (replace("cast_shadow = 0", "cast_shadow = 99"), r"property 'cast_shadow' = 99: 99, expected an integer from 0 to 3"),
+        # A node is placed by its transform only.
+        (_apple_param("translation = Vector3( 0, 0, 1 )"), "a 'translation' property: a node is placed by its transform only"),
+        (_apple_param("scale = Vector3( 0, 0, 0 )"), "a 'scale' property: a node is placed by its transform only"),
+    ],
+)
+def test_numbers_beyond_what_the_simulator_holds_are_refused_naming_the_line_and_the_value(flat, edit, reason):
+    edit_scene(flat, edit)
+    message = refused(flat, r"line \d+: .*" + reason)
+    assert "docs/security.md" in message
+
+
+def test_numbers_at_the_bounds_are_accepted(tmp_path):
+    world = tampering.world_at_the_bounds()
+    assert read_world_info(export_world(world, tmp_path / "bounds")).food_count == world.food_count
 
 
 @pytest.mark.parametrize(

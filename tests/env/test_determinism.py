@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv
-from avalon.data.recording import RecordEpisodes, Recording, observation_digest, replay
+from avalon.episodes.recording import RecordEpisodes, Recording, observation_digest, replay
 
 pytestmark = pytest.mark.godot
 

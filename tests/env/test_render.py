@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv
-from avalon.data.recording import observation_digest
+from avalon.env.vector import ThreadedVectorEnv
+from avalon.episodes.recording import observation_digest
 from avalon.errors import SimulatorError
 from avalon.sim.protocol import depth_to_metres
-from avalon.training.vector import ThreadedVectorEnv
 from tests.conftest import zero_action
 
 pytestmark = pytest.mark.godot

@@ -25,8 +25,8 @@ def library():
     library.avalon_variant_layout_error.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int]
     library.avalon_indices_below.restype = ctypes.c_bool
     library.avalon_indices_below.argtypes = [ctypes.POINTER(ctypes.c_int32), ctypes.c_int64, ctypes.c_int64]
-    library.avalon_all_finite.restype = ctypes.c_bool
-    library.avalon_all_finite.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.c_int64]
+    library.avalon_all_within.restype = ctypes.c_bool
+    library.avalon_all_within.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.c_int64, ctypes.c_double, ctypes.c_double]
     return library
 
 
@@ -87,16 +87,24 @@ def test_nesting_deeper_than_the_limit_is_refused_without_recursion(library):
     assert layout_error(library, nested(1), max_depth=33) != 0  # beyond the compiled-in limit: refused
 
 
-def test_indices_and_finite_values(library):
+def test_indices_and_values_finite_and_within_bounds(library):
     def below(indices, count):
         array = np.ascontiguousarray(indices, np.int32)
         return library.avalon_indices_below(array.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), len(array), count)
 
-    def finite(values):
+    def within(values, low, high):
         array = np.ascontiguousarray(values, np.float32)
-        return library.avalon_all_finite(array.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(array))
+        return library.avalon_all_within(array.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(array), low, high)
+
+    def finite(values):
+        largest = float(np.finfo(np.float32).max)
+        return within(values, -largest, largest)
 
     assert below([0, 1, 2, 2], 3) and below([], 0)
     assert not below([0, 3, 1], 3) and not below([0, -1, 1], 3) and not below([2**31 - 1], 3)
     assert finite([0.0, -1e30, 3.5]) and finite([])
     assert not finite([0.0, np.nan]) and not finite([np.inf, 0.0]) and not finite([-np.inf])
+    # Bounds, inclusive (terrain_file.gd: coordinates within +-1e6 m, colours in [0, 1], scales).
+    assert within([-1e6, 0.0, 1e6], -1e6, 1e6) and within([0.0, 1.0], 0.0, 1.0) and within([], 0.0, 0.0)
+    assert not within([0.5, 1e6 + 1], -1e6, 1e6) and not within([-2e6], -1e6, 1e6) and not within([1.0001], 0.0, 1.0)
+    assert not within([np.nan], -np.inf, np.inf) and not within([np.inf], -np.inf, np.inf)

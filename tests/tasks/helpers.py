@@ -15,8 +15,8 @@ from avalon.datagen.biomes import Biome
 from avalon.datagen.world import Terrain, World
 from avalon.rules.foods import FOOD_RADIUS_M, HANGING_FOOD_CLEARANCE_M
 from avalon.tasks import eat, move, with_retries
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import component_labels, triangle_index, walkable_grid
-from avalon.tasks.kit.routes import certify
 from avalon.tasks.kit.sight import EYE_HEIGHT_M, scenery_occluders
 
 LAYOUT_BUILDERS = {"eat": eat.build_layout, "move": move.build_layout}

@@ -15,10 +15,16 @@ import pytest
 from avalon.datagen.world import tool_entity
 from avalon.rules.animals import PREDATOR_KINDS
 from avalon.tasks import avoid, build_world, with_retries
-from avalon.tasks.kit.predators import SPAWN_GAP_M, certify_avoiding
-from avalon.tasks.kit.routes import certify
+from avalon.tasks.kit.certificate import certify
+from avalon.tasks.kit.predators import SPAWN_GAP_M, certify_avoiding, keep_out_discs
 from tests.tasks.helpers import world_digest
-from tests.tasks.predator_checks import activation_radius_m, animal_rests_on_its_ground, horizontal, nearest_approach_m
+from tests.tasks.predator_checks import (
+    activation_radius_m,
+    animal_rests_on_its_ground,
+    check_guard_piece,
+    horizontal,
+    nearest_approach_m,
+)
 
 SEEDS = range(6)
 GOLDEN_DIGESTS = {(0.5, 3): "8a541e34ba9124647b8debbf21c369279e9ed817bff1a8d97c19d0c2b47a542c"}
@@ -170,7 +176,7 @@ def test_forcing_keeps_the_other_draws_and_an_unknown_kind_lists_the_kinds():
     with pytest.raises(ValueError, match="predator_kind='lion' is not one of bee, snake"):
         build_world("avoid", 0.5, 0, forced={"predator_kind": "lion"})
     with pytest.raises(ValueError, match="predator_kind"):
-        avoid.build_layout(np.random.default_rng(0), 0.5, None, predator_kind="rabbit")
+        avoid.build_layout(np.random.default_rng(0), 0.5, None, forced={"predator_kind": "rabbit"})
 
 
 def test_a_predator_too_wide_to_walk_round_cannot_be_forced_where_a_safe_route_is_required():
@@ -179,3 +185,29 @@ def test_a_predator_too_wide_to_walk_round_cannot_be_forced_where_a_safe_route_i
         build_world("avoid", 0.0, 0, forced={"predator_kind": "wolf"})
     assert "wolf" in {entity.kind for entity in build_world("avoid", 0.3, 0, forced={"predator_kind": "wolf"}).entities}
     assert "snake" in {entity.kind for entity in build_world("avoid", 0.0, 0, forced={"predator_kind": "snake"}).entities}
+
+
+# --- the obstacle piece ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("inverted", [False, True])
+@pytest.mark.parametrize("angle_deg", [0, 90, 200, 300])
+def test_the_piece_guards_a_band_round_another_point_from_any_side_both_ways(angle_deg, inverted):
+    # At d = 0 the crossing's requirement keeps every route out of the bees' reach.
+    world, piece = check_guard_piece(avoid.obstacle, 0.0, math.radians(angle_deg), inverted, "avoid")
+    assert [a.kind for a in world.animals] == ["bee"] and piece.crossing.requirement.keep_out
+    route = certify(world, world.food[0], frozenset(), frozenset({"walk"}), keep_out=piece.crossing.requirement.keep_out).route
+    assert nearest_approach_m(world, route) > 0.5
+    # At d = 1: four predators of the whole ladder, a route on foot.
+    world, piece = check_guard_piece(avoid.obstacle, 1.0, math.radians(angle_deg), inverted, "avoid")
+    assert len(world.animals) == 4 and not piece.crossing.requirement.keep_out
+
+
+def test_the_task_is_its_piece_placed_round_the_food():
+    for seed in range(3):
+        lay = _layout(0.2, seed)
+        crossing = lay.obstacle.crossing
+        spawn, food = lay.world.spawn_position, lay.food.position
+        assert crossing.start == (spawn[0], spawn[2]) and crossing.end == (food[0], food[2])
+        assert crossing.requirement.keep_out == tuple(keep_out_discs(lay.world))
+        assert lay.predator_sites == lay.obstacle.detail.predator_sites

@@ -14,10 +14,12 @@ import pytest
 from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks import bridge, build_world, with_retries
+from avalon.tasks.kit import chasm as kit_chasm, log as kit_log
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import bypass_reaches, certify
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import bypass_reaches, certify
 from avalon.tasks.kit.solved import with_blocks
+from tests.tasks import chasm_pieces
 from tests.tasks.helpers import world_digest
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -46,7 +48,7 @@ def _log(layout: bridge.BridgeLayout):
 
 
 def _radial_span_m(layout: bridge.BridgeLayout, angle_rad: float) -> float:
-    return bridge.radial_span_m(layout.world.ground.heightmap, layout.chasm, angle_rad)
+    return kit_log.radial_span_m(layout.world.ground.heightmap, layout.chasm, angle_rad)
 
 
 def test_golden_world_does_not_change_by_accident():
@@ -73,12 +75,12 @@ def test_every_knob_moves_one_way_with_difficulty():
 
 def test_the_trench_is_beyond_a_jump_and_the_chasm_beyond_the_log():
     longest_jump = jump_reach_m(0.0) + BYPASS_CAPABILITIES.jump_reach_slack_m  # the bypass search's
-    log_length = bridge.LOG_SIZE_M[2]
+    log_length = kit_log.LOG_SIZE_M[2]
     for d in np.linspace(0.0, 1.0, 11):
         gap = bridge.KNOBS.bridge_gap_m.at(d)
-        assert longest_jump < gap < log_length - 2 * bridge.MIN_REST_M
+        assert longest_jump < gap < log_length - 2 * kit_log.MIN_REST_M
         assert bridge.KNOBS.chasm_width_m.at(d) > log_length
-    assert bridge.LOG_MASS_KG <= mechanics.MAX_LIFT_MASS_KG
+    assert kit_log.LOG_MASS_KG <= mechanics.MAX_LIFT_MASS_KG
 
 
 @pytest.mark.parametrize("difficulty", [0.0, 1.0])
@@ -90,12 +92,12 @@ def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
         # Along the stretch's middle the chasm is the trench: wider than a jump, and the log laid
         # across it rests on both sides.
         gap = _radial_span_m(layout, stretch)
-        assert gap >= chasm.gap_m - 0.5
-        assert min(bridge.end_rests_m(layout.world.ground.heightmap, layout.solved_log)) >= bridge.MIN_REST_M
+        assert gap >= chasm.stretch_width_m - 0.5
+        assert min(kit_log.end_rests_m(layout.world.ground.heightmap, layout.solved_log)) >= kit_log.MIN_REST_M
         # Outside the stretch it is wider than the log everywhere.
-        half = chasm.half_angle_rad() + 2.0 / (bridge.PLATEAU_RADIUS_M + chasm.width_m / 2.0)
+        half = chasm.stretch_half_angle_rad() + 2.0 / (kit_chasm.PLATEAU_RADIUS_M + chasm.width_m / 2.0)
         for angle in np.linspace(stretch + half, stretch + 2 * math.pi - half, 200):  # finer than the generator's check
-            assert _radial_span_m(layout, angle) > bridge.LOG_SIZE_M[2], (seed, angle)
+            assert _radial_span_m(layout, angle) > kit_log.LOG_SIZE_M[2], (seed, angle)
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
@@ -106,13 +108,13 @@ def test_every_world_needs_the_log_and_the_log_suffices(case):
     # No way on the terrain alone, whatever the skills and any fall short of a lethal one...
     assert not bypass_reaches(world, food, frozenset(SKILLS), max_fall_m=mechanics.LETHAL_FALL_M)
     # ...and a route with the log burned in across the trench.
-    bare = attr.evolve(world, entities=[entity for entity in world.entities if not bridge.is_pier(entity)])
-    burned = bridge.log_footprint(layout.solved_log).block(min_width_m=2.0)
+    bare = attr.evolve(world, entities=[entity for entity in world.entities if not kit_log.is_pier(entity)])
+    burned = kit_log.log_footprint(layout.solved_log).block(min_width_m=2.0)
     solved = certify(with_blocks(bare, [burned]), food, frozenset(), frozenset(SKILLS))
     assert solved.solvable, solved.reason
     log = _log(layout)
-    assert float(log.param("mass", bridge.LOG_MASS_KG)) <= mechanics.MAX_LIFT_MASS_KG
-    assert log.param("safe_scale") == layout.solved_log.param("safe_scale") == bridge.LOG_SCALE
+    assert float(log.param("mass", kit_log.LOG_MASS_KG)) <= mechanics.MAX_LIFT_MASS_KG
+    assert log.param("safe_scale") == layout.solved_log.param("safe_scale") == kit_log.LOG_SCALE
     # The route the scripted agent follows crosses on the log and ends beside the food.
     route = layout.certificate.route
     assert [step.skill for step in route.steps] == ["walk", "jump", "walk", "fall", "walk"]
@@ -125,21 +127,21 @@ def test_the_log_rests_on_the_ground_and_clear_of_everything(case):
     world = layout.world
     heightmap = world.ground.heightmap
     log = _log(layout)
-    block = bridge.log_footprint(log)
-    bottom = log.position[1] - bridge.LOG_SIZE_M[1] / 2.0
-    ground = bridge.footprint_ground_m(heightmap, block, spacing_m=0.02)
+    block = kit_log.log_footprint(log)
+    bottom = log.position[1] - kit_log.LOG_SIZE_M[1] / 2.0
+    ground = kit_log.footprint_ground_m(heightmap, block, spacing_m=0.02)
     assert ground.max() <= bottom + 1e-6, "the log is inside the terrain"
-    piers = [entity for entity in world.entities if bridge.is_pier(entity)]
+    piers = [entity for entity in world.entities if kit_log.is_pier(entity)]
     assert len(piers) == 2
     for pier in piers:  # static stone boxes standing in the ground under the laid log's ends
         width, height, length = pier.param("size")
-        pier_block = bridge.LogFootprint(centre=(pier.position[0], pier.position[2]), width_m=width, length_m=length,
+        pier_block = kit_log.LogFootprint(centre=(pier.position[0], pier.position[2]), width_m=width, length_m=length,
                                   yaw_rad=pier.yaw_rad, top_m=pier.position[1] + height / 2)
-        under = bridge.footprint_ground_m(heightmap, pier_block, spacing_m=0.05)
+        under = kit_log.footprint_ground_m(heightmap, pier_block, spacing_m=0.05)
         # It stands in the ground (which may fall away under its corner over the trench's lip), its
         # top a little above the highest ground under it.
-        assert pier.position[1] - height / 2 < under.max() <= pier_block.top_m - bridge.PIER_LIFT_M + 1e-6
-        assert length >= bridge.MIN_REST_M
+        assert pier.position[1] - height / 2 < under.max() <= pier_block.top_m - kit_log.PIER_LIFT_M + 1e-6
+        assert length >= kit_log.MIN_REST_M
     if layout.in_place:  # across the trench: both ends on the piers, each pier under one end
         assert all(pier.position[1] + pier.param("size")[1] / 2 == pytest.approx(bottom, abs=1e-6) for pier in piers)
         ends = [block.end(-1.0), block.end(1.0)]
@@ -149,9 +151,9 @@ def test_the_log_rests_on_the_ground_and_clear_of_everything(case):
             assert min(math.dist((pier.position[0], pier.position[2]), end) for end in ends) == \
                 pytest.approx(pier.param("size")[2] / 2, abs=1e-6)
     else:  # on level ground: its whole footprint on it
-        assert bottom - ground.min() <= bridge.REST_TOLERANCE_M
+        assert bottom - ground.min() <= kit_log.REST_TOLERANCE_M
     for entity in world.entities:
-        if entity is log or bridge.is_pier(entity):
+        if entity is log or kit_log.is_pier(entity):
             continue
         radius = FOOD_RADIUS_M.get(entity.kind, 0.0)
         across, along = block.local(entity.position[0], entity.position[2])
@@ -172,13 +174,13 @@ def test_the_log_lies_across_at_d0_and_elsewhere_at_d1():
         assert not layout.in_place
         chasm = layout.chasm
         centre = np.asarray(chasm.centre)
-        points = bridge.log_footprint(_log(layout)).points()
-        assert np.hypot(*(points - centre).T).min() > bridge.PLATEAU_RADIUS_M + chasm.width_m  # beyond the chasm
+        points = kit_log.log_footprint(_log(layout)).points()
+        assert np.hypot(*(points - centre).T).min() > kit_chasm.PLATEAU_RADIUS_M + chasm.width_m  # beyond the chasm
 
 
 def test_the_log_starts_farther_from_the_stretch_with_difficulty():
     def distance(layout):
-        return math.dist(bridge.log_footprint(_log(layout)).centre, bridge.log_footprint(layout.solved_log).centre)
+        return math.dist(kit_log.log_footprint(_log(layout)).centre, kit_log.log_footprint(layout.solved_log).centre)
 
     assert np.mean([distance(_layout(1.0, seed)) for seed in SEEDS]) > \
         np.mean([distance(_layout(0.5, seed)) for seed in SEEDS]) > np.mean([distance(_layout(0.0, seed)) for seed in SEEDS])
@@ -194,7 +196,7 @@ def test_the_certificate_of_a_world_is_rebuilt_from_its_seed():
 
 def test_bad_input_is_refused_by_name():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        bridge.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
+        bridge.TASK.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
     with pytest.raises(ValueError, match="difficulty"):
         build_world("bridge", float("nan"), 0)
     world = build_world("bridge", 0.0, 0)
@@ -202,3 +204,33 @@ def test_bad_input_is_refused_by_name():
         with_blocks(world, ["a log"])
     with pytest.raises(ValueError, match="allowed"):
         bypass_reaches(world, world.food[0], frozenset({"jump"}))
+
+
+@pytest.mark.parametrize("island_seed, inverted", [(0, False), (1, False), (1, True)])
+def test_the_piece_stands_in_a_band_round_another_point(island_seed, inverted):
+    # A band 12-40 m round a point that is not the food, the path coming in at 35 degrees (out with
+    # the goal outside): the levelled ground, the chasm and the log stand in the band (with the
+    # goal outside the log lies inside the ring, on the agent's side), the terrain beyond it is the
+    # island's, and a world with the spawn at the crossing's start and an apple at its end has no
+    # way across but the log, which suffices (the bridge certificate).
+    island = chasm_pieces.raised_island(island_seed, 8.0)
+    band = chasm_pieces.band((0.0, 0.0), 12.0, 40.0, 35.0, inverted)
+    piece, streams = chasm_pieces.built_piece(bridge.obstacle, island, band, 0.5, seed=island_seed)
+    start, end = (chasm_pieces.radius_m(band, point) for point in (piece.crossing.start, piece.crossing.end))
+    assert 12.0 < min(start, end) and max(start, end) < 40.0 and (start < end) == inverted
+    assert chasm_pieces.unchanged_outside(island, piece, band, margin_m=0.0)
+    world = chasm_pieces.assembled(piece, streams, 0.5)
+    placed = piece.detail.place_log(world.ground.heightmap)
+    assert [e.kind for e in placed.entities] == ["box", "box", "log"] and placed.entities[-1] in world.entities
+    assert (placed.log is placed.solved_log) == piece.detail.in_place
+    if not piece.detail.in_place:  # on the agent's side of the ring
+        lying = chasm_pieces.radius_m(band, kit_log.log_footprint(placed.log).centre)
+        ring = piece.detail.chasm
+        assert (lying < ring.inner_radius_m) if inverted else (lying > ring.outer_radius_m)
+    certificate = bridge.check_bridge(world, placed.solved_log, piece.detail.chasm, piece.detail.level_at)
+    assert certificate.ok, certificate.reason
+    # The crossing's requirement holds of the world with the log burned in across the trench.
+    need = piece.crossing.requirement
+    bare = attr.evolve(world, entities=[entity for entity in world.entities if not kit_log.is_pier(entity)])
+    burned = with_blocks(bare, [kit_log.log_footprint(placed.solved_log).block(min_width_m=2.0)])
+    assert certify(burned, world.food[0], need.skills, need.allowed, max_fall_m=need.max_fall_m).ok

@@ -15,9 +15,11 @@ import pytest
 from avalon.datagen.noise import sample_periodic
 from avalon.rules import mechanics
 from avalon.tasks import build_world, climb, with_retries
+from avalon.tasks.kit import ImpossibleWorldError, cliff as kit_cliff
 from avalon.tasks.kit.capabilities import terrain_jump_rise_m
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import component_labels, triangle_index, triangle_slopes_deg, walkable_grid
-from avalon.tasks.kit.routes import certify
+from tests.tasks import piece_checks
 from tests.tasks.helpers import surface_height, world_digest
 
 #: 20 worlds for the properties, 2 to 5 segments' worth of difficulties.
@@ -118,14 +120,14 @@ def test_the_cliff_gets_taller_with_difficulty_as_measured_on_the_terrain():
             foot = _foot_heights(lay)
             assert levels[-1] - foot.max() >= spec.height_m - 1e-4
             water = lay.world.ground.heightmap.water_height_m
-            at_foot = _foot_heights(lay, climb.FOOT_BAND_M)
+            at_foot = _foot_heights(lay, kit_cliff.FOOT_BAND_M)
             assert levels[-1] - max(at_foot.min(), water) <= spec.height_m + climb.MAX_RELIEF_M + 1e-4
     heights = [np.mean([_tier_levels(_layout(d, s))[-1] - _foot_heights(_layout(d, s)).mean() for s in SEEDS])
                for d in (0.0, 0.5, 1.0)]
     assert heights == sorted(heights) and heights[0] >= 4.5 and heights[-1] >= 14.0
 
 
-def _foot_heights(lay: climb.ClimbLayout, reach_m: float = climb.TAKE_OFF_REACH_M) -> np.ndarray:
+def _foot_heights(lay: climb.ClimbLayout, reach_m: float = kit_cliff.TAKE_OFF_REACH_M) -> np.ndarray:
     """Natural heights of the ground outside the cliff, within ``reach_m`` of its farthest foot."""
     cliff = lay.cliff
     heightmap = lay.world.ground.heightmap
@@ -187,7 +189,7 @@ def test_the_spawn_stands_the_knobs_distance_from_the_cliffs_foot_facing_it_at_z
             sx, _, sz = world.spawn_position
             angle = math.atan2(sz - cliff.centre[1], sx - cliff.centre[0])
             distance = math.hypot(sx - cliff.centre[0], sz - cliff.centre[1]) - float(
-                sample_periodic(cliff.outlines[0].inner_radius_m, angle)) - climb.WALL_RUN_M
+                sample_periodic(cliff.outlines[0].inner_radius_m, angle)) - kit_cliff.WALL_RUN_M
             assert low - 1e-6 <= distance <= high + 1e-6
             if d == 0.0:  # facing the path's foot
                 assert math.degrees(abs((world.spawn_yaw_rad - math.atan2(sx - cliff.centre[0], sz - cliff.centre[1])
@@ -245,7 +247,49 @@ def test_the_walls_are_steeper_than_a_jump_climbs_and_only_the_path_is_climbable
 
 
 def test_a_cliff_spec_refuses_bad_sizes_naming_them():
+    sizes = dict(path_width_m=1.0, segment_offset_m=0.0, ledge_width_m=2.0, plateau_radius_m=3.5, noise_amplitude_m=0.3)
     with pytest.raises(ValueError, match="height_m=-1"):
-        climb.CliffSpec(height_m=-1.0, path_width_m=1.0, segments=1, segment_offset_m=0.0, ledge_width_m=2.0)
+        kit_cliff.CliffSpec(height_m=-1.0, segments=1, **sizes)
     with pytest.raises(ValueError, match="segments=0"):
-        climb.CliffSpec(height_m=5.0, path_width_m=1.0, segments=0, segment_offset_m=0.0, ledge_width_m=2.0)
+        kit_cliff.CliffSpec(height_m=5.0, segments=0, **sizes)
+    with pytest.raises(ValueError, match=r"noise_amplitude_m=4.0: expected less than plateau_radius_m=3.5"):
+        kit_cliff.CliffSpec(height_m=5.0, segments=1, **{**sizes, "noise_amplitude_m": 4.0})
+
+
+# --- the obstacle piece elsewhere ----------------------------------------------------------------
+
+#: A band round a point of a plain island that is not the middle, the path coming in (or going
+#: out) 30 degrees off the grid's axes; round the goal at d = 1 (three tiers up to a plateau),
+#: round the start at d = 0.7 (a pit two tiers deep, on an island high enough for it).
+PIECE_CENTRE = (5.0, -4.0)
+PIECE_CASES = [(False, 1.0, 8.0), (True, 0.7, 16.0)]
+
+
+@pytest.mark.parametrize("inverted, difficulty, land_height_m", PIECE_CASES)
+def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_certified(inverted, difficulty, land_height_m):
+    constraint = piece_checks.band(PIECE_CENTRE, 10.0, 22.0, 30.0, inverted)
+    piece, streams = piece_checks.build_piece(climb.obstacle, piece_checks.plain_island(1, land_height_m), constraint,
+                                              difficulty, seed=3)
+    cut = piece.detail
+    assert cut.inverted == inverted and cut.spec.segments == climb.segment_count(difficulty)
+    # The innermost wall stands the outline's noise outside the band's inner radius; the first
+    # segment faces the grid axis nearest the path (30 degrees off it: the crossing is that far round).
+    assert cut.spec.plateau_radius_m == pytest.approx(10.0 + climb.CLIFF_NOISE_M)
+    piece_checks.assert_crossing_in_band(piece, constraint, slack_m=climb.CROSSING_STANDOFF_M + 0.5, off_path_deg=50.0)
+    piece_checks.assert_unchanged_beyond(piece, constraint, margin_m=0.0)
+    # Round the goal the inside rises above the natural ground; round the start it sinks below.
+    inside = cut.inside & (piece.draft.heightmap.heights != piece.draft.natural.heights)
+    rise = piece.draft.heightmap.heights[inside] - piece.draft.natural.heights[inside]
+    assert ((rise < 0) if inverted else (rise > 0)).all()
+    world = piece_checks.assembled_world(piece, streams, "climb", difficulty)
+    proof = piece_checks.certified(world, piece)
+    assert proof.ok, proof.reason
+    assert "climb" in proof.route.skills()
+
+
+def test_the_piece_refuses_a_band_too_narrow_and_rough_ground_naming_why():
+    island = piece_checks.plain_island(1)
+    with pytest.raises(ImpossibleWorldError, match=r"climb: the piece reaches .* beyond the band's outer radius 12.00 m"):
+        piece_checks.build_piece(climb.obstacle, island, piece_checks.band(PIECE_CENTRE, 10.0, 12.0, 0.0, False), 1.0, 0)
+    with pytest.raises(ImpossibleWorldError, match=r"climb: a pit .* would reach the water"):
+        piece_checks.build_piece(climb.obstacle, island, piece_checks.band(PIECE_CENTRE, 10.0, 22.0, 0.0, True), 1.0, 0)

@@ -13,7 +13,9 @@ import pytest
 
 from avalon.rules import mechanics
 from avalon.tasks import build_world, descend, with_retries
+from avalon.tasks.kit import ImpossibleWorldError, assembly
 from avalon.tasks.kit.geometry import ground_height
+from tests.tasks import piece_checks
 from tests.tasks.helpers import world_digest
 
 SEEDS = range(4)
@@ -224,7 +226,7 @@ def test_every_world_is_certified_with_the_skill_its_difficulty_needs(difficulty
 def test_without_the_platform_only_climbing_leads_down_safely(difficulty):
     for seed in SEEDS:
         layout = _layout(difficulty, seed)
-        plain = descend.world_without_platform(layout.world, layout.cliff, descend.resolve_config(None))
+        plain = descend.world_without_platform(layout.world, layout.cliff, assembly.resolve_config(None))
         without = descend.needs_the_platform(plain)
         assert without.solvable and not without.bypassed, f"seed {seed}: {without.reason}"
         # ...while with it walking and safe falls get down (the certificate's route).
@@ -236,3 +238,38 @@ def test_the_world_grows_from_small_to_medium_to_hold_the_food_below_a_tall_clif
     assert descend.world_size_name(1.0) == "medium"
     assert _layout(0.0, 0).world.ground.heightmap.size_m == 64.0
     assert _layout(1.0, 0).world.ground.heightmap.size_m == 128.0
+
+
+# --- the obstacle piece elsewhere ----------------------------------------------------------------
+
+#: A band round a point of a plain island that is not the middle, the path crossing it 30 degrees
+#: off the grid's axes: round the start (a plateau, as the task's own worlds) and round the goal (a
+#: pit the food lies in, on an island high enough for it), with a platform and without.
+PIECE_CENTRE = (5.0, -4.0)
+PIECE_CASES = [(True, 0.3, 8.0), (True, 0.8, 8.0), (False, 0.3, 14.0), (False, 0.65, 22.0)]
+
+
+@pytest.mark.parametrize("inverted, difficulty, land_height_m", PIECE_CASES)
+def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_certified(inverted, difficulty, land_height_m):
+    constraint = piece_checks.band(PIECE_CENTRE, 8.0, 26.0, 30.0, inverted)
+    piece, streams = piece_checks.build_piece(descend.obstacle, piece_checks.plain_island(1, land_height_m), constraint,
+                                              difficulty, seed=3)
+    cut = piece.detail
+    assert cut.ring.kind.value == ("cliff" if inverted else "drop") and cut.platform.any() == descend.has_platform(difficulty)
+    piece_checks.assert_crossing_in_band(piece, constraint, slack_m=descend.CROSSING_STANDOFF_M, off_path_deg=1e-6)
+    piece_checks.assert_unchanged_beyond(piece, constraint, margin_m=0.0)
+    # The crossing's start lies above its end by the wall's height, give or take the island's relief.
+    start, end = (float(ground_height(piece.draft.heightmap, *p)) for p in (piece.crossing.start, piece.crossing.end))
+    assert start - end == pytest.approx(descend.cliff_height_m(difficulty), abs=2.0)
+    world = piece_checks.assembled_world(piece, streams, "descend", difficulty)
+    proof = piece_checks.certified(world, piece)
+    assert proof.ok, proof.reason
+    assert proof.required == descend.requirement(difficulty).skills <= proof.route.skills()
+
+
+def test_the_piece_refuses_a_band_too_narrow_and_a_pit_into_the_water_naming_why():
+    island = piece_checks.plain_island(1)
+    with pytest.raises(ImpossibleWorldError, match=r"descend: the piece reaches .* beyond the band's outer radius 12.00 m"):
+        piece_checks.build_piece(descend.obstacle, island, piece_checks.band(PIECE_CENTRE, 4.0, 12.0, 0.0, True), 0.3, 0)
+    with pytest.raises(ImpossibleWorldError, match=r"descend: a pit 44.00 m deep round \(5.0, -4.0\) would reach the water"):
+        piece_checks.build_piece(descend.obstacle, island, piece_checks.band(PIECE_CENTRE, 4.0, 40.0, 0.0, False), 1.0, 0)

@@ -16,7 +16,7 @@ from avalon.rules.tools import TOOL_KINDS, TOOL_SIZE_M
 from avalon.tasks import build_world, fight, with_retries
 from avalon.tasks.kit.predators import DESTRUCTIBLE_PREDATORS, SPAWN_GAP_M
 from tests.tasks.helpers import surface_height, world_digest
-from tests.tasks.predator_checks import activation_radius_m, animal_rests_on_its_ground, horizontal
+from tests.tasks.predator_checks import activation_radius_m, animal_rests_on_its_ground, check_guard_piece, horizontal
 
 SEEDS = range(6)
 GOLDEN_DIGESTS = {(0.5, 3): "5cd14e5cce47f9347a80c255b20f1b7f984aea88086534b2de4b6c9e62a334da"}
@@ -134,3 +134,38 @@ def test_an_indestructible_or_unknown_forced_kind_is_refused_with_the_kinds():
     for kind in ("bear", "hippo", "lion"):
         with pytest.raises(ValueError, match=f"predator_kind='{kind}' is not one of bee, snake, hawk, alligator"):
             build_world("fight", 0.5, 0, forced={"predator_kind": kind})
+
+
+# --- the obstacle piece ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("inverted", [False, True])
+@pytest.mark.parametrize("angle_deg", [0, 90, 200, 300])
+def test_the_piece_guards_a_band_round_another_point_from_any_side_both_ways(angle_deg, inverted):
+    # (At d = 1 most islands refuse the piece in this band: three wide-radius guards seldom all keep
+    # their 15 m and 2 m from the path's start, 6 m outside the band or 5 m from its centre.)
+    for difficulty in (0.0, 0.5):
+        world, piece = check_guard_piece(fight.obstacle, difficulty, math.radians(angle_deg), inverted, "fight")
+        count = len(world.animals)
+        assert count == 1 + math.floor(fight.KNOBS.guard.predators_per_unit * difficulty)
+        assert all(a.kind in DESTRUCTIBLE_PREDATORS for a in world.animals)
+        assert not piece.crossing.requirement.keep_out and fight.certificate(world).ok
+        # The tools lie ahead of the path's start, facing along its first leg.
+        (sx, sz), (ax, az) = piece.crossing.start, piece.crossing.end
+        heading = math.atan2(az - sz, ax - sx)
+        tools = _tools(world)
+        assert sorted(t.kind for t in tools) == sorted(["stick", "rock", "rock"] * count)
+        low, high = fight.KNOBS.tool_distance_m.at(difficulty)
+        for tool in tools:
+            assert low - 1e-6 <= math.hypot(tool.position[0] - sx, tool.position[2] - sz) <= high + 1e-6
+            off = (math.atan2(tool.position[2] - sz, tool.position[0] - sx) - heading + math.pi) % (2 * math.pi) - math.pi
+            assert abs(math.degrees(off)) <= fight.KNOBS.tool_bearing_deg + 1e-6
+        assert {(x, z) for x, z, _ in piece.draft.keep_clear} == {(t.position[0], t.position[2]) for t in tools}
+
+
+def test_the_task_is_its_piece_placed_round_the_food():
+    lay = _layout(0.5, 0)
+    spawn, food = lay.world.spawn_position, lay.food.position
+    assert (lay.obstacle.crossing.start, lay.obstacle.crossing.end) == ((spawn[0], spawn[2]), (food[0], food[2]))
+    assert not lay.obstacle.crossing.requirement.keep_out
+    assert lay.tools == tuple(e for e in lay.obstacle.items(lay.outdoor.heightmap) if e.kind in TOOL_KINDS)

@@ -102,7 +102,23 @@ def test_task_specs_check_their_forcing_and_evaluation_set_flag():
     assert not TASKS["trivial"].in_evaluation_sets  # the same world for every seed and difficulty
     with pytest.raises(TypeError, match="forcing"):
         attr.evolve(spec, forcing=("food_kind",))
-    with pytest.raises(TypeError, match="in_evaluation_sets"):
-        attr.evolve(spec, in_evaluation_sets=1)
+    with pytest.raises(ValueError, match=r"TaskSpec.in_sets_from_version=0: expected None or a set version >= 1"):
+        attr.evolve(spec, in_sets_from_version=0)
     with pytest.raises(ValueError, match=r"Forcing\('food_kind'\).values=\(\) must be a non-empty tuple"):
         Forcing("food_kind", ())
+
+
+def test_forcing_values_may_come_from_a_function_called_when_they_are_first_read():
+    calls = []
+
+    def kinds():
+        calls.append(1)
+        return ["fig", "apple"]
+
+    forcing = Forcing("food_kind", kinds)
+    assert calls == []  # not while the task module is imported
+    assert forcing.values == ("fig", "apple") and forcing == Forcing("food_kind", ("fig", "apple"))
+    assert forcing.values == ("fig", "apple") and calls == [1]
+    check_forced("eat", (forcing,), {"food_kind": "fig"})
+    with pytest.raises(ValueError, match=r"Forcing\('food_kind'\).values=\(\) must be a non-empty tuple"):
+        check_forced("eat", (Forcing("food_kind", lambda: ()),), {"food_kind": "fig"})

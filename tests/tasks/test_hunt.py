@@ -59,12 +59,12 @@ def test_the_knobs_are_monotone_in_difficulty():
     for ramp in (knobs.prey_bearing_deg, knobs.wander_speed_fraction, knobs.tool_bearing_deg, knobs.world_size_m,
                  knobs.training_time_limit_s):
         assert _rising([ramp.at(d) for d in ds])
-    assert _rising([len(hunt.prey_kinds(d)) for d in ds])
-    assert _rising([-hunt.tool_count(d) for d in ds])  # fewer tools
-    assert _rising([hunt.world_size_m(d) for d in ds])
-    assert (hunt.tool_count(0.0), hunt.tool_count(1.0)) == (4, 1)
-    assert (hunt.world_size_m(0.0), hunt.world_size_m(1.0)) == (64.0, 256.0)
-    assert hunt.prey_kinds(0.0) == ("frog",) and set(hunt.prey_kinds(1.0)) == set(PREY_KINDS)
+    assert _rising([len(hunt.KNOBS.species_at(d)) for d in ds])
+    assert _rising([-hunt.KNOBS.tools_at(d) for d in ds])  # fewer tools
+    assert _rising([hunt.KNOBS.world_side_m_at(d) for d in ds])
+    assert (hunt.KNOBS.tools_at(0.0), hunt.KNOBS.tools_at(1.0)) == (4, 1)
+    assert (hunt.KNOBS.world_side_m_at(0.0), hunt.KNOBS.world_side_m_at(1.0)) == (64.0, 256.0)
+    assert hunt.KNOBS.species_at(0.0) == ("frog",) and set(hunt.KNOBS.species_at(1.0)) == set(PREY_KINDS)
 
 
 @pytest.mark.parametrize("difficulty, seed", PROPERTY_CASES)
@@ -75,13 +75,13 @@ def test_the_generated_worlds_follow_the_knobs(difficulty, seed):
     assert world.food == () and world.food_count == 1
     low, high = hunt.KNOBS.prey_distance_m.at(difficulty)
     assert low - 1e-9 <= _spawn_distance_m(world, prey) <= high + 1e-9
-    assert prey.kind in hunt.prey_kinds(difficulty)
+    assert prey.kind in hunt.KNOBS.species_at(difficulty)
     fraction = hunt.KNOBS.wander_speed_fraction.at(difficulty)
     assert prey.param("idle_speed_m_per_s") == pytest.approx(ANIMALS[prey.kind].idle_speed_m_per_s * fraction)
-    assert len(lay.tools) == hunt.tool_count(difficulty) and {t.kind for t in lay.tools} <= set(PREY_TOOLS)
+    assert len(lay.tools) == hunt.KNOBS.tools_at(difficulty) and {t.kind for t in lay.tools} <= set(PREY_TOOLS)
     low, high = hunt.KNOBS.tool_distance_m.at(difficulty)
     assert all(low - 1e-9 <= _spawn_distance_m(world, tool) <= high + TOOL_NUDGES_M[-1] + 1e-9 for tool in lay.tools)
-    assert world.ground.heightmap.size_m == hunt.world_size_m(difficulty)
+    assert world.ground.heightmap.size_m == hunt.KNOBS.world_side_m_at(difficulty)
     assert lay.plan.prey_in_sight == (difficulty < 0.5)
 
 
@@ -113,7 +113,7 @@ def test_the_certificate_fails_with_a_tool_missing():
     world = _layout(0.0, 0).world
     fewer = attr.evolve(world, entities=tuple(e for e in world.entities if e is not tools_of(world)[0]))
     cert = hunt.certificate(fewer)
-    assert not cert.ok and cert.reason == f"there are 3 tools: expected {hunt.tool_count(0.0)}" and cert.route is None
+    assert not cert.ok and cert.reason == f"there are 3 tools: expected {hunt.KNOBS.tools_at(0.0)}" and cert.route is None
     none = attr.evolve(world, entities=tuple(e for e in world.entities if e.kind not in PREY_TOOLS))
     assert "no tool" in hunt.certificate(none).reason
 
@@ -137,6 +137,6 @@ def test_an_unknown_forced_species_is_refused_listing_the_species():
 
 def test_bad_input_is_refused_by_name():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        hunt.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
+        hunt.build_layout(np.random.default_rng(0), 0.5, {"world_size": "small"})
     with pytest.raises(ValueError, match="difficulty"):
         build_world("hunt", -0.1, 0)

@@ -14,10 +14,12 @@ import pytest
 from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks import build_world, jump, with_retries
+from avalon.tasks.kit import ImpossibleWorldError, chasm as kit_chasm
 from avalon.tasks.kit.capabilities import ROUTE_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import certify
+from tests.tasks import chasm_pieces
 from tests.tasks.helpers import world_digest
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -77,7 +79,7 @@ def test_the_trench_stays_within_a_jump_with_margin_and_the_rest_of_the_chasm_be
     # The widest trench (d = 1) against the measured gap: the route's jumps (grid point to grid
     # point, a cell more at most) keep a metre in hand.
     widest = jump.KNOBS.jump_width_m.at(1.0)
-    assert widest + 1.0 / jump.POINTS_PER_M <= mechanics.JUMP_GAP_CLEARED_M - 1.0
+    assert widest + 1.0 / kit_chasm.POINTS_PER_M <= mechanics.JUMP_GAP_CLEARED_M - 1.0
     assert jump.KNOBS.jump_width_m.at(0.0) <= 2.0  # the paper's easiest jump is an easy one
     # The chasm outside the stretch is wider than the longest jump the body makes landing 2 m
     # lower (6.5 m measured), and than the bypass search's level reach.
@@ -87,7 +89,7 @@ def test_the_trench_stays_within_a_jump_with_margin_and_the_rest_of_the_chasm_be
 
 @pytest.mark.parametrize("difficulty", (0.0, 0.5, 1.0))
 def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
-    cell = 1.0 / jump.POINTS_PER_M
+    cell = 1.0 / kit_chasm.POINTS_PER_M
     for seed in range(3):
         layout = _layout(difficulty, seed)
         chasm = layout.chasm
@@ -100,13 +102,13 @@ def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
         # ...and straight across everywhere else, chasm_width_m.
         for off in (math.pi / 2, math.pi, 3 * math.pi / 2):
             angle = stretch + off
-            if abs(math.remainder(angle - stretch, 2 * math.pi)) <= jump.stretch_half_angle_rad(chasm) + 0.05:
+            if abs(math.remainder(angle - stretch, 2 * math.pi)) <= chasm.stretch_half_angle_rad() + 0.05:
                 continue
             cuts = _radial_cut_m(layout, angle)
             assert len(cuts) == 1, cuts
             assert cuts[0][1] - cuts[0][0] == pytest.approx(_knob("chasm_width_m", difficulty), abs=1.5 * cell)
         # The stretch: the arc at the chasm's middle where the cut is narrow.
-        mid = jump.PLATEAU_RADIUS_M + chasm.width_m / 2.0
+        mid = kit_chasm.PLATEAU_RADIUS_M + chasm.width_m / 2.0
         angles = np.linspace(-math.pi, math.pi, 1441)
         ground, natural = layout.outdoor.heightmap, layout.natural
         x = chasm.centre[0] + (mid - chasm.width_m / 4.0) * np.cos(stretch + angles)
@@ -135,10 +137,10 @@ def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
             low, high = getattr(jump.KNOBS, knob).at(difficulty)
             if knob.startswith("spawn"):  # the knob's distance out from the trench, or clear of the chasm
                 by_knob = end - start < chasm.width_m / 2 and low - 1.5 * cell <= radius - end <= high + 1.5 * cell
-                assert by_knob or radius - (inner + chasm.width_m) >= jump.SPAWN_BEYOND_CHASM_M - 1e-6, knob
+                assert by_knob or radius - (inner + chasm.width_m) >= kit_chasm.SPAWN_BEYOND_CHASM_M - 1e-6, knob
             else:  # the knob's distance in from the trench, or well inside the plateau
                 by_knob = end - start < chasm.width_m / 2 and low - 1.5 * cell <= start - radius <= high + 1.5 * cell
-                assert by_knob or inner - radius >= jump.FOOD_INSIDE_PLATEAU_M - 1e-6, knob
+                assert by_knob or inner - radius >= kit_chasm.FOOD_INSIDE_PLATEAU_M - 1e-6, knob
             assert by_knob or difficulty > 0, "at d = 0 the spawn and the food face each other across the trench"
         at_zero = _layout(0.0, seed).world
         assert math.dist(at_zero.spawn_position, at_zero.food[0].position) < 7.5, "at d = 0 the food is close"
@@ -166,7 +168,7 @@ def test_every_world_needs_its_jump_and_the_jump_is_at_the_stretch(case):
     for step in certificate.route.steps:
         if step.skill == "jump":
             start, end = np.array(before)[[0, 2]], np.array(step.target)[[0, 2]]
-            if np.linalg.norm(start - centre) > jump.PLATEAU_RADIUS_M + chasm.width_m / 2 > np.linalg.norm(end - centre):
+            if np.linalg.norm(start - centre) > kit_chasm.PLATEAU_RADIUS_M + chasm.width_m / 2 > np.linalg.norm(end - centre):
                 crossings.append((start, end, step.target[1] - before[1]))
         before = step.target
     assert len(crossings) == 1, "the route jumps the chasm once"
@@ -174,14 +176,14 @@ def test_every_world_needs_its_jump_and_the_jump_is_at_the_stretch(case):
     assert np.linalg.norm(end - start) <= jump_reach_m(rise) + ROUTE_CAPABILITIES.jump_reach_slack_m + 1e-6
     middle = (start + end) / 2 - centre
     off = abs(math.remainder(math.atan2(middle[1], middle[0]) - math.radians(chasm.stretch_angle_deg), 2 * math.pi))
-    assert off <= jump.stretch_half_angle_rad(chasm) + 0.1
+    assert off <= chasm.stretch_half_angle_rad() + 0.1
 
 
 def _standing_in_the_chasm(layout: jump.JumpLayout) -> World:
     """The world with the agent put on the chasm's floor, opposite the stretch (fallen in)."""
     chasm = layout.chasm
     angle = math.radians(chasm.stretch_angle_deg) + math.pi
-    radius = jump.PLATEAU_RADIUS_M + chasm.width_m / 2.0
+    radius = kit_chasm.PLATEAU_RADIUS_M + chasm.width_m / 2.0
     x, z = chasm.centre[0] + radius * math.cos(angle), chasm.centre[1] + radius * math.sin(angle)
     return attr.evolve(layout.world, spawn_position=(x, float(ground_height(layout.outdoor.heightmap, x, z)), z))
 
@@ -204,7 +206,7 @@ def test_a_fallen_agent_climbs_back_out_on_the_spawns_side_and_must_jump_again(d
         # (but where the floor lies under the water plane: water is no rock).
         climbable = layout.world.ground.biome_map.climbable
         ground = layout.outdoor.heightmap
-        outer = jump.outward_distance_m(layout.world.ground.ring_outlines[0], ground)
+        outer = kit_chasm.outward_distance_m(layout.world.ground.ring_outlines[0], ground)
         cut = (ground.heights < layout.natural.heights - layout.chasm.depth_m / 2) & ~ground.is_water()
         assert climbable[cut & (outer > layout.chasm.width_m / 2 + 0.5)].all()
         assert not climbable[cut & (outer < layout.chasm.width_m / 2 - 0.5)].any()
@@ -212,6 +214,42 @@ def test_a_fallen_agent_climbs_back_out_on_the_spawns_side_and_must_jump_again(d
 
 def test_bad_configs_are_refused_by_name():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        jump.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
+        jump.TASK.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
     with pytest.raises(ValueError, match="difficulty"):
         build_world("jump", float("nan"), 0)
+
+
+@pytest.mark.parametrize("difficulty, inverted", [(0.0, False), (0.5, False), (0.5, True)])
+def test_the_piece_stands_in_a_band_round_another_point(difficulty, inverted):
+    # A band 12-30 m round a point that is not the food, the path coming in at 35 degrees (out at
+    # 35 degrees with the goal outside): the chasm stands in the band, the terrain beyond it is the
+    # island's, and a world with the spawn at the crossing's start and an apple at its end needs a
+    # jump and takes one (the certificate with the crossing's requirement), off no other stretch.
+    island = chasm_pieces.raised_island(0, 8.0)
+    band = chasm_pieces.band((0.0, 0.0), 12.0, 30.0, 35.0, inverted)
+    piece, streams = chasm_pieces.built_piece(jump.obstacle, island, band, difficulty)
+    start, end = (chasm_pieces.radius_m(band, point) for point in (piece.crossing.start, piece.crossing.end))
+    assert 12.0 < min(start, end) and max(start, end) < 30.0 and (start < end) == inverted
+    assert chasm_pieces.unchanged_outside(island, piece, band, margin_m=0.0)
+    if difficulty == 0.0:  # the stretch faces the path
+        angle = math.degrees(math.atan2(piece.crossing.end[1], piece.crossing.end[0]))
+        assert angle == pytest.approx(35.0, abs=1e-6)
+    # The half of the chasm on the agent's side is the climbable one.
+    ring = piece.detail.chasm
+    outward = kit_chasm.outward_distance_m(piece.draft.ring_outlines[0], island)
+    agent_side = outward < ring.width_m / 2.0 if inverted else outward > ring.width_m / 2.0
+    assert piece.draft.climbable.any() and not (piece.draft.climbable & ~agent_side).any()
+    world = chasm_pieces.assembled(piece, streams, difficulty)  # the piece's items check: no jump off the stretch
+    need = piece.crossing.requirement
+    certificate = certify(world, world.food[0], need.skills, need.allowed, max_fall_m=need.max_fall_m,
+                          bypass_max_fall_m=need.bypass_max_fall_m)
+    assert certificate.ok and need.skills == frozenset({"jump"}), certificate.reason
+    assert "jump" in certificate.route.skills()
+
+
+def test_the_piece_refuses_a_band_too_narrow_for_it():
+    island = chasm_pieces.raised_island(0, 8.0)
+    narrow = chasm_pieces.band((0.0, 0.0), 12.0, 20.0, 0.0, False)
+    with pytest.raises(ImpossibleWorldError, match=r"jump: the chasm reaches 26\.50 m from the centre, beyond the "
+                                                   r"band's outer radius 20\.00 m"):
+        chasm_pieces.built_piece(jump.obstacle, island, narrow, 0.5)

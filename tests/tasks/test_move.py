@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
-from avalon.datagen.obstacles import ObstacleRing, apply_ring
 from avalon.datagen.scenery import SceneryKind
-from avalon.datagen.terrain import HeightMap
 from avalon.tasks import build_world, move
+from avalon.tasks.kit.causeway import reachable_without
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import (
     BLOCKING_SLOPE_DEG,
     component_labels,
@@ -20,7 +20,7 @@ from avalon.tasks.kit.geometry import (
     triangle_index,
     walkable_grid,
 )
-from avalon.tasks.kit.routes import certify
+from tests.tasks import chasm_pieces
 from tests.tasks.helpers import check_basic_guarantees, layout, surface_height, world_digest
 
 SEEDS = range(6)
@@ -144,7 +144,7 @@ def test_causeway_narrows_with_difficulty_as_measured_on_the_terrain():
 
 
 def test_the_causeway_gains_angled_segments_at_high_difficulty():
-    assert [move.chasm_spec(d).segment_count for d in (0.4, 0.6, 0.8, 1.0)] == [1, 2, 3, 3]
+    assert [move.causeway_shape(d).segment_count for d in (0.4, 0.6, 0.8, 1.0)] == [1, 2, 3, 3]
     for seed in SEEDS:
         causeway = layout("move", 1.0, seed).crossing.causeway
         assert causeway.segment_count == 3
@@ -252,41 +252,57 @@ def test_every_world_keeps_the_guarantees(difficulty):
         assert lay.world.ground.size_m == (64.0 if difficulty < move.CHASM_START_DIFFICULTY else 128.0)
 
 
-# --- the causeway builder on its own -----------------------------------------------------------
+def test_the_reference_route_walks_along_the_causeway():
+    assert move.TASK.reference_route is move.reference_route
+    open_world = build_world("move", 0.0, 0)
+    assert move.reference_route(open_world).steps == () and move.reference_route(open_world).start == open_world.spawn_position
+    world, points = build_world("move", 0.6, 1), layout("move", 0.6, 1).crossing.causeway.points
+    route = move.reference_route(world)
+    assert route.start == world.spawn_position and [step.skill for step in route.steps] == ["walk"] * len(points)
+    for step, (x, z) in zip(route.steps, points):
+        assert step.target == (x, pytest.approx(surface_height(world.ground.heightmap, x, z)), z)
+    with pytest.raises(ValueError, match=r"move.reference_route: a 'eat' world, expected a 'move' world"):
+        move.reference_route(build_world("eat", 0.0, 0))
 
 
-def test_zigzag_causeway_shape():
-    rng = np.random.default_rng(0)
-    causeway = move.zigzag_causeway(rng, (0.0, 0.0), (12.0, 0.0), segment_count=3, turn_deg=30.0, width_m=1.5)
-    assert causeway.points[0] == (0.0, 0.0) and causeway.points[-1] == pytest.approx((12.0, 0.0))
-    assert causeway.segment_count == 3
-    xs = [p[0] for p in causeway.points]
-    assert xs == pytest.approx([0.0, 4.0, 8.0, 12.0])
-    lateral = [p[1] for p in causeway.points]
-    assert abs(lateral[1]) == pytest.approx(4.0 * math.tan(math.radians(30.0)))
-    assert lateral[2] == pytest.approx(-lateral[1])
-    assert causeway.distance_m(-2.0, 0.0) == pytest.approx(2.0)
-    assert causeway.distance_m(*causeway.points[1]) == pytest.approx(0.0)
-    assert causeway.length_m > 12.0
-    straight = move.zigzag_causeway(rng, (0.0, 0.0), (0.0, 5.0), segment_count=1, turn_deg=30.0, width_m=2.0)
-    assert straight.points == ((0.0, 0.0), (0.0, 5.0)) and straight.turn_angles_deg() == ()
+# --- the piece in other bands --------------------------------------------------------------------
 
 
-def test_cut_causeway_restores_the_ground_with_steep_sides():
-    n, size = 81, 40.0
-    before = HeightMap(heights=np.full((n, n), 5.0), size_m=size)
-    ring = ObstacleRing(kind="chasm", centre_x_m=0.0, centre_z_m=0.0, inner_radius_m=6.0, width_m=8.0, height_m=4.0)
-    after = apply_ring(np.random.default_rng(1), before, ring).heightmap
-    causeway = move.Causeway(points=[(0.0, 3.0), (0.0, 17.0)], width_m=2.0)
-    cut, top = move.cut_causeway(before, after, causeway, wall_slope_deg=75.0)
-    assert top.any() and np.allclose(cut.heights[top], 5.0)
-    assert surface_height(cut, 0.0, 10.0) == pytest.approx(5.0)
-    assert surface_height(cut, 3.0, 10.0) == pytest.approx(1.0)  # chasm floor beside the causeway
-    # Elsewhere the chasm is untouched.
-    assert surface_height(cut, 0.0, -10.0) == pytest.approx(surface_height(after, 0.0, -10.0))
-    # Only the causeway links the plateau to the outside now.
-    walk = walkable_grid(cut, allow_water=True)
-    labels = component_labels(walk)
-    assert labels[triangle_index(cut, 0.0, 0.0)] == labels[triangle_index(cut, 0.0, 18.0)]
-    ring_only = component_labels(walkable_grid(after, allow_water=True))
-    assert ring_only[triangle_index(after, 0.0, 0.0)] != ring_only[triangle_index(after, 0.0, 18.0)]
+@pytest.mark.parametrize("inverted", (False, True))
+def test_the_chasm_piece_stands_in_a_band_round_another_point(inverted):
+    # A band 12-30 m round a point that is not the food, the path coming in at 35 degrees (out with
+    # the goal outside): the chasm and its causeway stand in the band, the terrain beyond it is the
+    # island's, and a world with the spawn at the crossing's start (the causeway's end on the
+    # agent's side) and an apple at its end is walked across, and not without the causeway.
+    island = chasm_pieces.raised_island(2, 8.0, points_per_m=2.0)
+    band = chasm_pieces.band((0.0, 0.0), 12.0, 30.0, 35.0, inverted)
+    piece, streams = chasm_pieces.built_piece(move.obstacle, island, band, 0.6, seed=2)
+    start, end = (chasm_pieces.radius_m(band, point) for point in (piece.crossing.start, piece.crossing.end))
+    assert 12.0 < min(start, end) and max(start, end) < 30.0 and (start < end) == inverted
+    assert chasm_pieces.unchanged_outside(island, piece, band, margin_m=0.0)
+    world = chasm_pieces.assembled(piece, streams, 0.6)  # the piece's items check: no way round the causeway
+    need = piece.crossing.requirement
+    assert need.allowed == frozenset({"walk"})
+    certificate = certify(world, world.food[0], need.skills, need.allowed, max_fall_m=need.max_fall_m)
+    assert certificate.ok, certificate.reason
+    blocked = piece.detail.crossing_triangles(world.ground.heightmap)
+    assert not reachable_without(world.ground.heightmap, blocked, piece.crossing.start, piece.crossing.end)
+
+
+def test_the_open_piece_is_a_corridor_along_the_path_through_its_band():
+    island = chasm_pieces.raised_island(0, 4.0)
+    band = chasm_pieces.band((10.0, -5.0), 5.0, 15.0, 35.0, False)
+    piece, streams = chasm_pieces.built_piece(move.obstacle, island, band, 0.2)
+    assert piece.draft.heightmap is island  # nothing to cross
+    direction, centre = np.array([math.cos(math.radians(35.0)), math.sin(math.radians(35.0))]), np.array(band.centre)
+    assert piece.crossing.start == pytest.approx(tuple(centre + 15.0 * direction)) and \
+        piece.crossing.end == pytest.approx(tuple(centre + 5.0 * direction))
+    discs = np.array(piece.draft.keep_clear)
+    assert (discs[:, 2] == move.path_width_m(0.2) / 2.0).all()
+    discs[:, :2] -= centre
+    along = discs[:, :2] @ direction
+    assert along.min() == pytest.approx(5.0) and along.max() == pytest.approx(15.0)
+    assert np.abs(discs[:, :2] @ np.array([-direction[1], direction[0]])).max() < 1e-9
+    world = chasm_pieces.assembled(piece, streams, 0.2)
+    need = piece.crossing.requirement
+    assert certify(world, world.food[0], need.skills, need.allowed, max_fall_m=need.max_fall_m).ok

@@ -14,10 +14,12 @@ import pytest
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import WorldGenerationError, build_world, push, with_retries
+from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
 from avalon.tasks.kit.capabilities import jump_reach_m
 from avalon.tasks.kit.geometry import triangle_slopes_deg
 from avalon.tasks.kit.solved import Block
+from tests.tasks import piece_checks
 from tests.tasks.helpers import surface_height, world_digest
 
 #: 24 worlds for the properties.
@@ -255,7 +257,7 @@ def test_the_certificate_fails_without_the_boulders_help_and_with_a_bypass():
 
 def test_bad_input_is_refused_by_name():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        push.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
+        push.build_layout(np.random.default_rng(0), 0.5, {"world_size": "small"})
     with pytest.raises(ValueError, match="difficulty"):
         build_world("push", 1.5, 0)
     with pytest.raises(ValueError, match="boulder"):
@@ -263,3 +265,43 @@ def test_bad_input_is_refused_by_name():
         push.certificate(attr.evolve(world, entities=tuple(e for e in world.entities if e.name != push.BOULDER_NAME)))
     with pytest.raises(WorldGenerationError, match="'push'"):  # an island too small for the ledge and the boulder's way
         build_world("push", 1.0, 0, OutdoorTaskConfig(world_size=24.0))
+
+
+# --- the obstacle piece elsewhere ----------------------------------------------------------------
+
+#: A band round a point of a plain island that is not the middle, the path coming in 30 degrees off
+#: the grid's axes.
+PIECE_CENTRE = (5.0, -4.0)
+
+
+@pytest.mark.parametrize("difficulty", [0.0, 1.0])
+def test_the_piece_stands_round_another_goal_and_its_crossing_is_certified_with_the_boulder(difficulty):
+    constraint = piece_checks.band(PIECE_CENTRE, 0.0, 22.0, 30.0, False)
+    piece, streams = piece_checks.build_piece(push.obstacle, piece_checks.plain_island(1, points_per_m=1.0), constraint,
+                                              difficulty, seed=3)
+    chose = piece.detail
+    # The ledge stands under the goal, its near face across the grid axis nearest the path.
+    assert chose.plan.ledge_centre == PIECE_CENTRE and chose.plan.normal == pytest.approx((1.0, 0.0))
+    assert piece.crossing.end == PIECE_CENTRE
+    assert piece.crossing.requirement.skills == ({"jump", "push"} if difficulty > 0 else {"jump"})
+    piece_checks.assert_crossing_in_band(piece, constraint, slack_m=0.0, off_path_deg=180.0)
+    piece_checks.assert_unchanged_beyond(piece, constraint, margin_m=0.0, changed=lambda a, b: np.abs(a - b) > 1e-4)
+    world = piece_checks.assembled_world(piece, streams, "push", difficulty)
+    assert [e.name for e in world.entities] == ["food_0", push.LEDGE_NAME, push.BOULDER_NAME]
+    # The piece's own certificate: no way up without the boulder, a route with it at the ledge's foot.
+    proof = push.certificate(world)
+    assert proof.ok, proof.reason
+    assert proof.required == piece.crossing.requirement.skills <= proof.route.skills()
+
+
+def test_the_piece_is_not_a_ring_and_says_so():
+    island = piece_checks.plain_island(1, points_per_m=1.0)
+    with pytest.raises(ImpossibleWorldError, match=r"push: the ledge is a free-standing box under the goal, not a ring: "
+                                                   r"it cannot stand round the start \(heights inverted\)"):
+        piece_checks.build_piece(push.obstacle, island, piece_checks.band(PIECE_CENTRE, 0.0, 22.0, 0.0, True), 0.5, 0)
+    with pytest.raises(ImpossibleWorldError, match=r"push: the ledge stands at the band's centre, under the goal, not in "
+                                                   r"a ring: expected an inner radius of 0 m, got 12.0 m"):
+        piece_checks.build_piece(push.obstacle, island, piece_checks.band(PIECE_CENTRE, 12.0, 30.0, 0.0, False), 0.5, 0)
+    with pytest.raises(ImpossibleWorldError, match=r"push: the pad and the boulder's way reach .* beyond the band's outer "
+                                                   r"radius 8.00 m"):
+        piece_checks.build_piece(push.obstacle, island, piece_checks.band(PIECE_CENTRE, 0.0, 8.0, 0.0, False), 0.5, 0)

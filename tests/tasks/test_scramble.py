@@ -14,10 +14,12 @@ import pytest
 from avalon.datagen.obstacles import RingKind
 from avalon.rules.mechanics import JUMP_GAP_MISSED_M
 from avalon.tasks import TASKS, build_world, scramble, with_retries
+from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
+from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import triangle_corner_heights, triangle_slopes_deg
-from avalon.tasks.kit.routes import certify
+from tests.tasks import piece_checks
 from tests.tasks.helpers import world_digest
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -178,3 +180,37 @@ def test_rougher_terrain_and_more_rings_with_difficulty():
 def test_golden_world_does_not_change_by_accident(difficulty, seed):
     # If a change to generation is intended, update the digest (and say so in the commit).
     assert world_digest(build_world("scramble", difficulty, seed)) == GOLDEN[(difficulty, seed)]
+
+
+# --- the obstacle piece elsewhere ----------------------------------------------------------------
+
+#: A band round a point of a plain island that is not the middle, the path crossing it 30 degrees
+#: off the grid's axes: round the goal (cliffs and chasms, as the task's own worlds) and round the
+#: start (drops and chasms: the way out climbs), on islands high enough for the drops.
+PIECE_CENTRE = (5.0, -4.0)
+PIECE_CASES = [(False, 0.5, 10.0), (True, 0.5, 16.0), (True, 1.0, 40.0)]
+
+
+@pytest.mark.parametrize("inverted, difficulty, land_height_m", PIECE_CASES)
+def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_certified(inverted, difficulty, land_height_m):
+    constraint = piece_checks.band(PIECE_CENTRE, 4.0, 34.0, 30.0, inverted)
+    piece, streams = piece_checks.build_piece(scramble.obstacle, piece_checks.plain_island(1, land_height_m), constraint,
+                                              difficulty, seed=3)
+    walls = [outline.kind for outline in piece.draft.ring_outlines]
+    assert len(walls) == scramble.ring_count(difficulty)
+    assert walls.count(RingKind.DROP if inverted else RingKind.CLIFF) == scramble.cliff_count(difficulty)
+    piece_checks.assert_crossing_in_band(piece, constraint, slack_m=scramble.CROSSING_STANDOFF_M + 0.01, off_path_deg=1e-6)
+    piece_checks.assert_unchanged_beyond(piece, constraint, margin_m=0.0)
+    world = piece_checks.assembled_world(piece, streams, "scramble", difficulty)
+    proof = piece_checks.certified(world, piece)
+    assert proof.ok, proof.reason
+    assert scramble.certificate(world).ok  # holding only the strips' interiors too
+    assert "climb" in proof.route.skills() if scramble.cliff_count(difficulty) else "jump" in proof.route.skills()
+
+
+def test_the_piece_refuses_a_band_too_narrow_and_rings_into_the_water_naming_why():
+    island = piece_checks.plain_island(1)
+    with pytest.raises(ImpossibleWorldError, match=r"scramble: the piece reaches .* beyond the band's outer radius 12.00 m"):
+        piece_checks.build_piece(scramble.obstacle, island, piece_checks.band(PIECE_CENTRE, 4.0, 12.0, 0.0, False), 0.5, 0)
+    with pytest.raises(ImpossibleWorldError, match=r"scramble: the rings round \(5.0, -4.0\) would reach into the water"):
+        piece_checks.build_piece(scramble.obstacle, island, piece_checks.band(PIECE_CENTRE, 4.0, 34.0, 0.0, True), 1.0, 3)

@@ -17,9 +17,11 @@ from avalon.datagen.world import Terrain
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import build_world, stack, with_retries
+from avalon.tasks.kit import ImpossibleWorldError, staircase
 from avalon.tasks.kit.capabilities import terrain_jump_rise_m
 from avalon.tasks.kit.geometry import triangle_slopes_deg
 from avalon.tasks.kit.solved import Block, window, with_blocks
+from tests.tasks import piece_checks
 from tests.tasks.helpers import surface_height, world_digest
 
 #: 15 worlds: two to four layers, all, some or none of them built.
@@ -93,10 +95,10 @@ def test_the_world_holds_one_apple_on_the_plateau_and_a_ten_minute_limit():
         lay = _layout(0.5, seed)
         assert [food.kind for food in lay.world.food] == ["apple"]
         assert lay.world.time_limit_frames == stack.TASK.evaluation_time_limit_frames == 10 * 60 * 10
-        assert stack.staircase_of(lay.world) == lay.staircase
+        assert staircase.staircase_of(lay.world) == lay.staircase
         top, _ = _plateau_and_yard(lay)
         food = lay.world.food[0].position
-        assert stack.plateau_mask(lay.world.ground.heightmap, lay.staircase.centre)[
+        assert staircase.plateau_mask(lay.world.ground.heightmap, lay.staircase.centre)[
             lay.world.ground.heightmap.nearest_index(food[0], food[2])]
         assert food[1] > top
 
@@ -114,25 +116,25 @@ def test_the_knobs_are_monotone_in_difficulty():
     assert rising([stack.layer_count(d) for d in ds])
     assert [stack.layer_count(d) for d in (0.0, 0.34, 0.35, 0.69, 0.7, 1.0)] == [2, 2, 3, 3, 4, 4]
     assert rising([-knobs.built_layers_share.at(d) for d in ds])
-    assert rising([stack.stone_count(stack.layer_count(d)) - stack.built_layer_count(d) for d in ds])
+    assert rising([staircase.stone_count(stack.layer_count(d)) - stack.built_layer_count(d) for d in ds])
     assert stack.built_layer_count(0.0) == stack.layer_count(0.0) and stack.built_layer_count(1.0) == 0
     assert rising([knobs.stone_spread_deg.at(d) for d in ds])
     assert rising([knobs.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.spawn_distance_m.at(d)[1] for d in ds])
     assert rising([knobs.max_facing_offset_deg.at(d) for d in ds])
     assert rising([knobs.training_time_limit_s.at(d) for d in ds])
-    assert rising([stack.cliff_height_m(stack.layer_count(d)) for d in ds])
+    assert rising([staircase.cliff_height_m(stack.layer_count(d)) for d in ds])
 
 
 def test_the_wall_is_taller_than_any_jump_from_the_yard_and_the_staircase_leaves_a_jump_to_the_top():
     cell = 1.0 / stack.POINTS_PER_M
     for layers in (2, 3, 4):
-        height = stack.cliff_height_m(layers)
+        height = staircase.cliff_height_m(layers)
         slope = math.degrees(math.atan(height / cell))
         assert height > float(terrain_jump_rise_m(slope)) + 0.2 + 0.1  # the bypass search's slide, with margin
         assert height > mechanics.JUMP_LEDGE_MISSED_M + 0.5
-        assert stack.LEDGE_RISE_M <= 1.2 and stack.STONE_HEIGHT_M <= 1.2  # the route search's jumps
+        assert staircase.LEDGE_RISE_M <= 1.2 and staircase.STONE_HEIGHT_M <= 1.2  # the route search's jumps
     # One layer fewer would leave a wall the face lets a jump slide up: two layers is the least.
-    low = stack.cliff_height_m(1)
+    low = staircase.cliff_height_m(1)
     assert low < float(terrain_jump_rise_m(math.degrees(math.atan(low / cell)))) + 0.2
 
 
@@ -151,9 +153,9 @@ def test_the_knobs_do_what_they_say_on_the_generated_world(difficulty, seed):
     top, yard = _plateau_and_yard(lay)
     layers = stack.layer_count(difficulty)
     assert stair.layers == layers
-    assert top - yard == pytest.approx(layers * stack.STONE_HEIGHT_M + stack.LEDGE_RISE_M, abs=1e-4)
+    assert top - yard == pytest.approx(layers * staircase.STONE_HEIGHT_M + staircase.LEDGE_RISE_M, abs=1e-4)
     stones = _stones(world)
-    assert len(stones) == stack.stone_count(layers)
+    assert len(stones) == staircase.stone_count(layers)
     built = [s for s in stones if s.name in lay.built]
     assert len(built) == sum(layers - j for j in range(stack.built_layer_count(difficulty)))
     # Loose stones lie within the spread of the staircase's direction seen from the centre.
@@ -184,8 +186,8 @@ def test_the_wall_is_sheer_and_unclimbable_all_round(difficulty, seed):
     lay = _layout(difficulty, seed)
     ground = lay.world.ground
     heightmap = ground.heightmap
-    plateau = stack.plateau_mask(heightmap, lay.staircase.centre)
-    wall = stack.wall_mask(plateau)
+    plateau = staircase.plateau_mask(heightmap, lay.staircase.centre)
+    wall = staircase.wall_mask(plateau)
     assert not ground.biome_map.climbable[wall].any()
     top, yard = _plateau_and_yard(lay)
     slopes = triangle_slopes_deg(heightmap)
@@ -215,7 +217,7 @@ def test_each_half_of_the_certificate_can_fail():
     food = world.food[0]
     start = (stair.foot_xz[0], stair.base_m, stair.foot_xz[1])
     # The items are needed: the terrain alone has no route even with the route search's limits...
-    from avalon.tasks.kit.routes import certify
+    from avalon.tasks.kit.certificate import certify
 
     bare = window(world, stair.centre, stack.CERTIFICATE_WINDOW_M, start)
     assert not certify(bare.world, bare.world.food[0], frozenset(), frozenset({"walk", "jump", "climb", "fall"})).solvable
@@ -232,10 +234,10 @@ def test_each_half_of_the_certificate_can_fail():
     assert "more than a hand lifts" in stack.certificate(heavier).reason
     # A wall one layer lower (the plateau lowered by a stone's height) is bypassed.
     heights = world.ground.heightmap.heights.astype(np.float64)
-    lowered = np.where(stack.plateau_mask(world.ground.heightmap, stair.centre),
-                       heights - (stair.layers - 1) * stack.STONE_HEIGHT_M, heights)
+    lowered = np.where(staircase.plateau_mask(world.ground.heightmap, stair.centre),
+                       heights - (stair.layers - 1) * staircase.STONE_HEIGHT_M, heights)
     biome_map = attr.evolve(world.ground.biome_map, heightmap=world.ground.heightmap.with_heights(lowered))
-    low_food = attr.evolve(food, position=(food.position[0], food.position[1] - (stair.layers - 1) * stack.STONE_HEIGHT_M,
+    low_food = attr.evolve(food, position=(food.position[0], food.position[1] - (stair.layers - 1) * staircase.STONE_HEIGHT_M,
                                            food.position[2]))
     low = attr.evolve(world, ground=Terrain(biome_map=biome_map),
                       entities=tuple(low_food if e is food else e for e in world.entities))
@@ -279,7 +281,7 @@ def test_bad_input_is_refused_with_the_value_named():
     with pytest.raises(ValueError, match="1.5"):
         build_world("stack", 1.5, 0)
     with pytest.raises(ValueError, match="does not lie on a flat plateau|no staircase fits"):
-        stack.staircase_of(build_world("eat", 0.0, 0))
+        staircase.staircase_of(build_world("eat", 0.0, 0))
     with pytest.raises(ValueError, match="a World on Terrain"):
         with_blocks("not a world", [])
     world = _layout(0.0, 0).world
@@ -302,3 +304,41 @@ def test_with_blocks_raises_the_ground_under_a_turned_footprint_only():
     assert surface_height(raised, x, z + 0.9) == pytest.approx(50.0)  # along z: its width, after the turn
     assert surface_height(raised, x + 0.9, z) < 50.0  # along x: beyond its depth
     assert surface_height(raised, x, z + 1.5) == pytest.approx(surface_height(heightmap, x, z + 1.5))
+
+
+# --- the obstacle piece elsewhere ----------------------------------------------------------------
+
+#: A band round a point of a plain island (0.25 m grid) that is not the middle, the path crossing
+#: it 30 degrees off the grid's axes: round the goal (a plateau 10 m across, its inner radius the
+#: band's) and round the start (a pit 18 m across, sunk into a level rim).
+PIECE_CENTRE = (3.0, 5.0)
+PIECE_CASES = [(False, 1.0, 5.0, 20.0), (False, 0.3, 5.0, 20.0), (True, 1.0, 0.0, 26.0), (True, 0.5, 0.0, 26.0)]
+
+
+@pytest.mark.parametrize("inverted, difficulty, inner_m, outer_m", PIECE_CASES)
+def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_certified(inverted, difficulty, inner_m, outer_m):
+    constraint = piece_checks.band(PIECE_CENTRE, inner_m, outer_m, 30.0, inverted)
+    island = piece_checks.plain_island(3, land_height_m=10.0, points_per_m=stack.POINTS_PER_M)
+    piece, streams = piece_checks.build_piece(stack.obstacle, island, constraint, difficulty, seed=3)
+    stair = piece.detail.staircase
+    assert stair.layers == stack.layer_count(difficulty) and stair.direction == pytest.approx((1.0, 0.0))
+    assert abs(stair.wall_offset_m) == (stack.PIT_HALF_SIDE_M + 0.25 if inverted else inner_m)
+    piece_checks.assert_crossing_in_band(piece, constraint, slack_m=stack.CROSSING_INSET_M, off_path_deg=30.0 + 1e-6)
+    piece_checks.assert_unchanged_beyond(piece, constraint, margin_m=0.0, changed=lambda a, b: np.abs(a - b) > 1e-4)
+    # The crossing climbs the wall: its end stands the wall's height above its start.
+    heights = [surface_height(piece.draft.heightmap, *p) for p in (piece.crossing.start, piece.crossing.end)]
+    assert heights[1] - heights[0] == pytest.approx(staircase.cliff_height_m(stair.layers), abs=1e-4)
+    world = piece_checks.assembled_world(piece, streams, "stack", difficulty)
+    assert len(_stones(world)) == staircase.stone_count(stair.layers)
+    proof = stack.staircase_certificate(world, stair)
+    assert proof.ok, proof.reason
+    assert [s.skill for s in proof.route.steps][-(stair.layers + 1):] == ["jump"] * (stair.layers + 1)
+
+
+def test_the_piece_refuses_rough_ground_and_a_band_too_narrow_naming_why():
+    island = piece_checks.plain_island(1, land_height_m=10.0, points_per_m=stack.POINTS_PER_M)
+    with pytest.raises(ImpossibleWorldError, match=r"stack: the ground round \(-4.0, 3.0\) varies by .* more than 2.5 m"):
+        piece_checks.build_piece(stack.obstacle, island, piece_checks.band((-4.0, 3.0), 0.0, 26.0, 0.0, True), 0.5, 0)
+    with pytest.raises(ImpossibleWorldError, match=r"stack: the yard reaches 23.49 m from its centre: beyond the band's "
+                                                   r"outer radius 20.00 m"):
+        piece_checks.build_piece(stack.obstacle, island, piece_checks.band(PIECE_CENTRE, 0.0, 20.0, 0.0, True), 0.5, 0)

@@ -63,7 +63,7 @@ def test_the_world_is_made_by_the_layout_builder_and_holds_rocks_and_one_prey_an
         assert world_digest(attr.evolve(world, seed=seed)) == world_digest(build_world("throw", 0.5, seed))
         assert world.food == () and world.food_count == 1
         assert prey_of(world) == lay.prey and tools_of(world) == lay.tools
-        assert [tool.kind for tool in lay.tools] == ["rock"] * throw.rock_count(0.5)
+        assert [tool.kind for tool in lay.tools] == ["rock"] * throw.KNOBS.tools_at(0.5)
         assert lay.tool_sites == tuple((t.position[0], t.position[2]) for t in lay.tools)
         assert lay.prey_sites == tuple((p.position[0], p.position[2]) for p in lay.prey)
 
@@ -74,15 +74,15 @@ def test_the_world_is_made_by_the_layout_builder_and_holds_rocks_and_one_prey_an
 def test_the_knobs_are_monotone_in_difficulty():
     ds = np.linspace(0.0, 1.0, 41)
     knobs = throw.KNOBS
-    for band in (knobs.prey_distance_m, knobs.rock_distance_m):
+    for band in (knobs.prey_distance_m, knobs.tool_distance_m):
         assert _rising([band.at(d)[0] for d in ds]) and _rising([band.at(d)[1] for d in ds])
-    for ramp in (knobs.prey_bearing_deg, knobs.wander_speed_fraction, knobs.rock_bearing_deg, knobs.world_size_m,
+    for ramp in (knobs.prey_bearing_deg, knobs.wander_speed_fraction, knobs.tool_bearing_deg, knobs.world_size_m,
                  knobs.training_time_limit_s):
         assert _rising([ramp.at(d) for d in ds])
-    assert _rising([len(throw.prey_kinds(d)) for d in ds])
-    assert _rising([-throw.rock_count(d) for d in ds])  # fewer rocks
-    assert throw.prey_kinds(0.0) == ("frog",) and set(throw.prey_kinds(1.0)) == set(PREY_KINDS)
-    assert (throw.rock_count(0.0), throw.rock_count(1.0)) == (3, 1)
+    assert _rising([len(throw.KNOBS.species_at(d)) for d in ds])
+    assert _rising([-throw.KNOBS.tools_at(d) for d in ds])  # fewer rocks
+    assert throw.KNOBS.species_at(0.0) == ("frog",) and set(throw.KNOBS.species_at(1.0)) == set(PREY_KINDS)
+    assert (throw.KNOBS.tools_at(0.0), throw.KNOBS.tools_at(1.0)) == (3, 1)
 
 
 def test_the_ladder_puts_ground_prey_first_and_flyers_last():
@@ -116,15 +116,15 @@ def test_the_generated_worlds_follow_the_knobs(difficulty, seed):
     (prey,) = lay.prey
     low, high = throw.KNOBS.prey_distance_m.at(difficulty)
     assert low - 1e-9 <= _spawn_distance_m(world, prey) <= high + 1e-9
-    assert prey.kind in throw.prey_kinds(difficulty)
+    assert prey.kind in throw.KNOBS.species_at(difficulty)
     spec = ANIMALS[prey.kind]
     fraction = throw.KNOBS.wander_speed_fraction.at(difficulty)
     assert prey.param("idle_speed_m_per_s") == pytest.approx(spec.idle_speed_m_per_s * fraction)
-    assert len(lay.tools) == throw.rock_count(difficulty)
-    low, high = throw.KNOBS.rock_distance_m.at(difficulty)
+    assert len(lay.tools) == throw.KNOBS.tools_at(difficulty)
+    low, high = throw.KNOBS.tool_distance_m.at(difficulty)
     # On an arc at the drawn distance, a rock on too steep ground moved out a little.
     assert all(low - 1e-9 <= _spawn_distance_m(world, rock) <= high + TOOL_NUDGES_M[-1] + 1e-9 for rock in lay.tools)
-    assert world.ground.heightmap.size_m == throw.world_size_m(difficulty)
+    assert world.ground.heightmap.size_m == throw.KNOBS.world_side_m_at(difficulty)
     # Rocks lie on level ground (a lump rolls off a slope), resting on it: the highest ground
     # under their footprint, within the footprint's rise.
     slopes = triangle_slopes_deg(world.ground.heightmap)
@@ -214,12 +214,12 @@ def test_an_unknown_forced_species_or_option_is_refused_listing_what_is_accepted
     with pytest.raises(ValueError, match="cannot force 'food_kind': the options it can force are: prey_kind"):
         build_world("throw", 0.5, 0, forced={"food_kind": "apple"})
     with pytest.raises(ValueError, match="prey_kind"):
-        throw.build_layout(np.random.default_rng(0), 0.5, None, prey_kind="unicorn")
+        throw.build_layout(np.random.default_rng(0), 0.5, None, forced={"prey_kind": "unicorn"})
 
 
 def test_bad_input_is_refused_by_name():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        throw.generate(np.random.default_rng(0), 0.5, {"world_size": "small"})
+        throw.build_layout(np.random.default_rng(0), 0.5, {"world_size": "small"})
     with pytest.raises(ValueError, match="difficulty"):
         build_world("throw", 1.5, 0)
     with pytest.raises(ValueError, match="no terrain"):

@@ -7,7 +7,7 @@ from typing import Any
 
 import attr
 
-from avalon.validation import int_validator, is_int_in, number_validator
+from avalon.errors import int_validator, is_int_in, number_validator
 
 _positive_number = number_validator(above=0)
 _non_negative_number = number_validator(low=0)

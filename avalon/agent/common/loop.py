@@ -49,8 +49,8 @@ from avalon.agent.common.reporting import log_update, progress_postfix
 from avalon.agent.common.stopping import StopRequest
 from avalon.agent.common.timers import PhaseTimers
 from avalon.env.spaces import action_space as avalon_action_space
+from avalon.errors import check_int
 from avalon.sim.protocol import ACTION_SPACES
-from avalon.validation import check_int
 
 log = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ class CheckpointPolicy:
         return overrides
 
 
-class Policy(CheckpointPolicy):
+class ActorCriticPolicy(CheckpointPolicy):
     """A trained actor-critic that maps batched observations to batched env actions (the
     attributes are :class:`CheckpointPolicy`'s)."""
 

@@ -21,7 +21,7 @@ from avalon.agent.common.config import (
     _positive_number,
     _unit_interval,
 )
-from avalon.validation import int_validator
+from avalon.errors import int_validator
 
 _non_negative_int = int_validator(low=0)
 

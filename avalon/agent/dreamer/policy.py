@@ -1,6 +1,6 @@
 """A DreamerV2 checkpoint as a recurrent policy (the registry's policy loader).
 
-The policy keeps a latent state per env. :func:`avalon.evaluation.evaluate` sees its
+The policy keeps a latent state per env. :func:`avalon.evaluation.runner.evaluate` sees its
 ``recurrent`` attribute and passes, with each batch, which env each row is (``envs``) and
 whether its observation is the first of an episode (``is_first``): the state of such a row
 starts afresh. Called with observations alone, the rows are envs ``0 .. B - 1``, the first call
@@ -54,7 +54,7 @@ class DreamerPolicy(CheckpointPolicy):
     def act(self, observations: Mapping[str, np.ndarray], deterministic: bool = False, *,
             envs: Sequence[int] | None = None, is_first: Sequence[bool] | None = None) -> dict[str, np.ndarray]:
         """Batched env actions for batched observations (the arrays of a vector env), as
-        :meth:`avalon.agent.common.policy.Policy.act`; ``envs`` names each row's env (default
+        :meth:`avalon.agent.common.policy.ActorCriticPolicy.act`; ``envs`` names each row's env (default
         ``0 .. B - 1``) and ``is_first`` marks the rows whose episode starts with this observation
         (default: the envs not seen since the last :meth:`reset`)."""
         tensors = self.observation_layout.to_tensors(observations)

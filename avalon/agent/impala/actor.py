@@ -32,10 +32,10 @@ from avalon.agent.impala.learner import OBSERVATION_KEYS
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import RGBD_KEY
+from avalon.env.vector import ThreadedVectorEnv
 from avalon.env.wrappers import RestartOnCrash
 from avalon.training.curriculum import Curriculum, CurriculumConfig, training_time_limit_frames
 from avalon.training.envs import CurriculumWorlds
-from avalon.training.vector import ThreadedVectorEnv
 
 
 class FollowingCurriculum(Curriculum):

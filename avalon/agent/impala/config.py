@@ -20,7 +20,7 @@ from avalon.agent.common.config import (
     _positive_number,
     _unit_interval,
 )
-from avalon.ray_cluster import LOCAL_RAY
+from avalon.training.ray_cluster import LOCAL_RAY
 
 
 def _ray_address(_instance, attribute, value) -> None:

@@ -29,8 +29,8 @@ from avalon.agent.impala.actor import ActorSpec, UnrollActor
 from avalon.agent.impala.config import IMPALAConfig
 from avalon.env.config import EnvConfig
 from avalon.env.spaces import action_space, observation_space
-from avalon.ray_cluster import import_ray, start_ray
 from avalon.training.curriculum import Curriculum, training_time_limit_frames
+from avalon.training.ray_cluster import import_ray, start_ray
 
 log = logging.getLogger(__name__)
 

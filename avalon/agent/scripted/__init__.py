@@ -8,8 +8,10 @@ ground, food, boxes, trees) and a :class:`~avalon.tasks.kit.route.Route` (steps 
 why, a step budget): :class:`LookAt`, :class:`TurnToFace`, :class:`WalkTo`, :class:`JumpTo`,
 :class:`ClimbTo`, :class:`FallTo`, :class:`EatFood`. :class:`RouteFollower` runs one per route
 step, then eats, and reports the step it failed at; :class:`ScriptedPolicy` does that episode
-after episode; :func:`run_episode` drives an env with one. :func:`walk_route` and :func:`route_for`
-give the routes of today's eat and move worlds. See docs/agent.md, "Scripted agents".
+after episode; :func:`run_episode` drives an env with one. :func:`follower_for` and
+:func:`route_for` read a world's follower and route from its task's spec (``reference_agent``,
+``reference_route`` or the certificate's); :func:`task_route` builds a task's world with its route.
+See docs/agent.md, "Scripted agents".
 
 This package imports the env and the tasks, never training, evaluation or the learning code.
 """

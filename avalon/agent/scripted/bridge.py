@@ -10,7 +10,7 @@ the food. Two things differ from a terrain route:
 - the jump onto the log is :class:`MountLog`, not a running jump: walking or flying into the log's
   end would shove it off its place (docs/items.md, "A log bridges a gap"), so the agent jumps
   straight up and moves forward only once its feet are above the log's top
-  (``tests/env/test_tools_in_use.py`` does the same).
+  (``tests/game/entities/tools/test_tools_in_use.py`` does the same).
 
 :class:`LogBridgeFollower` is a :class:`~avalon.agent.scripted.follower.RouteFollower` with both.
 Where the log lies elsewhere, :class:`LayLogAcross` fetches it first: it grasps the log's end
@@ -36,10 +36,11 @@ from avalon.agent.scripted.ground import Ground
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
+from avalon.errors import float_triple
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import bridge as bridge_task
+from avalon.tasks.kit import log as kit_log
 from avalon.tasks.kit.route import Route
-from avalon.validation import float_triple
 
 #: The agent moves forward over the log only once its feet are this far above the top, metres
 #: (lower, the body's round bottom catches the log's end and shoves it along its axis).
@@ -210,8 +211,8 @@ class LayLogAcross(Primitive):
         return 3000
 
     def actions(self, situation: Situation) -> Iterator[Action]:
-        block = bridge_task.log_footprint(self.log)
-        stretch = np.asarray(bridge_task.log_footprint(self.solved).centre) - np.asarray(self.centre)
+        block = kit_log.log_footprint(self.log)
+        stretch = np.asarray(kit_log.log_footprint(self.solved).centre) - np.asarray(self.centre)
         # Grip the end farther from the stretch: the log then points round the ring the way it goes.
         towards = tuple(np.asarray(self.centre) + stretch)
         sign = 1.0 if math.dist(block.end(1.0), towards) > math.dist(block.end(-1.0), towards) else -1.0
@@ -289,7 +290,7 @@ class LayLogAcross(Primitive):
         yield action()  # let go
         for _ in range(SETTLE_STEPS):
             yield action()
-        laid = bridge_task.resting_log(situation.world.ground.heightmap, position,
+        laid = kit_log.resting_log(situation.world.ground.heightmap, position,
                                        wrap_angle(body.yaw_rad + grip.relative_yaw_rad), name=self.log.name)
         # On the piers it lies as high as the solved log (the terrain under it is lower).
         self.laid = attr.evolve(laid, position=(position[0], max(laid.position[1], self.solved.position[1]), position[1]))
@@ -299,7 +300,7 @@ class LayLogAcross(Primitive):
         world = situation.world
         others = [entity for entity in world.entities if entity is not self.log]
         situation.ground = Ground(bridged_world(attr.evolve(world, entities=others), [self.laid]))
-        steps = bridge_task.crossing_steps(world.ground.heightmap, self.laid, self.food)
+        steps = kit_log.crossing_steps(world.ground.heightmap, self.laid, self.food)
         for primitive in bridge_primitives(Route(start=situation.body.position, steps=steps)):
             primitive.budget_steps(situation)
             yield from primitive.actions(situation)

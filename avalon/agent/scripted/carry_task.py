@@ -1,40 +1,39 @@
-"""The follower of ``carry`` worlds: its base task's follower, told where the base task uses the items.
+"""The follower of ``carry`` worlds: its base task's reference agent, told the base task's layout.
 
 A carry world is a base task's world whose items lie away from their place of use
-(:mod:`avalon.tasks.carry`); its route is the base certificate's. For a bridge world the
-:class:`~avalon.agent.scripted.bridge.LogBridgeFollower` with the base layout (where the log goes
-across the trench, the chasm's centre) fetches the log from where carry put it along the ring
-(:class:`~avalon.agent.scripted.bridge.LayLogAcross`), lays it across and crosses. Stack's stones
-(35 kg, 1.33 m) are grasped but not carried by the scripted agent yet (docs/tasks/, stack), so a
-stack world gets the plain :class:`~avalon.agent.scripted.follower.RouteFollower` of its route,
-which cannot climb the staircase the stones would make. A throw world gets the
-:class:`~avalon.agent.scripted.throw.ThrowFollower`, which reads the rocks where carry put them
-from the World spec: it walks to the nearest, grasps it, carries it to its throwing spot short of
-the prey, throws, and fetches the next if it missed. A fight world gets the
-:class:`~avalon.agent.scripted.avoid.AvoidFollower`, as fight itself does at low difficulty: it
-walks round the guards and eats, and does not carry (nor use) the tools.
+(:mod:`avalon.tasks.carry`); its route is the base certificate's. Its follower is the base task
+spec's ``reference_agent``; one that takes the keyword ``layout`` is given the base layout (where
+the base task uses the items). So a bridge world's
+:class:`~avalon.agent.scripted.bridge.LogBridgeFollower`, told where the log goes across the trench,
+fetches the log from where carry put it along the ring, lays it across and crosses; a throw
+world's :class:`~avalon.agent.scripted.throw.ThrowFollower` reads the rocks where carry put them
+from the World spec, carries the nearest to its throwing spot and throws; a fight world's
+:class:`~avalon.agent.scripted.avoid.AvoidFollower` walks round the guards and eats, and does not
+carry (nor use) the tools; a stack world's plain
+:class:`~avalon.agent.scripted.follower.RouteFollower` cannot climb the staircase the stones would
+make (the scripted agent grasps stack's stones but does not carry them: docs/tasks/stack.md).
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Optional
 
-from avalon.agent.scripted.avoid import AvoidFollower
-from avalon.agent.scripted.bridge import LogBridgeFollower
 from avalon.agent.scripted.follower import RouteFollower
-from avalon.agent.scripted.throw import ThrowFollower
 from avalon.datagen.world import World
 from avalon.tasks import carry as carry_task
 from avalon.tasks.kit.route import Route
+from avalon.tasks.kit.spec import resolve_reference
 
 
 def carry_follower(world: World, route: Route, layout: Optional[carry_task.CarryLayout] = None) -> RouteFollower:
-    """The follower of ``route`` in the carry ``world`` (``layout``: default ``carry.layout_of(world)``)."""
+    """The follower of ``route`` in the carry ``world`` (``layout``: default ``carry.layout_of(world)``):
+    the base task's reference agent, given the base layout where it takes one (``layout=``)."""
     layout = carry_task.layout_of(world) if layout is None else layout
-    if layout.variant.base_task == "bridge":
-        return LogBridgeFollower(world, route, layout.base)
-    if layout.variant.base_task == "throw":
-        return ThrowFollower(world, route)
-    if layout.variant.base_task == "fight":
-        return AvoidFollower(world, route)
-    return RouteFollower(world, route)
+    base = layout.base_task.spec
+    if base.reference_agent is None:
+        raise ValueError(f"carry_follower: the base task {base.name!r} has no reference agent")
+    make = resolve_reference(base.reference_agent)
+    if "layout" in inspect.signature(make).parameters:
+        return make(world, route, layout=layout.base)
+    return make(world, route)

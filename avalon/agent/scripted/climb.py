@@ -36,8 +36,8 @@ from avalon.agent.scripted.look import look_rates
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Terrain
+from avalon.errors import float_triple
 from avalon.rules import mechanics
-from avalon.validation import float_triple
 
 #: A rise of the ground along the way larger than this is the wall's face, metres.
 FACE_STEP_M = 0.5

@@ -26,7 +26,7 @@ from avalon.agent.scripted.actions import Action, action, turn_rate
 from avalon.agent.scripted.climb import ClimbTo
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
-from avalon.validation import float_triple
+from avalon.errors import float_triple
 
 #: A climb step whose target lies this far below the feet (metres) is climbed down.
 DOWN_BELOW_FEET_M = 1.0

@@ -15,7 +15,7 @@ import attr
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo, walk_towards
-from avalon.validation import float_triple
+from avalon.errors import float_triple
 
 #: The fall is over when the feet are this close to the target's height and not moving, metres.
 LANDED_M = 0.5

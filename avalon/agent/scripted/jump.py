@@ -23,8 +23,8 @@ from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.push import JumpOnto, item_under
 from avalon.agent.scripted.walk import WalkTo
+from avalon.errors import float_triple
 from avalon.rules import mechanics
-from avalon.validation import float_triple
 
 #: A change of ground height along the way larger than this is an edge, metres.
 EDGE_STEP_M = 0.3

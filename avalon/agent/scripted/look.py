@@ -11,8 +11,8 @@ import attr
 from avalon.agent.scripted.actions import Action, action, steps_to_turn, turn_rate
 from avalon.agent.scripted.body import Body
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation
+from avalon.errors import float_triple
 from avalon.rules import mechanics
-from avalon.validation import float_triple
 
 #: Facing or looking is done when the remaining turn is below this, radians.
 DEFAULT_TOLERANCE_RAD = math.radians(2.0)

@@ -1,8 +1,8 @@
 """A scripted agent as a per-env policy over many episodes: at each episode's start it is given
 the World spec (evaluation and the fixed evaluation sets generate it from (task, difficulty,
-seed)), finds its route and follows it with a :class:`RouteFollower`.
+seed)), finds its route and follows it with its task's reference agent (:func:`follower_for`).
 
-Acting over a batch of envs (``act(observations)`` as ``avalon.evaluation.Policy`` has it) is
+Acting over a batch of envs (``act(observations)`` as ``avalon.evaluation.policies.Policy`` has it) is
 for later: one ``ScriptedPolicy`` per env.
 """
 
@@ -12,25 +12,21 @@ from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from avalon.agent.scripted.actions import ACTION_SPACE, Action
-from avalon.agent.scripted.avoid import AvoidFollower
-from avalon.agent.scripted.bridge import LogBridgeFollower
-from avalon.agent.scripted.carry_task import carry_follower
 from avalon.agent.scripted.follower import FollowResult, RouteFollower
 from avalon.agent.scripted.task_routes import route_for
-from avalon.agent.scripted.throw import ThrowFollower
 from avalon.datagen.world import World
+from avalon.tasks import check_task
 from avalon.tasks.kit.route import Route
-
-#: Tasks whose routes need more than a :class:`RouteFollower` (items to use on the way), and the
-#: follower that walks them.
-TASK_FOLLOWERS: dict[str, Callable[[World, Route], RouteFollower]] = {
-    "bridge": LogBridgeFollower, "avoid": AvoidFollower, "fight": AvoidFollower, "hunt": ThrowFollower,
-    "throw": ThrowFollower, "carry": carry_follower}
+from avalon.tasks.kit.spec import resolve_reference
 
 
 def follower_for(world: World, route: Route) -> RouteFollower:
-    """The follower of ``route`` in ``world``: its task's (``TASK_FOLLOWERS``), else a :class:`RouteFollower`."""
-    return TASK_FOLLOWERS.get(world.task, RouteFollower)(world, route)
+    """The follower of ``route`` in ``world``: its task's reference agent (``TaskSpec.reference_agent``,
+    a ``(world, route) -> follower`` callable); ``ValueError`` for a task that has none."""
+    spec = check_task(world.task)
+    if spec.reference_agent is None:
+        raise ValueError(f"follower_for: task {world.task!r} has no reference agent (TaskSpec.reference_agent is None)")
+    return resolve_reference(spec.reference_agent)(world, route)
 
 
 class ScriptedPolicy:

@@ -1,7 +1,7 @@
 """Pushing a heavy item (one too heavy to lift: the boulder) along a straight line to a place.
 
 The body shoves what it walks into along the contact's normal, at least as fast as it walks
-(``godot/agent/mechanics.gd``: ``shove``; docs/mechanics.md, "Push"), so a push is a slow walk
+(``godot/agent/loose_items.gd``: ``shove``; docs/mechanics.md, "Push"), so a push is a slow walk
 into the item's back. :class:`PushTo` walks round the item to the spot behind it on the line from
 its place through it (the item counts as a box there: ``Ground`` keeps the walk off it), faces
 the place and walks on along the line, steering back onto it, until the item (which moves ahead of
@@ -14,7 +14,7 @@ short of the spot it meant to touch it from, the item stands there); once done i
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import attr
 import numpy as np
@@ -24,9 +24,9 @@ from avalon.agent.scripted.ground import is_pushed_only
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity
+from avalon.errors import float_triple
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.validation import float_triple
 
 #: The body's axis stands this far behind the item's back before the push, metres.
 STANCE_M = 0.6
@@ -41,6 +41,16 @@ STALLED_STEPS = 4
 #: A push goes on at most this far past its goal (nothing stopped the item there), metres; and
 #: fails when it stops farther than this (plus its tolerance) short of it.
 OVERSHOOT_M = 0.5
+
+
+def _turn_towards(situation: Situation, point: np.ndarray) -> Generator[Action, None, bool]:
+    """Turn on the spot to face ``point`` (x, z), for up to 20 steps; whether it got there."""
+    for _ in range(20):
+        error = situation.body.yaw_error_rad((float(point[0]), 0.0, float(point[1])))
+        if abs(error) < 0.03:
+            return True
+        yield action(head_yaw=turn_rate(error))
+    return False
 
 
 def _nearest_pushed_item(situation: Situation) -> Entity:
@@ -90,7 +100,8 @@ class PushTo(Primitive):
         stance = start - direction * (half + STANCE_M)
         stance_y = float(situation.ground.terrain_height(*stance))
         yield from WalkTo((float(stance[0]), stance_y, float(stance[1])), tolerance_m=0.2).actions(situation)
-        yield from self._face(situation, goal)
+        if not (yield from _turn_towards(situation, goal)):
+            raise PrimitiveFailed(f"could not face the push's goal ({describe(situation.body)})")
         # The item's centre stays ``offset`` ahead of the body's axis once they touch.
         offset = half + mechanics.BODY_RADIUS_M
         centre = start.copy()
@@ -124,13 +135,6 @@ class PushTo(Primitive):
         situation.ground = situation.ground.moved(item.name, (float(final[0]), float(final[1])))
         situation.world = situation.ground.world
 
-    def _face(self, situation: Situation, goal: np.ndarray) -> Iterator[Action]:
-        for _ in range(20):
-            error = situation.body.yaw_error_rad((float(goal[0]), 0.0, float(goal[1])))
-            if abs(error) < 0.03:
-                return
-            yield action(head_yaw=turn_rate(error))
-        raise PrimitiveFailed(f"could not face the push's goal ({describe(situation.body)})")
 
 
 #: Taking off for a jump onto an item, the body's axis stands this far from the item's side, metres.
@@ -191,7 +195,7 @@ class JumpOnto(Primitive):
             ground_y = float(situation.ground.terrain_height(*take_off))
             yield from WalkTo((float(take_off[0]), ground_y, float(take_off[1])), tolerance_m=0.2,
                               must_reach=False).actions(situation)
-            yield from self._face(situation, centre)
+            yield from _turn_towards(situation, centre)
             for _ in range(2):
                 yield action()
             yield action(jump=1.0)
@@ -207,10 +211,3 @@ class JumpOnto(Primitive):
                 forward = float(np.clip(ahead / WALK_PER_STEP_M, -MOUNT_SPEED, MOUNT_SPEED)) if over or on_top else 0.0
                 yield action(move_forward=forward)
         raise PrimitiveFailed(f"could not get onto the {item.kind} at {item.position} ({describe(situation.body)})")
-
-    def _face(self, situation: Situation, point: np.ndarray) -> Iterator[Action]:
-        for _ in range(20):
-            error = situation.body.yaw_error_rad((float(point[0]), 0.0, float(point[1])))
-            if abs(error) < 0.03:
-                return
-            yield action(head_yaw=turn_rate(error))

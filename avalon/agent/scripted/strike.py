@@ -14,7 +14,7 @@ wolf) about 1.35-1.5 m ahead of the body's axis (:func:`falling_rock_at`; measur
 come within :data:`STRIKE_REACH_M`. It strikes at the 3 m/s of a hit only if it has fallen 0.26 m or
 more below the hand that let it go (1.3 m above the feet): a guard whose back stands higher than
 about 1 m above the feet (one coming down a slope) is struck too slowly, a miss. So
-:class:`StrikeGuard` takes the nearest rock (:class:`~avalon.agent.scripted.carry.GraspItem`),
+:class:`StrikeGuard` takes the nearest rock (:class:`~avalon.agent.scripted.pick_and_place.GraspItem`),
 walks towards the guard until it turns on the agent, then stands, turning so the throwing hand's
 line passes through the guard's centre (:func:`~avalon.agent.scripted.throw.aim_yaw_rad`), and
 throws when the guard's near end is within reach; missed, it takes the next tool (rocks first,
@@ -36,8 +36,8 @@ import numpy as np
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.animal_watch import GuardWatch
 from avalon.agent.scripted.body import wrap_angle
-from avalon.agent.scripted.carry import GraspItem
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
+from avalon.agent.scripted.pick_and_place import GraspItem
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.throw import HAND, RELEASE_HEIGHT_M, RELEASE_SPEED_M_PER_S, RELEASE_UP, aim_yaw_rad
 from avalon.agent.scripted.walk import WalkTo

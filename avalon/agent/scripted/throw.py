@@ -31,7 +31,6 @@ import numpy as np
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.animal_watch import PreyWatch
 from avalon.agent.scripted.body import wrap_angle, yaw_towards
-from avalon.agent.scripted.carry import GraspItem
 from avalon.agent.scripted.eat import (
     STAND_OFF_M,
     STAND_TOLERANCE_M,
@@ -43,6 +42,7 @@ from avalon.agent.scripted.eat import (
     stand_spot,
 )
 from avalon.agent.scripted.follower import RouteFollower
+from avalon.agent.scripted.pick_and_place import GraspItem
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
@@ -63,7 +63,7 @@ HAND_OFFSET_M = 0.2
 #: So each rock is thrown from another range: the first from THROW_RANGE_M, then these.
 RETRY_RANGES_M = (1.9, 2.1)
 #: The hand leaves the rock at this speed (the hand's full speed), this fraction of it upwards
-#: (``mechanics.gd``: the swing's rate (0, 0.5, -1), normalised), this high above the feet; the
+#: (``mouse_keyboard.gd``: the swing's rate (0, 0.5, -1), normalised), this high above the feet; the
 #: rock comes down on what lies this high above the ground, metres (the range's correction for
 #: ground above or below the feet only; the level range is measured).
 RELEASE_SPEED_M_PER_S = mechanics.MAX_HAND_SPEED_M_PER_S

@@ -13,7 +13,7 @@ import numpy as np
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.paths import WalkPath, plan_walk, pursuit_point
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
-from avalon.validation import float_triple
+from avalon.errors import float_triple
 
 #: The walker steers at the path's point this far ahead, metres (farther cuts corners round trunks
 #: and food; a step at full speed is 0.5 m).

@@ -16,8 +16,12 @@ data, and its scene must be exactly of the form the exporter writes before Godot
   the simulator finds nodes by name and calls their methods), built-in types with only the
   properties the exporter writes (:data:`NODE_PROPERTIES`), groups only where it gives them;
 - instanced nodes (entities, sky, terrain): any property name but ``script`` (entity params are
-  open-ended), with plain values only: numbers, booleans, strings, vectors, colours, transforms,
-  colour and string arrays. No ``Object(``, ``Resource(``, ``NodePath(``, ``ExtResource(`` values;
+  open-ended) and the placements other than ``transform`` (:data:`scene_ranges.PLACEMENT_ALIASES`),
+  with plain values only: numbers, booleans, strings, vectors, colours, transforms, colour and
+  string arrays. No ``Object(``, ``Resource(``, ``NodePath(``, ``ExtResource(`` values;
+- every number within what the simulator can hold (:mod:`avalon.datagen.export.scene_ranges`:
+  transforms are rotations with an origin within reach, colours in [0, 1], coordinates, lengths,
+  scales and other numbers bounded);
 - ``data_file`` (the only exported property any instanced script uses as a path: the terrain's)
   is a bare name of an allowed data file, :data:`DATA_FILES`.
 
@@ -32,6 +36,7 @@ import re
 
 import attr
 
+from avalon.datagen.export.scene_ranges import PLACEMENT_ALIASES, range_error
 from avalon.datagen.export.scene_text import ENTITY_SCENES, GROUND_GROUP, SKY_DOME_SCENE, TERRAIN_DATA_FILE, TERRAIN_SCENE
 from avalon.errors import WorldLoadError
 
@@ -314,10 +319,13 @@ class _SceneChecker:
         self.seen.add(key)
         kind = _kind(value)
         if self.allowed is None:  # an instanced node: entity params are open-ended, values plain
+            if key in PLACEMENT_ALIASES:
+                raise _Refusal(f"a {key!r} property: a node is placed by its transform only, as the exporter writes it")
             if kind not in PLAIN_KINDS:
                 raise _Refusal(f"property {key!r} = {_short(value)}: an instanced node takes plain values only")
             if key == DATA_FILE_PROPERTY:
                 self._data_file(value, kind)
+            _check_range(key, value, kind)
             return
         if key not in self.allowed:
             known = sorted(self.allowed) or "none"
@@ -330,6 +338,8 @@ class _SceneChecker:
                 raise _Refusal(f"property {key!r} = {_short(value)}: expected a {expected.split(':', 1)[1]} sub_resource defined above")
         elif kind != expected:
             raise _Refusal(f"property {key!r} = {_short(value)}: expected a {expected}")
+        else:
+            _check_range(key, value, kind)
 
     def _data_file(self, value: str, kind: str) -> None:
         if self.instance not in DATA_FILE_SCENES:
@@ -372,6 +382,21 @@ def _kind(value: str) -> str | None:
         kind, count = _VECTORS[name]
         return kind if len(numbers) == count else None
     return None
+
+
+def _check_range(key: str, value: str, kind: str) -> None:
+    """Refuses a value of ``kind`` (a finite one, as :func:`_kind` found it) outside what the
+    simulator can hold, naming the value and the range expected."""
+    if kind == NUMBER:
+        numbers = [float(value)]
+    elif kind in _VECTORS.keys() | {COLOR_ARRAY}:
+        arguments = _CONSTRUCTOR_RE.match(value).group(2)
+        numbers = [float(n) for n in arguments.split(", ")] if arguments else []
+    else:
+        return
+    reason = range_error(key, kind, numbers)
+    if reason is not None:
+        raise _Refusal(f"property {key!r} = {_short(value)}: {reason} (docs/security.md)")
 
 
 def _attributes(rest: str) -> dict[str, str]:

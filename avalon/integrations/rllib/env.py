@@ -45,9 +45,9 @@ import numpy as np
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig, check_seed
 from avalon.env.wrappers import RestartOnCrash
+from avalon.errors import check_int
 from avalon.training.curriculum import Curriculum, CurriculumConfig
 from avalon.training.envs import DEFAULT_WORLDS_AHEAD, CurriculumWorlds
-from avalon.validation import check_int
 
 #: The name :func:`register` gives the env in Ray's registry by default.
 ENV_NAME = "avalon"

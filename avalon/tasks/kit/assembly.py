@@ -27,7 +27,7 @@ from typing import Optional, Sequence, Union
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.biomes import BiomeConfig, BiomeMap, assign_biomes
 from avalon.datagen.environment import random_lighting
 from avalon.datagen.obstacles import RingOutline
@@ -40,6 +40,7 @@ from avalon.datagen.scenery import (
 )
 from avalon.datagen.terrain import WORLD_SIZES_M, HeightMap, WorldConfig, build_heightmap
 from avalon.datagen.world import Entity, Terrain, World, hanging_food_entity
+from avalon.errors import is_number_in
 from avalon.rules import mechanics
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks.kit import ImpossibleWorldError
@@ -56,7 +57,6 @@ from avalon.tasks.kit.geometry import (
 )
 from avalon.tasks.kit.sight import eye_position, line_of_sight, scenery_occluders
 from avalon.tasks.kit.sites import corridor_discs
-from avalon.validation import is_number_in
 
 #: Five minutes at 10 steps per second: the time limit of every basic task but stack, carry and
 #: explore (paper, Appendix G.3).

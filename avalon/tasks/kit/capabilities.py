@@ -17,7 +17,7 @@ A running jump is modelled by its feet's path in the 10 Hz steps: the feet move 
 second horizontally (at most ``MAX_WALK_SPEED_M_PER_S``) and rise ``a t - g t^2 / 2`` with
 ``a = JUMP_SPEED_M_PER_S + g STEP_SECONDS / 2`` (5.5 m/s; the steps' positions lie on this curve).
 The measured gaps (``mechanics.JUMP_GAP_CLEARED_M`` and the lower landings of
-``tests/env/test_capabilities.py``) are what this path predicts for a take-off 0.5 m before the
+``tests/game/agent/test_capabilities.py``) are what this path predicts for a take-off 0.5 m before the
 edge with the capsule catching the far edge ``mechanics.JUMP_LANDING_CATCH_M`` short of it.
 """
 
@@ -28,7 +28,7 @@ import math
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.rules import mechanics
 
 #: The feet's initial rise rate on the steps' path, m/s (see the module docstring).
@@ -60,19 +60,6 @@ def jump_reach_m(rise_m: float) -> float:
     ``rise_m`` above the take-off; NaN above the path's apex. 5.5 m on the level, 6.3 m landing
     1 m lower, 4.35 m landing 1 m higher."""
     return mechanics.MAX_WALK_SPEED_M_PER_S * jump_flight_time_s(rise_m)
-
-
-def jump_run_speed_m_per_s(distance_m: float, rise_m: float) -> float:
-    """The running speed (m/s) at which a jump lands ``distance_m`` away, ``rise_m`` higher: what a
-    route's jump step asks of the agent (NaN if out of the path's reach)."""
-    return distance_m / jump_flight_time_s(rise_m)
-
-
-def jump_path_height_m(distance_m: float, rise_m: float, along_m) -> np.ndarray:
-    """Height of the feet above the take-off (metres) ``along_m`` metres into the jump that lands
-    ``distance_m`` away and ``rise_m`` higher (the run slowed to land there)."""
-    t = np.asarray(along_m, dtype=np.float64) / jump_run_speed_m_per_s(distance_m, rise_m)
-    return JUMP_PATH_RISE_SPEED_M_PER_S * t - 0.5 * mechanics.GRAVITY_M_PER_S2 * t * t
 
 
 def modelled_gap_m(drop_m: float, take_off_before_edge_m: float = 0.5,
@@ -157,8 +144,8 @@ class Capabilities:
 #:   where there is floor all round;
 #: - jumps: 1 m shorter than the feet's path reaches at full speed (level: 4.5 m from take-off to
 #:   landing), at most 1.2 m up (the path's apex is 1.51 m), taking off from floor only, the feet
-#:   passing 0.2 m above the terrain on the way (the jump lands where it is aimed: the agent runs
-#:   at ``jump_run_speed_m_per_s``);
+#:   passing 0.2 m above the terrain on the way (on the path of a run slowed to land where the
+#:   jump is aimed);
 #: - falls: 0.5 m less than the task allows; letting go of a hold counts from 0.2 m above it
 #:   (the feet can be pulled that high);
 #: - climbing: holds grasped from standing 2 m up to 0.3 m down (shoulders reach 2.55 m up),

@@ -5,7 +5,7 @@ Each task module starts with one frozen table (``KNOBS``) of every factor its di
 holds a number that moves with difficulty. A :class:`Ramp` is evaluated as
 ``start + rise * d`` in exactly that order of floating-point operations, so a table reproduces
 the worlds of the hand-written formulas it replaced bit for bit. :func:`knob_rows` evaluates a
-whole table at the difficulties the docs show (``python -m avalon.codegen`` writes each task's
+whole table at the difficulties the docs show (``python -m avalon.dev.codegen`` writes each task's
 table into ``docs/tasks/``).
 """
 
@@ -19,7 +19,7 @@ from typing import Optional
 
 import attr
 
-from avalon.validation import finite
+from avalon.errors import finite
 
 _finite = finite()
 

@@ -11,23 +11,55 @@ pinned choice is still drawn, then overridden), so only what follows from the pi
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping
+import functools
+from typing import Any, Callable, Iterable, Iterator, Mapping, Union
 
 import attr
 
-from avalon.validation import check_non_empty_str, refuse
+from avalon.errors import check_non_empty_str, refuse
 
 
-@attr.s(frozen=True, auto_attribs=True)
+def _values_or_their_source(values: Any) -> Any:
+    return values if callable(values) else tuple(values)
+
+
+def _checked_values(option: str, values: tuple[str, ...]) -> tuple[str, ...]:
+    if not values or not all(isinstance(value, str) and value for value in values):
+        refuse(f"Forcing({option!r}).values", values, "a non-empty tuple of non-empty strings")
+    return values
+
+
+@attr.s(frozen=True, eq=False, repr=False)
 class Forcing:
-    """A choice of a task's generator that may be pinned: ``option`` takes one of ``values``."""
+    """A choice of a task's generator that may be pinned: ``option`` takes one of ``values``.
+
+    ``values`` may also be a function of no arguments that returns them, called when they are
+    first read: values read from the registry (carry's base tasks, the tasks declaring a carry
+    variant), which a task module cannot read while the registry imports it."""
 
     option: str = attr.ib(validator=lambda _, __, value: check_non_empty_str(value, "Forcing.option"))
-    values: tuple[str, ...] = attr.ib(converter=tuple)
+    _values: Union[tuple[str, ...], Callable[[], Iterable[str]]] = attr.ib(converter=_values_or_their_source)
 
     def __attrs_post_init__(self) -> None:
-        if not self.values or not all(isinstance(value, str) and value for value in self.values):
-            refuse(f"Forcing({self.option!r}).values", self.values, "a non-empty tuple of non-empty strings")
+        if not callable(self._values):
+            _checked_values(self.option, self._values)
+
+    @functools.cached_property
+    def values(self) -> tuple[str, ...]:
+        """The values ``option`` takes."""
+        return _checked_values(self.option, tuple(self._values()) if callable(self._values) else self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Forcing):
+            return NotImplemented
+        return (self.option, self.values) == (other.option, other.values)
+
+    def __hash__(self) -> int:
+        return hash((self.option, self.values))
+
+    def __repr__(self) -> str:
+        values = f"<{self._values.__qualname__}>" if callable(self._values) else repr(self._values)
+        return f"Forcing({self.option!r}, {values})"
 
 
 class ForcedOptions(Mapping[str, str]):

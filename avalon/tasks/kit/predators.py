@@ -1,12 +1,25 @@
-"""Predators around the food: where they stand, and a walking route that keeps out of their reach.
+"""Predators guarding a way: the obstacle piece of ``avoid`` and ``fight``, its certificate, and
+the world whose food they guard.
 
-Shared by the predator tasks (``avoid``, ``fight``): the species ladder they draw from (Table 3,
-easiest first), the placement of each predator's home a drawn distance and bearing from the food
-(:func:`predator_site`, which says why a site does not do), and the route certificate that keeps
-the body outside every predator's activation radius (:func:`certify_avoiding`, the kit's route
-search with each predator's disc as an obstacle). The discs are the predators' homes, where they
-stand at frame 0: the wanderers among them (bee, alligator, eagle, bear) may come nearer later,
-which the scripted agent (``avalon/agent/scripted/avoid.py``) watches for in ``info["animals"]``.
+- The species ladders (Table 3, easiest first) and the draws of the guards (:class:`Guards`: each
+  one's species and distance from the centre it guards).
+- The piece (:func:`guard_obstacle`, behind each task's ``obstacle`` function): every guard stands
+  in the constraint's band round its centre, at a bearing drawn until it stands no farther from
+  the path than from the centre (the way passes it), keeps its activation radius and
+  :data:`SPAWN_GAP_M` from the path's start (none is active when the agent gets there) and, on
+  the ground, out of water. Predators change no terrain and care not which way the agent goes:
+  a band round the goal and a ring round the start (``heights_inverted``) are the same to them.
+  The crossing runs from the path's first point to its last; its :class:`Requirement` asks for
+  walking, and for a route outside every guard's activation radius (plus :data:`ROUTE_MARGIN_M`)
+  where the task promises one. A task may lay tools for the fight by the path's start.
+- The certificates: :func:`certify_avoiding` (the kit's route search with each predator's disc
+  as an obstacle) and :func:`certify_on_foot`.
+- :func:`build_guarded_food`: the single task's world, the piece placed round the food: an apple
+  under its fruit tree, the spawn a drawn distance and bearing from it.
+
+The discs are the predators' homes, where they stand at frame 0: the wanderers among them (bee,
+alligator, eagle, bear) may come nearer later, which the scripted agent
+(``avalon/agent/scripted/avoid.py``) watches for in ``info["animals"]``.
 """
 
 from __future__ import annotations
@@ -19,37 +32,33 @@ import numpy as np
 
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import Entity, World
+from avalon.datagen.world import Entity, World, tool_entity
+from avalon.errors import check_choice
 from avalon.rules.animals import PREDATOR_KINDS, animal_spec
-from avalon.tasks.kit import ImpossibleWorldError
-from avalon.tasks.kit.assembly import (
-    FOOD_MAX_SLOPE_DEG,
-    FoodPlacement,
-    OutdoorLayout,
-    assemble_outdoor_world,
-    build_island,
-    make_biomes,
-    resolve_config,
-    scaled_scenery,
-    split_streams,
-)
+from avalon.rules.tools import TOOL_KINDS
+from avalon.tasks.kit import ImpossibleWorldError, assembly, geometry, sites
+from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band
-from avalon.tasks.kit.geometry import XZ, facing_direction, ground_height, is_dry_land, triangle_index, triangle_slopes_deg
-from avalon.tasks.kit.routes import Certificate, certify
-from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, fruit_tree_site_ok, site_mask, tree_behind_food
-from avalon.validation import check_choice
+from avalon.tasks.kit.geometry import XZ
+from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 
 #: The predators from easiest to hardest (Table 3's order).
 PREDATOR_LADDER: tuple[str, ...] = PREDATOR_KINDS
 #: Predators a tool can knock out (hippo and bear are indestructible: ``hits_to_ko`` 0).
 DESTRUCTIBLE_PREDATORS: tuple[str, ...] = tuple(kind for kind in PREDATOR_KINDS if animal_spec(kind).hits_to_ko > 0)
-#: A predator's home keeps this far beyond its activation radius from the spawn: none is active at frame 0.
+#: A predator's home keeps this far beyond its activation radius from the path's start (the
+#: spawn, in a single task): none is active when the agent gets there.
 SPAWN_GAP_M = 2.0
 #: The avoiding route keeps this far beyond each activation radius: its grid (1 m) cuts corners by
 #: less than a cell, and the follower's walk strays a little from the line.
 ROUTE_MARGIN_M = 1.5
 #: Ground predators stand at least this far from water (they never step into it).
 WATER_GAP_M = 1.0
+#: Bearings drawn for one guard (two draws each: bearing, facing) until it stands no farther from
+#: the path than from the centre; round the food of a single task the first always does.
+GUARD_BEARING_TRIES = 8
+#: The skills a route past predators uses.
+WALK = frozenset({"walk"})
 
 
 def ladder_prefix(ladder: Sequence[str], per_unit: int, difficulty: float) -> tuple[str, ...]:
@@ -57,53 +66,10 @@ def ladder_prefix(ladder: Sequence[str], per_unit: int, difficulty: float) -> tu
     return tuple(ladder[:min(len(ladder), 1 + int(math.floor(per_unit * difficulty)))])
 
 
-def draw_species(rng: np.random.Generator, kinds: Sequence[str], count: int) -> list[str]:
-    """``count`` species drawn uniformly (with replacement) from ``kinds``: one draw each."""
-    return [kinds[int(rng.integers(len(kinds)))] for _ in range(count)]
-
-
 def activation_radius_m(animal: Entity) -> float:
     """The radius within which ``animal`` activates: its own override, else its species'."""
     value = animal.param("activation_radius_m", None)
     return float(animal_spec(animal.kind).activation_radius_m if value is None else value)
-
-
-@attr.s(frozen=True, auto_attribs=True, kw_only=True)
-class PredatorSite:
-    """Where one predator's home is: the ground point under it, and which way it faces."""
-
-    species: str
-    x: float
-    y: float
-    z: float
-    yaw_rad: float
-
-    def entity(self, name: str) -> Entity:
-        """The predator standing (or flying its height above) this site."""
-        return animal_entity(self.species, name, (self.x, self.y, self.z), self.yaw_rad)
-
-
-def predator_site(ground: HeightMap, species: str, food: XZ, spawn: XZ, distance_m: float, bearing_rad: float,
-                  yaw_rad: float) -> Union[PredatorSite, str]:
-    """The home of a ``species`` predator ``distance_m`` from ``food`` at ``bearing_rad`` (world
-    angle about y from +x towards +z), or why it cannot be there: outside the world, a ground
-    animal's footprint in or near water, or nearer the spawn than its activation radius plus
-    :data:`SPAWN_GAP_M`. It stands on the highest ground under its footprint."""
-    spec = animal_spec(species)
-    x, z = food[0] + distance_m * math.cos(bearing_rad), food[1] + distance_m * math.sin(bearing_rad)
-    if math.dist((x, z), spawn) < spec.activation_radius_m + SPAWN_GAP_M:
-        return f"a {species} at ({x:.1f}, {z:.1f}) would be within its activation radius of the spawn"
-    reach = max(spec.size_m[0], spec.size_m[2]) / 2.0
-    angles = np.linspace(0.0, 2.0 * math.pi, 8, endpoint=False)
-    xs = np.concatenate([[x], x + reach * np.cos(angles)])
-    zs = np.concatenate([[z], z + reach * np.sin(angles)])
-    inside = ground.half_size_m - 1.0
-    if not bool(np.all((np.abs(xs) <= inside) & (np.abs(zs) <= inside))):
-        return f"a {species} at ({x:.1f}, {z:.1f}) would stand outside the world"
-    if spec.domain == "ground" and not all(is_dry_land(ground, px, pz, WATER_GAP_M) for px, pz in zip(xs, zs)):
-        return f"a {species} at ({x:.1f}, {z:.1f}) would stand in or near water"
-    height = max(float(ground_height(ground, px, pz)) for px, pz in zip(xs, zs))
-    return PredatorSite(species=species, x=float(x), y=height, z=float(z), yaw_rad=float(yaw_rad))
 
 
 def predators(world: World) -> tuple[Entity, ...]:
@@ -119,17 +85,17 @@ def keep_out_discs(world: World, margin_m: float = ROUTE_MARGIN_M) -> list[tuple
 def certify_avoiding(world: World, food: Entity) -> Certificate:
     """A walking route from the spawn to beside ``food`` that keeps outside every predator's
     activation radius (plus :data:`ROUTE_MARGIN_M`) around its home: the kit's route search
-    (:func:`~avalon.tasks.kit.routes.certify`, walk only, nothing required) with those discs as
+    (:func:`~avalon.tasks.kit.certificate.certify`, walk only, nothing required) with those discs as
     obstacles."""
-    return certify(world, food, frozenset(), frozenset({"walk"}), keep_out=keep_out_discs(world))
+    return certify(world, food, frozenset(), WALK, keep_out=keep_out_discs(world))
 
 
 def certify_on_foot(world: World, food: Entity) -> Certificate:
     """A walking route from the spawn to beside ``food``, predators or not."""
-    return certify(world, food, frozenset(), frozenset({"walk"}))
+    return certify(world, food, frozenset(), WALK)
 
 
-# --- a world whose food predators guard ------------------------------------------------------------
+# --- the knobs and draws ------------------------------------------------------------------------
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -154,129 +120,299 @@ def predator_count(knobs: GuardKnobs, difficulty: float) -> int:
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class Guards:
+    """The guards of a piece as drawn: each one's species and distance from the band's centre, metres."""
+
+    species: tuple[str, ...] = attr.ib(converter=tuple)
+    distances_m: tuple[float, ...] = attr.ib(converter=tuple)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.species or len(self.species) != len(self.distances_m):
+            raise ValueError(f"Guards: expected one distance per species, at least one, got {self}")
+
+
+def draw_species(rng: np.random.Generator, knobs: GuardKnobs, ladder: Sequence[str], difficulty: float,
+                 forced_kind: Optional[str] = None) -> list[str]:
+    """The species of the guards at ``difficulty``, drawn uniformly (one draw each) from the first of
+    ``ladder``; the first replaced by ``forced_kind`` (which must be on ``ladder``) after its draw."""
+    kinds = ladder_prefix(ladder, knobs.species_per_unit, difficulty)
+    species = [kinds[int(rng.integers(len(kinds)))] for _ in range(predator_count(knobs, difficulty))]
+    if forced_kind is not None:
+        species[0] = check_choice(forced_kind, "predator_kind", tuple(ladder))
+    return species
+
+
+def draw_distances(rng: np.random.Generator, count: int, band: tuple[float, float]) -> tuple[float, ...]:
+    """``count`` distances drawn uniformly within ``band`` (one draw each), metres."""
+    return tuple(float(rng.uniform(*band)) for _ in range(count))
+
+
+def constraint_band(constraint: Constraint) -> tuple[float, float]:
+    """The radii of ``constraint``'s band, metres."""
+    return constraint.inner_radius_m, constraint.outer_radius_m
+
+
+# --- the piece ----------------------------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class PredatorSite:
+    """Where one predator's home is, and which way it faces."""
+
+    species: str
+    x: float
+    z: float
+    yaw_rad: float
+
+    def entity(self, name: str, ground: HeightMap) -> Entity:
+        """The predator standing (or flying its height above) this site: on the highest ground under
+        its footprint."""
+        spec = animal_spec(self.species)
+        xs, zs = footprint_points(self.x, self.z, max(spec.size_m[0], spec.size_m[2]) / 2.0)
+        height = max(float(geometry.ground_height(ground, px, pz)) for px, pz in zip(xs, zs))
+        return animal_entity(self.species, name, (self.x, height, self.z), self.yaw_rad)
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class ToolSite:
+    """Where one tool lies and how it is turned."""
+
+    kind: str
+    name: str
+    x: float
+    z: float
+    yaw_rad: float
+
+    def entity(self, ground: HeightMap) -> Entity:
+        """The tool resting on ``ground``."""
+        return tool_entity(self.kind, self.name, (self.x, float(geometry.ground_height(ground, self.x, self.z)), self.z),
+                           self.yaw_rad)
+
+
+def footprint_points(x: float, z: float, reach_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """(x, z) and eight points ``reach_m`` round it: an animal's footprint."""
+    angles = np.linspace(0.0, 2.0 * math.pi, 8, endpoint=False)
+    return np.concatenate([[x], x + reach_m * np.cos(angles)]), np.concatenate([[z], z + reach_m * np.sin(angles)])
+
+
+def distance_to_path_m(point: XZ, path: Sequence[XZ]) -> float:
+    """Horizontal distance from ``point`` to the polyline ``path``, metres."""
+    p = np.asarray(point, dtype=np.float64)
+    best = math.inf
+    for a, b in zip(np.asarray(path[:-1], dtype=np.float64), np.asarray(path[1:], dtype=np.float64)):
+        d = b - a
+        t = 0.0 if not d.any() else float(np.clip(np.dot(p - a, d) / np.dot(d, d), 0.0, 1.0))
+        best = min(best, float(np.hypot(*(p - a - t * d))))
+    return best
+
+
+def guard_site_problem(ground: HeightMap, species: str, x: float, z: float, start: XZ) -> str:
+    """Why a ``species`` predator cannot stand at (x, z) (empty when it can): within its activation
+    radius plus :data:`SPAWN_GAP_M` of the path's ``start``, outside the world, or (a ground
+    animal) with its footprint in or near water."""
+    spec = animal_spec(species)
+    if math.dist((x, z), start) < spec.activation_radius_m + SPAWN_GAP_M:
+        return f"a {species} at ({x:.1f}, {z:.1f}) would be within its activation radius of where the path starts"
+    xs, zs = footprint_points(x, z, max(spec.size_m[0], spec.size_m[2]) / 2.0)
+    inside = ground.half_size_m - 1.0
+    if not bool(np.all((np.abs(xs) <= inside) & (np.abs(zs) <= inside))):
+        return f"a {species} at ({x:.1f}, {z:.1f}) would stand outside the world"
+    if spec.domain == "ground" and not all(geometry.is_dry_land(ground, px, pz, WATER_GAP_M) for px, pz in zip(xs, zs)):
+        return f"a {species} at ({x:.1f}, {z:.1f}) would stand in or near water"
+    return ""
+
+
+def place_guard(rng: np.random.Generator, ground: HeightMap, constraint: Constraint, species: str,
+                distance_m: float) -> Union[PredatorSite, str]:
+    """The home of a ``species`` predator ``distance_m`` from the constraint's centre, or why it cannot
+    be there (:func:`guard_site_problem`): its bearing round the centre and its facing drawn (two
+    draws) until it stands no farther from the path than from the centre, up to
+    :data:`GUARD_BEARING_TRIES` times."""
+    cx, cz = constraint.centre
+    for _ in range(GUARD_BEARING_TRIES):
+        bearing = float(rng.uniform(-math.pi, math.pi))
+        yaw = float(rng.uniform(-math.pi, math.pi))
+        x, z = cx + distance_m * math.cos(bearing), cz + distance_m * math.sin(bearing)
+        if distance_to_path_m((x, z), constraint.path) <= distance_m + 1e-6:
+            break
+    else:
+        return f"no bearing puts a {species} {distance_m:.1f} m from {constraint.centre} as near the path as the centre"
+    problem = guard_site_problem(ground, species, x, z, constraint.path[0])
+    return problem or PredatorSite(species=species, x=x, z=z, yaw_rad=yaw)
+
+
+#: Lays a piece's tools for the fight: ``(rng, ground, start, facing_yaw_rad, guard_count)`` -> the
+#: tools' sites by the path's ``start`` ahead of an agent facing ``facing_yaw_rad``, or why they cannot lie there.
+ToolLayer = Callable[[np.random.Generator, HeightMap, XZ, float, int], Union[Sequence[ToolSite], str]]
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class GuardPiece:
+    """What the predator piece chose: its guards' homes and its tools' places."""
+
+    predator_sites: tuple[PredatorSite, ...]
+    tool_sites: tuple[ToolSite, ...] = ()
+
+
+#: Plants keep this far from each tool, metres.
+TOOL_CLEAR_RADIUS_M = 1.0
+
+
+def guard_obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint, *,
+                   knobs: GuardKnobs, ladder: Sequence[str], safe_route: bool, lay_tools: Optional[ToolLayer] = None,
+                   guards: Optional[Guards] = None, facing_yaw_rad: Optional[float] = None) -> ObstaclePlan:
+    """Predators of ``ladder`` (as many and as hard as ``knobs`` say at ``difficulty``) guarding the
+    way across ``constraint``'s band (see the module's docstring), and the tools ``lay_tools`` lays
+    by the path's start. ``guards``: the species and distances drawn already (a single task draws
+    them from its food stream, before the island); else drawn here from ``streams.sites`` (the
+    distances within the band). ``facing_yaw_rad``: the way the agent faces at the path's start
+    (default: along the path's first leg). Raises :class:`ImpossibleWorldError` naming the guard or
+    tool that cannot stand there."""
+    if guards is None:
+        species = draw_species(streams.sites, knobs, ladder, difficulty)
+        guards = Guards(species=species, distances_m=draw_distances(streams.sites, len(species), constraint_band(constraint)))
+    ground = draft.heightmap
+    homes = []
+    for species, distance in zip(guards.species, guards.distances_m):
+        site = place_guard(streams.sites, ground, constraint, species, distance)
+        if isinstance(site, str):
+            raise ImpossibleWorldError(site)
+        homes.append(site)
+    tools: Sequence[ToolSite] = ()
+    if lay_tools is not None:
+        start, ahead = constraint.path[0], constraint.path[1]
+        facing = geometry.yaw_towards(start, ahead) if facing_yaw_rad is None else facing_yaw_rad
+        tools = lay_tools(streams.sites, ground, start, facing, len(homes))
+        if isinstance(tools, str):
+            raise ImpossibleWorldError(tools)
+    piece = GuardPiece(predator_sites=tuple(homes), tool_sites=tuple(tools))
+    keep_out = [(s.x, s.z, animal_spec(s.species).activation_radius_m + ROUTE_MARGIN_M) for s in homes] if safe_route else []
+    crossing = Crossing(start=constraint.path[0], end=constraint.path[-1],
+                        requirement=Requirement(skills=frozenset(), allowed=WALK, keep_out=keep_out))
+
+    def items(final_ground: HeightMap) -> tuple[Entity, ...]:
+        laid = tuple(tool.entity(final_ground) for tool in piece.tool_sites)
+        return laid + tuple(site.entity(f"predator_{i}_{site.species}", final_ground)
+                            for i, site in enumerate(piece.predator_sites))
+
+    def build(built: Draft) -> Obstacle:
+        clear = [(tool.x, tool.z, TOOL_CLEAR_RADIUS_M) for tool in piece.tool_sites]
+        return Obstacle(draft=built.with_piece(built.heightmap, keep_clear=clear), crossing=crossing, items=items,
+                        detail=piece)
+
+    return ObstaclePlan(constraint=constraint, build=build, detail=piece)
+
+
+# --- a world whose food predators guard --------------------------------------------------------------
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
 class GuardDraws:
     """What a predator world drew before it looked at the terrain (from the food stream)."""
 
-    species: tuple[str, ...]
+    guards: Guards
     food_distance_m: float
     food_bearing_rad: float
-    guard_distances_m: tuple[float, ...]
 
 
-def draw_guards(rng: np.random.Generator, knobs: GuardKnobs, ladder: Sequence[str], difficulty: float,
-                forced_kind: Optional[str] = None) -> GuardDraws:
-    """The species (the first replaced by ``forced_kind``, which must be on ``ladder``, after its
-    draw), the food's distance and bearing and each predator's distance from the food."""
-    kinds = ladder_prefix(ladder, knobs.species_per_unit, difficulty)
-    species = draw_species(rng, kinds, predator_count(knobs, difficulty))
-    if forced_kind is not None:
-        species[0] = check_choice(forced_kind, "predator_kind", tuple(ladder))
+def draw_guard_world(rng: np.random.Generator, knobs: GuardKnobs, ladder: Sequence[str], difficulty: float,
+                     forced_kind: Optional[str] = None) -> GuardDraws:
+    """The species (:func:`draw_species`), the food's distance and bearing from the spawn, then each
+    predator's distance from the food."""
+    species = draw_species(rng, knobs, ladder, difficulty, forced_kind)
     distance = float(rng.uniform(*knobs.food_distance_m.at(difficulty)))
     bearing = math.radians(rng.uniform(*knobs.food_bearing_deg.at(difficulty)))
     bearing *= 1.0 if rng.uniform() < 0.5 else -1.0
-    guards = tuple(float(rng.uniform(*knobs.guard_distance_m.at(difficulty))) for _ in species)
-    return GuardDraws(species=tuple(species), food_distance_m=distance, food_bearing_rad=bearing, guard_distances_m=guards)
-
-
-def place_guards(rng: np.random.Generator, ground: HeightMap, draws: GuardDraws, food: XZ,
-                 spawn: XZ) -> Union[list[PredatorSite], str]:
-    """Each predator's home around ``food`` at its drawn distance and a bearing drawn here (two
-    draws each: bearing, facing), or why one cannot stand there (:func:`predator_site`)."""
-    sites = []
-    for species, distance in zip(draws.species, draws.guard_distances_m):
-        bearing = float(rng.uniform(-math.pi, math.pi))
-        site = predator_site(ground, species, food, spawn, distance, bearing, float(rng.uniform(-math.pi, math.pi)))
-        if isinstance(site, str):
-            return site
-        sites.append(site)
-    return sites
-
-
-def with_predators(world: World, sites: Sequence[PredatorSite]) -> World:
-    """``world`` with one predator per site, named ``predator_<i>_<species>``."""
-    for index, site in enumerate(sites):
-        world = world.add_animal(site.entity(f"predator_{index}_{site.species}"))
-    return world
+    guards = Guards(species=species, distances_m=draw_distances(rng, len(species), knobs.guard_distance_m.at(difficulty)))
+    return GuardDraws(guards=guards, food_distance_m=distance, food_bearing_rad=bearing)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class GuardLayout:
     """A world whose food predators guard, and what was chosen for it."""
 
-    outdoor: OutdoorLayout
+    outdoor: assembly.OutdoorLayout
     draws: GuardDraws
-    #: Each predator's home (also in the world, as its entities ``predator_<i>_<species>``).
-    predator_sites: tuple[PredatorSite, ...]
-    #: The tools the task laid out (entities of the world; they are used on the predators at ``predator_sites``).
-    tools: tuple[Entity, ...] = ()
-    #: The world itself (the outdoor world with predators and tools added).
+    #: The piece as built round the food (its crossing: from the spawn to the food).
+    obstacle: Obstacle
+    #: The tools the task laid out (entities of the world; they are used on the predators).
+    tools: tuple[Entity, ...]
+    #: The world itself (the outdoor world with the piece's tools and predators added).
     world: World
 
     @property
     def food(self) -> Entity:
         return self.world.food[0]
 
+    @property
+    def predator_sites(self) -> tuple[PredatorSite, ...]:
+        """Each predator's home (also in the world, as its entities ``predator_<i>_<species>``)."""
+        return self.obstacle.detail.predator_sites
 
-#: Lays a task's tools for a spawn facing ``yaw`` with the food at ``food``: (rng, ground, spawn,
-#: yaw, food) -> entities, or why they cannot lie there.
-ToolLayer = Callable[[np.random.Generator, HeightMap, XZ, float, XZ], Union[Sequence[Entity], str]]
+
+#: A predator task's obstacle function (its ``TaskSpec.obstacle``), which takes the guards drawn and
+#: the spawn's facing as the keywords ``guards`` and ``facing_yaw_rad`` (see :func:`guard_obstacle`).
+GuardObstacle = Callable[..., ObstaclePlan]
 
 
 def build_guarded_food(rng: np.random.Generator, difficulty: float, config: object | None, *, task: str,
-                       knobs: GuardKnobs, ladder: Sequence[str], food_kind: str, world_size: str,
-                       points_per_m: float, max_builds: int, forced_kind: Optional[str] = None,
-                       safe_route: bool = False, lay_tools: Optional[ToolLayer] = None) -> GuardLayout:
+                       knobs: GuardKnobs, ladder: Sequence[str], obstacle: GuardObstacle, food_kind: str,
+                       world_size: str, points_per_m: float, max_builds: int,
+                       forced_kind: Optional[str] = None) -> GuardLayout:
     """A ``task`` world at ``difficulty``: one ``food_kind`` under its fruit tree, in sight and on foot
-    from the spawn, ``knobs``' predators of ``ladder`` around it, and the tools ``lay_tools`` lays.
-    With ``safe_route`` the world must have a walking route outside every predator's activation
-    radius (:func:`certify_avoiding`). Raises ``ImpossibleWorldError`` if the terrain offers no
-    place that keeps the guarantees."""
-    config = resolve_config(config)
-    streams = split_streams(rng)
-    draws = draw_guards(streams.food, knobs, ladder, difficulty, forced_kind)
-    heightmap = build_island(streams.terrain, config.world_size or world_size, config.points_per_m or points_per_m)
-    biome_map = make_biomes(streams.biomes, heightmap, config)
+    from the spawn, the task's ``obstacle`` placed round it (the band of ``knobs``' guard distances,
+    the path from the spawn to the food). Where the piece's requirement keeps out of the predators'
+    reach, the world must have such a walking route (:func:`certify_avoiding`). Raises
+    ``ImpossibleWorldError`` if the terrain offers no place that keeps the guarantees."""
+    config = assembly.resolve_config(config)
+    streams = assembly.split_streams(rng)
+    draws = draw_guard_world(streams.food, knobs, ladder, difficulty, forced_kind)
+    heightmap = assembly.build_island(streams.terrain, config.world_size or world_size, config.points_per_m or points_per_m)
+    biome_map = assembly.make_biomes(streams.biomes, heightmap, config)
     ground = biome_map.heightmap
-    fruit_tree = scaled_scenery(config).fruit_tree
-    slopes = triangle_slopes_deg(ground)
-    mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
+    # Predators change no terrain, so the biomes come first and the piece stands on the eroded island.
+    draft = Draft.of_island(ground)
+    fruit_tree = assembly.scaled_scenery(config).fruit_tree
+    slopes = geometry.triangle_slopes_deg(ground)
+    mask = sites.site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=8.0)
+    inner, outer = knobs.guard_distance_m.at(difficulty)
 
     def fit(spawn: XZ):
         yaw = float(streams.sites.uniform(-math.pi, math.pi))
-        dx, dz = facing_direction(yaw + draws.food_bearing_rad)
+        dx, dz = geometry.facing_direction(yaw + draws.food_bearing_rad)
         food = (spawn[0] + draws.food_distance_m * dx, spawn[1] + draws.food_distance_m * dz)
-        if not bool(ground.contains(*food)) or not is_dry_land(ground, *food, min_water_distance_m=1.0):
+        if not bool(ground.contains(*food)) or not geometry.is_dry_land(ground, *food, min_water_distance_m=1.0):
             return f"the food at {food} would not be on dry land"
-        if slopes[triangle_index(ground, *food)] > FOOD_MAX_SLOPE_DEG:
-            return f"the food at {food} would be on ground steeper than {FOOD_MAX_SLOPE_DEG} degrees"
-        tree_site = tree_behind_food(streams.sites, food, spawn, fruit_tree)
-        if not fruit_tree_site_ok(ground, *tree_site, fruit_tree):
+        if slopes[geometry.triangle_index(ground, *food)] > assembly.FOOD_MAX_SLOPE_DEG:
+            return f"the food at {food} would be on ground steeper than {assembly.FOOD_MAX_SLOPE_DEG} degrees"
+        tree_site = sites.tree_behind_food(streams.sites, food, spawn, fruit_tree)
+        if not sites.fruit_tree_site_ok(ground, *tree_site, fruit_tree):
             return f"no fruit tree site behind the food at {tree_site}"
-        sites = place_guards(streams.sites, ground, draws, food, spawn)
-        if isinstance(sites, str):
-            return sites
-        tools: Sequence[Entity] = ()
-        if lay_tools is not None:
-            tools = lay_tools(streams.sites, ground, spawn, yaw, food)
-            if isinstance(tools, str):
-                return tools
+        constraint = Constraint(centre=food, inner_radius_m=inner, outer_radius_m=outer, path=(spawn, food))
+        try:
+            plan = obstacle(draft, streams, difficulty, constraint, guards=draws.guards, facing_yaw_rad=yaw)
+        except ImpossibleWorldError as error:
+            return str(error)
 
         def build() -> GuardLayout:
-            keep_clear = [(t.position[0], t.position[2], 1.0) for t in tools]
-            outdoor = assemble_outdoor_world(
+            piece = plan.build(draft)
+            outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task=task, difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
-                foods=[FoodPlacement(kind=food_kind, x=food[0], z=food[1],
-                                     yaw_rad=float(streams.food.uniform(-math.pi, math.pi)))],
-                tree_site=tree_site, keep_clear=keep_clear,
+                foods=[assembly.FoodPlacement(kind=food_kind, x=food[0], z=food[1],
+                                              yaw_rad=float(streams.food.uniform(-math.pi, math.pi)))],
+                tree_site=tree_site, keep_clear=list(piece.draft.keep_clear),
             )
-            world = with_predators(attr.evolve(outdoor.world, entities=outdoor.world.entities + tuple(tools)), sites)
-            if safe_route and not certify_avoiding(world, world.food[0]).solvable:
+            items = piece.items(ground)
+            world = attr.evolve(outdoor.world, entities=outdoor.world.entities + items)
+            need = piece.crossing.requirement
+            if need.keep_out and not certify(world, world.food[0], need.skills, need.allowed, keep_out=need.keep_out).solvable:
                 raise ImpossibleWorldError(f"{task}: no walking route to the food keeps out of the predators' reach")
-            return GuardLayout(outdoor=outdoor, draws=draws, predator_sites=tuple(sites), tools=tuple(tools), world=world)
+            tools = tuple(item for item in items if item.kind in TOOL_KINDS)
+            return GuardLayout(outdoor=outdoor, draws=draws, obstacle=piece, tools=tools, world=world)
 
         return build
 
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, ground, mask, config.site_attempts), fit,
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, ground, mask, config.site_attempts), fit,
         max_builds=max_builds, failure=f"{task}: no spawn site keeps the guarantees on this island",
     )

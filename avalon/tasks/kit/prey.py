@@ -17,39 +17,21 @@ a scripted agent follows before it throws (:mod:`avalon.agent.scripted.throw`).
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import attr
 import numpy as np
 
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import Entity, World, tool_entity
+from avalon.errors import check_choice
 from avalon.rules.animals import PREY, PREY_KINDS, animal_spec
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.tasks.kit import ImpossibleWorldError
-from avalon.tasks.kit.assembly import (
-    FOOD_MAX_SLOPE_DEG,
-    OutdoorLayout,
-    OutdoorTaskConfig,
-    Streams,
-    assemble_outdoor_world,
-    build_island,
-    make_biomes,
-)
-from avalon.tasks.kit.geometry import (
-    XZ,
-    component_labels,
-    facing_direction,
-    ground_height,
-    is_dry_land,
-    triangle_index,
-    triangle_slopes_deg,
-    walkable_grid,
-)
+from avalon.tasks.kit import ImpossibleWorldError, assembly, geometry, sites
+from avalon.tasks.kit.certificate import Certificate
+from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.geometry import XZ
 from avalon.tasks.kit.route import Route, RouteStep
-from avalon.tasks.kit.routes import Certificate
-from avalon.tasks.kit.sites import build_at_first_fitting_site, candidate_points, corridor_discs, site_mask
-from avalon.validation import check_choice
 
 #: Prey from easy to hard to hit: the ground prey of Table 4 in its order (a frog never flees; a
 #: deer takes two hits), then the air prey (``avalon.rules.animals.PREY``).
@@ -67,7 +49,7 @@ CLEAR_RADIUS_M = 1.0
 #: ...and this far either side of the spawn's sight line to each prey when the plan asks for it, metres.
 SIGHT_CORRIDOR_M = 1.0
 #: Tools and prey start on terrain triangles at most this steep, degrees.
-MAX_SLOPE_DEG = FOOD_MAX_SLOPE_DEG
+MAX_SLOPE_DEG = assembly.FOOD_MAX_SLOPE_DEG
 #: Tools lie on triangles at most this steep, degrees: a rock (a lump) on a steeper one rolls off
 #: its place as the simulation starts, where the agent, which knows it from the World spec, misses
 #: it; a stick (a beam) stays put.
@@ -126,7 +108,7 @@ class PreyLayout:
     """A prey world, the plan it was built from and the certificate it was accepted with."""
 
     #: The island, its scenery and spawn, before the tools and the prey were added.
-    outdoor: OutdoorLayout
+    outdoor: assembly.OutdoorLayout
     plan: PreyPlan
     world: World
     #: The tools as they lie and the prey where they start, in plan order.
@@ -174,12 +156,12 @@ def prey_certificate(world: World, tools: Optional[Sequence[str]] = None, prey_c
         problems.append(f"there are {len(prey)} prey: expected {prey_count}")
     if not prey:
         problems.append("there is no prey")
-    labels = component_labels(walkable_grid(heightmap))
+    labels = geometry.component_labels(geometry.walkable_grid(heightmap))
 
     def component(x: float, z: float) -> int:
         if not bool(heightmap.contains(x, z)):
             return -1
-        return int(labels[triangle_index(heightmap, x, z)])
+        return int(labels[geometry.triangle_index(heightmap, x, z)])
 
     start = component(world.spawn_position[0], world.spawn_position[2])
     if start < 0:
@@ -199,7 +181,7 @@ def prey_certificate(world: World, tools: Optional[Sequence[str]] = None, prey_c
 
 def _on_ground(world: World, entity: Entity) -> tuple[float, float, float]:
     x, _, z = entity.position
-    return x, float(ground_height(world.ground.heightmap, x, z)), z
+    return x, float(geometry.ground_height(world.ground.heightmap, x, z)), z
 
 
 def footprint_top_m(heightmap, x: float, z: float, reach_m: float) -> float:
@@ -208,7 +190,7 @@ def footprint_top_m(heightmap, x: float, z: float, reach_m: float) -> float:
     angles = np.linspace(0.0, 2.0 * math.pi, 8, endpoint=False)
     xs = np.concatenate([[x], x + reach_m * np.cos(angles)])
     zs = np.concatenate([[z], z + reach_m * np.sin(angles)])
-    return float(np.max(ground_height(heightmap, xs, zs)))
+    return float(np.max(geometry.ground_height(heightmap, xs, zs)))
 
 
 def tool_reach_m(kind: str) -> float:
@@ -228,30 +210,30 @@ def prey_entity(species: str, index: int, heightmap, xz: XZ, yaw_rad: float, wan
     return animal_entity(species, f"{PREY_PREFIX}{index}_{species}", (xz[0], top, xz[1]), yaw_rad, **overrides)
 
 
-def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPlan, *, task: str, difficulty: float,
+def build_prey_layout(streams: assembly.Streams, config: assembly.OutdoorTaskConfig, plan: PreyPlan, *, task: str, difficulty: float,
                       points_per_m: float = 1.0) -> PreyLayout:
     """The prey world of ``plan`` on a fresh island; raises :class:`ImpossibleWorldError` if the
     island offers no spawn from which every tool and prey lands on dry, gentle ground reached on foot."""
     size = config.world_size or plan.world_size_m
-    heightmap = build_island(streams.terrain, size, config.points_per_m or points_per_m)
-    biome_map = make_biomes(streams.biomes, heightmap, config)
+    heightmap = assembly.build_island(streams.terrain, size, config.points_per_m or points_per_m)
+    biome_map = assembly.make_biomes(streams.biomes, heightmap, config)
     ground = biome_map.heightmap
-    slopes = triangle_slopes_deg(ground)
+    slopes = geometry.triangle_slopes_deg(ground)
     reach = max(plan.prey_distance_m + tuple(d + TOOL_NUDGES_M[-1] for d in plan.tool_distance_m))
     edge = min(reach + EDGE_MARGIN_M, ground.half_size_m - 2.0)
-    mask = site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=edge)
+    mask = sites.site_mask(ground, min_water_distance_m=2.0, max_slope_deg=20.0, min_ocean_distance_m=4.0, edge_margin_m=edge)
 
     def fit(spawn: XZ):
         yaw = float(streams.sites.uniform(-math.pi, math.pi))
 
         def at(distance: float, bearing: float) -> XZ:
-            dx, dz = facing_direction(yaw + bearing)
+            dx, dz = geometry.facing_direction(yaw + bearing)
             return spawn[0] + distance * dx, spawn[1] + distance * dz
 
         def problem(label: str, point: XZ, steepest: float) -> str:
-            if not bool(ground.contains(*point)) or not is_dry_land(ground, *point, min_water_distance_m=1.0):
+            if not bool(ground.contains(*point)) or not geometry.is_dry_land(ground, *point, min_water_distance_m=1.0):
                 return f"{label} at {point} would not be on dry land"
-            if slopes[triangle_index(ground, *point)] > steepest:
+            if slopes[geometry.triangle_index(ground, *point)] > steepest:
                 return f"{label} at {point} would be on ground steeper than {steepest} degrees"
             return ""
 
@@ -275,8 +257,8 @@ def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPla
             discs = [(x, z, CLEAR_RADIUS_M) for x, z in tool_sites + prey_sites]
             if plan.prey_in_sight:
                 for point in prey_sites:
-                    discs.extend(corridor_discs(spawn, point, SIGHT_CORRIDOR_M))
-            outdoor = assemble_outdoor_world(
+                    discs.extend(sites.corridor_discs(spawn, point, SIGHT_CORRIDOR_M))
+            outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task=task, difficulty=difficulty, spawn=spawn, spawn_yaw_rad=yaw,
                 foods=(), tree_site=None, keep_clear=discs, food_in_sight=False, clear_sight_lines=False,
                 food_on_foot=False,
@@ -298,31 +280,18 @@ def build_prey_layout(streams: Streams, config: OutdoorTaskConfig, plan: PreyPla
 
         return build
 
-    return build_at_first_fitting_site(
-        candidate_points(streams.sites, ground, mask, config.site_attempts), fit,
+    return sites.build_at_first_fitting_site(
+        sites.candidate_points(streams.sites, ground, mask, config.site_attempts), fit,
         max_builds=ASSEMBLY_ATTEMPTS, failure=f"{task}: no spawn site keeps every tool and prey on reachable ground",
     )
 
 
+# --- the prey tasks' knobs and generator --------------------------------------------------------
+
 #: Island sides are multiples of this, metres (the exporter's chunks split them exactly).
 WORLD_SIZE_STEP_M = 32.0
-
-
-def world_side_m(size_m: float) -> float:
-    """``size_m`` rounded down to a multiple of ``WORLD_SIZE_STEP_M`` (at least one step), metres."""
-    return max(WORLD_SIZE_STEP_M, WORLD_SIZE_STEP_M * math.floor(size_m / WORLD_SIZE_STEP_M + 1e-9))
-
-
-def ladder_kinds(ladder: Sequence[str], difficulty: float, kinds_per_unit: float) -> tuple[str, ...]:
-    """The first ``min(len(ladder), 1 + floor(kinds_per_unit * difficulty))`` kinds of ``ladder``."""
-    return tuple(ladder[:min(len(ladder), 1 + int(math.floor(kinds_per_unit * difficulty + 1e-9)))])
-
-
-def spread_bearings(bearing_rad: float, distance_m: float, count: int, spacing_m: float) -> tuple[float, ...]:
-    """Bearings of ``count`` items at ``distance_m`` on an arc round the spawn, centred on
-    ``bearing_rad``, each turned ``atan(spacing_m / distance_m)`` from the next (about
-    ``spacing_m`` apart at a few metres; closer near the spawn)."""
-    return tuple(bearing_rad + math.atan2((i - (count - 1) / 2.0) * spacing_m, distance_m) for i in range(count))
+#: Tools lie on an arc round the spawn, about this far apart, metres.
+TOOL_SPACING_M = 1.2
 
 
 def whole_count(value: float) -> int:
@@ -335,14 +304,91 @@ def signed_bearing_rad(rng: np.random.Generator, limit_deg: float) -> float:
     return math.radians(float(rng.uniform(-1.0, 1.0)) * limit_deg)
 
 
-def draw_prey(rng: np.random.Generator, kinds: Sequence[str], prey_kind: Optional[str],
-              distance_m: tuple[float, float], bearing_limit_deg: float) -> tuple[str, float, float]:
-    """One prey's (species, distance from the spawn in metres, bearing in radians), drawn in that
-    order from ``rng``: the species uniformly from ``kinds``, replaced by ``prey_kind`` when it is
-    forced (one of :data:`PREY_LADDER`; the draw is still made), the distance uniformly in
-    ``distance_m``, the bearing within ``bearing_limit_deg`` either side of the spawn's facing."""
+def spread_bearings(bearing_rad: float, distance_m: float, count: int, spacing_m: float) -> tuple[float, ...]:
+    """Bearings of ``count`` items at ``distance_m`` on an arc round the spawn, centred on
+    ``bearing_rad``, each turned ``atan(spacing_m / distance_m)`` from the next (about
+    ``spacing_m`` apart at a few metres; closer near the spawn)."""
+    return tuple(bearing_rad + math.atan2((i - (count - 1) / 2.0) * spacing_m, distance_m) for i in range(count))
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class PreyKnobs:
+    """Every factor of a prey world (throw, hunt) that the difficulty d in [0, 1] sets; each task's
+    ``KNOBS`` is one (its page quotes it). Bands are drawn from uniformly."""
+
+    #: Species in use: the first ``min(8, 1 + floor(kinds_per_unit * d))`` of ``PREY_LADDER``.
+    kinds_per_unit: int = len(PREY_LADDER)
+    #: Horizontal distance from the spawn to the prey, metres.
+    prey_distance_m: Band
+    #: The prey lies within this angle of the spawn's facing direction, either side, degrees.
+    prey_bearing_deg: Ramp = Ramp(0.0, 180.0)
+    #: Below this difficulty plants are kept off the spawn's sight line to the prey (inf: always).
+    prey_in_sight_below: float = math.inf
+    #: The prey wanders at this fraction of its species' idle speed (0 at d = 0: it sits still).
+    wander_speed_fraction: Ramp = Ramp(0.0, 1.0)
+    #: Tools in the world, rounded to the nearest whole tool.
+    tool_count: Ramp
+    #: Chance that a tool is a stick, else a rock (0: every tool a rock, and nothing is drawn).
+    stick_probability: float = 0.0
+    #: Horizontal distance from the spawn to the tools' arc, metres.
+    tool_distance_m: Band
+    #: The tools lie within this angle of the spawn's facing direction, either side, degrees.
+    tool_bearing_deg: Ramp = Ramp(0.0, 180.0)
+    #: Side of the island, rounded down to a multiple of 32 m, metres.
+    world_size_m: Ramp
+    #: Training episodes are truncated after this many seconds.
+    training_time_limit_s: Ramp
+
+    def species_at(self, difficulty: float) -> tuple[str, ...]:
+        """The species in use at ``difficulty``: the first of :data:`PREY_LADDER`."""
+        count = 1 + int(math.floor(self.kinds_per_unit * difficulty + 1e-9))
+        return PREY_LADDER[:min(len(PREY_LADDER), count)]
+
+    def tools_at(self, difficulty: float) -> int:
+        """How many tools a world at ``difficulty`` holds."""
+        return whole_count(self.tool_count.at(difficulty))
+
+    def world_side_m_at(self, difficulty: float) -> float:
+        """Side of the island at ``difficulty``: the knob rounded down to a multiple of
+        :data:`WORLD_SIZE_STEP_M` (at least one step), metres."""
+        size = self.world_size_m.at(difficulty)
+        return max(WORLD_SIZE_STEP_M, WORLD_SIZE_STEP_M * math.floor(size / WORLD_SIZE_STEP_M + 1e-9))
+
+
+def draw_plan(rng: np.random.Generator, knobs: PreyKnobs, difficulty: float, prey_kind: Optional[str] = None) -> PreyPlan:
+    """The factors of a prey world at ``difficulty`` (drawn from ``rng``, the task's own stream), in
+    this order: the species (replaced by ``prey_kind``, one of :data:`PREY_LADDER`, when it is
+    forced; the draw is still made), the prey's distance and bearing, each tool's kind (only where
+    a tool may be a stick), the tools' distance and bearing."""
+    kinds = knobs.species_at(difficulty)
     species = kinds[int(rng.integers(len(kinds)))]
     if prey_kind is not None:
         species = check_choice(prey_kind, "prey_kind", PREY_LADDER)
-    distance = float(rng.uniform(*distance_m))
-    return species, distance, signed_bearing_rad(rng, bearing_limit_deg)
+    prey_distance = float(rng.uniform(*knobs.prey_distance_m.at(difficulty)))
+    prey_bearing = signed_bearing_rad(rng, knobs.prey_bearing_deg.at(difficulty))
+    count = knobs.tools_at(difficulty)
+    rock, stick = PREY_TOOLS
+    tools = ((rock,) * count if knobs.stick_probability <= 0.0 else
+             tuple(stick if rng.uniform() < knobs.stick_probability else rock for _ in range(count)))
+    tool_distance = float(rng.uniform(*knobs.tool_distance_m.at(difficulty)))
+    tool_bearing = signed_bearing_rad(rng, knobs.tool_bearing_deg.at(difficulty))
+    return PreyPlan(
+        species=(species,), prey_distance_m=(prey_distance,), prey_bearing_rad=(prey_bearing,),
+        tools=tools, tool_distance_m=(tool_distance,) * count,
+        tool_bearing_rad=spread_bearings(tool_bearing, tool_distance, count, TOOL_SPACING_M),
+        wander_speed_fraction=float(np.clip(knobs.wander_speed_fraction.at(difficulty), 0.0, 1.0)),
+        world_size_m=knobs.world_side_m_at(difficulty),
+        prey_in_sight=difficulty < knobs.prey_in_sight_below,
+    )
+
+
+def build_prey_task(rng: np.random.Generator, difficulty: float, config: object | None = None,
+                    forced: Optional[Mapping[str, str]] = None, *, knobs: PreyKnobs, task: str) -> PreyLayout:
+    """The ``task`` world for ``difficulty``: its plan drawn from ``knobs`` (:func:`draw_plan`, on the
+    food stream) and built on a fresh island (:func:`build_prey_layout`); ``forced`` may pin
+    ``prey_kind``, the species. Raises ``ImpossibleWorldError`` if the island offers no place that
+    keeps the guarantees. A prey task's generator is this with its knobs and name bound."""
+    config = assembly.resolve_config(config)
+    streams = assembly.split_streams(rng)
+    plan = draw_plan(streams.food, knobs, difficulty, (forced or {}).get("prey_kind"))
+    return build_prey_layout(streams, config, plan, task=task, difficulty=difficulty)

@@ -16,9 +16,9 @@ import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
 from avalon.datagen.terrain import HeightMap
+from avalon.errors import is_int_in
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.geometry import DRY_MARGIN_M, XZ, KeepClear
-from avalon.validation import is_int_in
 
 Site = TypeVar("Site")
 Built = TypeVar("Built")

@@ -1,13 +1,13 @@
 """Solid blocks burned into a world's height map: static boxes and items in their solved places,
 for the solvability certificates of object tasks.
 
-The certificate's searches (:mod:`avalon.tasks.kit.routes`) know only the height map. An object
+The certificate's searches (:mod:`avalon.tasks.kit.certificate`) know only the height map. An object
 task's world holds static boxes (a ledge) and loose items (a boulder, stones, a log) that the
 searches do not see; :func:`with_blocks` raises the grid to each :class:`Block`'s top over its
 footprint (a ledge as it stands, an item where the task's solution puts it), and
 :func:`block_faces` says which height-map triangles stand for a block's side: a box's face is
 vertical, while on the grid it slopes over one cell, so a search must treat those triangles as
-vertical faces (``sheer_triangles`` of :func:`~avalon.tasks.kit.routes.certify`). A block smaller
+vertical faces (``sheer_triangles`` of :func:`~avalon.tasks.kit.certificate.certify`). A block smaller
 than a few cells (a boulder's top on a 1 m grid is one grid point) needs a finer grid:
 :func:`refined` gives the same surface on one (exactly: each new triangle lies in one old one).
 :func:`window` cuts the terrain round a place into a world of its own, so a certificate's search
@@ -22,7 +22,7 @@ from typing import Iterable
 import attr
 import numpy as np
 
-from avalon import validation as check
+from avalon import errors as check
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules.tools import TOOL_SIZE_M

@@ -2,34 +2,86 @@
 
 A task module ``avalon/tasks/<name>.py`` starts with its table of difficulty curves (``KNOBS``)
 and ends with ``TASK = TaskSpec(name="<name>", ...)``; :mod:`avalon.tasks` finds it there. The
-curriculum asks the spec for the training time limit and the property tests
-(``tests/tasks/test_every_task.py``) check every registered world against it.
+spec is every fact the rest of the system knows about the task: the curriculum asks it for the
+training time limit and its group (the paper's protocols), the evaluation sets for whether and
+from which set version they hold it and what they may force, the scripted reference agent for
+its follower and route, the carry task for its carry variant, compositional worlds for its
+obstacle piece, and the property tests (``tests/tasks/test_every_task.py``) check every
+registered world against it. No list of task names exists anywhere else.
+
+References to code in layers above the tasks (the scripted agents) are lazy: a
+``"module:attribute"`` string, imported when :func:`resolve_reference` is asked for it.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import attr
 import numpy as np
 
 from avalon.datagen.world import World
+from avalon.errors import is_int_in
 from avalon.rules.mechanics import STEPS_PER_SECOND
+from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.forcing import Forcing
-from avalon.validation import is_int_in
+from avalon.tasks.kit.obstacle import ObstacleFunction
 
-#: ``(rng, difficulty, config) -> World``: the world of one attempt; raises
+#: ``(rng, difficulty, config) -> World`` (or a layout whose ``.world`` is the World, such as a
+#: task's ``build_layout``): the world of one attempt; raises
 #: :class:`~avalon.tasks.kit.ImpossibleWorldError` when the draws cannot keep the task's guarantees.
 #: A task with ``TaskSpec.forcing`` also takes the forced options as the keyword ``forced``
 #: (:class:`~avalon.tasks.kit.forcing.ForcedOptions`; the registry passes it only when some are).
 TaskGenerator = Callable[[np.random.Generator, float, Optional[object]], World]
-#: ``world -> Certificate``: the solvability certificate (:func:`avalon.tasks.kit.routes.certify`,
+#: ``world -> Certificate``: the solvability certificate (:func:`avalon.tasks.kit.certificate.certify`,
 #: with the task's required skills and fall limits) of a world the task made.
 TaskCertifier = Callable[[World], object]
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
+_REFERENCE = re.compile(r"[a-z_][\w.]*:[A-Za-z_]\w*")
+
+#: The groups of the paper's tasks (section 5.1): the 16 basic tasks and the 4 compositional ones.
+TASK_GROUPS = ("basic", "compositional")
+#: How many tasks of each group the paper has (Table 1).
+PAPER_TASK_COUNTS = {"basic": 16, "compositional": 4}
+
+
+def resolve_reference(reference: str) -> Any:
+    """The object a ``"module:attribute"`` reference names, imported now; ``ValueError`` naming the
+    reference when the module or the attribute does not exist."""
+    if not isinstance(reference, str) or not _REFERENCE.fullmatch(reference):
+        raise ValueError(f"reference {reference!r}: expected 'module:attribute'")
+    module_name, name = reference.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise ValueError(f"reference {reference!r}: no module {module_name!r} ({error})") from error
+    if not hasattr(module, name):
+        raise ValueError(f"reference {reference!r}: module {module_name!r} has no attribute {name!r}")
+    return getattr(module, name)
+
+
+def _check_reference(instance, attribute, value) -> None:
+    if value is not None and (not isinstance(value, str) or not _REFERENCE.fullmatch(value)):
+        raise ValueError(f"TaskSpec.{attribute.name}={value!r}: expected None or a 'module:attribute' reference")
+
+
+def _check_group(instance, attribute, value) -> None:
+    if value is not None and value not in TASK_GROUPS:
+        raise ValueError(f"TaskSpec.group={value!r}: expected None (a test world) or one of {TASK_GROUPS}")
+
+
+def _check_row(instance, attribute, value) -> None:
+    if value is not None and not is_int_in(value, 1, sum(PAPER_TASK_COUNTS.values())):
+        raise ValueError(f"TaskSpec.table_row={value!r}: expected None or the task's row in the paper's Table 1 (1-20)")
+
+
+def _check_set_version(instance, attribute, value) -> None:
+    if value is not None and not is_int_in(value, 1, 10**6):
+        raise ValueError(f"TaskSpec.in_sets_from_version={value!r}: expected None or a set version >= 1")
 
 
 def _check_name(instance, attribute, value) -> None:
@@ -55,13 +107,15 @@ class TaskSpec:
     name: str = attr.ib(validator=_check_name)
     #: Makes the task's world for one attempt (see :data:`TaskGenerator`).
     generate: TaskGenerator = attr.ib(validator=attr.validators.is_callable())
-    #: Training episodes are truncated after this many seconds, linear in difficulty. The paper
-    #: (Appendix B.1) tunes them so 98% of human trials fit without giving them; ours are a few
-    #: times what a direct solution takes.
+    #: The task's table of difficulty curves (its module's ``KNOBS``), quoted on its doc page.
+    knobs: Optional[object] = attr.ib(default=None)
+    #: Training episodes are truncated after this many seconds, linear in difficulty (default: the
+    #: knobs' ``training_time_limit_s``). The paper (Appendix B.1) tunes them so 98% of human trials
+    #: fit without giving them; ours are a few times what a direct solution takes.
     training_time_limit_s: Ramp = attr.ib(validator=_check_time_limit)
     #: The world's own time limit, frames at 10 per simulated second; evaluation uses it (paper,
-    #: Appendix G.3: 5 minutes for every basic task but stack, carry and explore).
-    evaluation_time_limit_frames: int = attr.ib(validator=_check_frames)
+    #: Appendix G.3: 5 minutes, the default, for every basic task but stack, carry and explore).
+    evaluation_time_limit_frames: int = attr.ib(default=TIME_LIMIT_FRAMES, validator=_check_frames)
     #: Whether every food can be seen from the spawn's eyes once the agent turns in place.
     food_visible_from_spawn: bool = attr.ib(validator=attr.validators.instance_of(bool))
     #: Whether every food can be reached on foot from the spawn (over walkable triangles of the
@@ -78,8 +132,44 @@ class TaskSpec:
     #: sets force one world per value (eat: every food kind). Its generator then takes ``forced``.
     forcing: tuple[Forcing, ...] = attr.ib(
         default=(), converter=tuple, validator=attr.validators.deep_iterable(attr.validators.instance_of(Forcing)))
-    #: Whether evaluation sets (``avalon/evalsets/``) hold worlds of this task (not the trivial test world).
-    in_evaluation_sets: bool = attr.ib(default=True, validator=attr.validators.instance_of(bool))
+    #: The paper's group of the task ("basic" or "compositional"; None: a test world such as
+    #: ``trivial``): the training protocols (``MT-TB``, ``MT-TC``, ``MT-TA``) read it.
+    group: Optional[str] = attr.ib(default="basic", validator=_check_group)
+    #: The task's row in the paper's Table 1 (1-20: eat 1 ... carry 16, navigate 17 ... gather 20):
+    #: the order in which tasks are listed wherever they are listed together.
+    table_row: Optional[int] = attr.ib(default=None, validator=_check_row)
+    #: The first version of the evaluation sets that holds worlds of this task (None: no set does,
+    #: as for the trivial test world). A set of version v holds every task whose version is <= v.
+    in_sets_from_version: Optional[int] = attr.ib(default=None, validator=_check_set_version)
+    #: The task's obstacle as a piece (:mod:`avalon.tasks.kit.obstacle`), for tasks whose obstacle
+    #: can stand between an agent and its goal; the task's own generator places it round the food.
+    obstacle: Optional[ObstacleFunction] = attr.ib(
+        default=None, validator=attr.validators.optional(attr.validators.is_callable()))
+    #: The scripted reference agent, ``"module:attribute"`` of a callable ``(world, route) ->
+    #: follower`` (``avalon.agent.scripted``); None: the task has no reference agent.
+    reference_agent: Optional[str] = attr.ib(default=None, validator=_check_reference)
+    #: Where the reference agent's route comes from, ``world -> Route``; None: the certificate's.
+    reference_route: Optional[Callable[[World], object]] = attr.ib(
+        default=None, validator=attr.validators.optional(attr.validators.is_callable()))
+    #: Whether an episode also succeeds when the agent ate at least one food and ends with more
+    #: energy than it started with (Appendix M's rule for the tasks of several foods); else only
+    #: "every food eaten" is a success.
+    succeeds_on_energy_gain: bool = attr.ib(default=False, validator=attr.validators.instance_of(bool))
+    #: The task's variant in the carry task (its items lie away from where they are used),
+    #: ``"module:attribute"`` of a ``CarryVariant``; None: carry has no variant of this task.
+    carry_variant: Optional[str] = attr.ib(default=None, validator=_check_reference)
+
+    @property
+    def in_evaluation_sets(self) -> bool:
+        """Whether any evaluation set holds worlds of this task."""
+        return self.in_sets_from_version is not None
+
+    @training_time_limit_s.default
+    def _knobs_time_limit(self) -> Ramp:
+        limit = getattr(self.knobs, "training_time_limit_s", None)
+        if limit is None:
+            raise ValueError(f"TaskSpec(name={self.name!r}): give training_time_limit_s, or knobs with a training_time_limit_s")
+        return limit
 
     def training_time_limit_frames(self, difficulty: float) -> int:
         """Frames after which a training episode at ``difficulty`` is truncated."""

@@ -14,6 +14,7 @@ extends KinematicBody
 
 const Protocol = preload("res://generated/protocol.gd")
 const Corpse = preload("res://entities/animals/corpse.gd")
+const AnimalMesh = preload("res://entities/animals/animal_mesh.gd")
 const AnimalMaterial = preload("res://entities/animals/animal_material.tres")  # back faces culled
 const TwoSidedMaterial = preload("res://entities/animals/animal_material_two_sided.tres")
 const AnimalBody = preload("res://native/animal_body.gdns")  # native/animal_body.c
@@ -70,7 +71,6 @@ const HIT = 1
 const KNOCKED_OUT = 2
 # What a native class's refusal of its setup most likely means (animals.gd says it too).
 const NATIVE_LIBRARY_STALE = "is godot/native/libavalon_native.so older than native/? Run `make setup`"
-const HIDDEN_FACE_TOLERANCE_M = 1e-4  # a face on another part's surface counts as inside it (see _build_mesh)
 
 export var species = ""
 export var is_predator = true
@@ -172,7 +172,7 @@ func _ready():
 	shape_node.name = "Shape"
 	shape_node.shape = shape
 	add_child(shape_node)
-	_mesh = _build_mesh()
+	_mesh = AnimalMesh.build(parts)
 	var mesh_instance = MeshInstance.new()
 	mesh_instance.name = "Mesh"
 	mesh_instance.mesh = _mesh
@@ -181,7 +181,7 @@ func _ready():
 	add_child(mesh_instance)
 	_mesh_instance = mesh_instance
 	_mesh_box = _mesh.get_aabb()
-	# Back faces are culled (see _build_mesh), which draws the same image as long as the camera sees
+	# Back faces are culled (see animal_mesh.gd), which draws the same image as long as the camera sees
 	# the animal from outside its parts; a camera inside one, or whose near plane cuts one, would see
 	# through it. So while the eye is within reach of that (the near plane's corners, this far from
 	# the eye, + SEE_THROUGH_MARGIN_M, from the mesh's bounds) its body has it drawn two-sided
@@ -335,7 +335,7 @@ func _i_see_agent(agent):
 # Nothing but the agent and what it holds is between `from` and `to`.
 func _clear_line(from, to, agent):
 	if agent.exclude == null:  # (asked for once per step, the first time an animal needs it)
-		agent.exclude = agent.mechanics.agent_and_held_rids()
+		agent.exclude = agent.holds.agent_and_held_rids()
 	var excluded = agent.exclude.duplicate()
 	excluded.append(get_rid())
 	return get_world().direct_space_state.intersect_ray(from, to, excluded).empty()
@@ -494,77 +494,3 @@ func knock_out():
 	_down.append(self)
 	$Shape.disabled = true
 	visible = false
-
-
-# ---- Looks ------------------------------------------------------------------------------------
-
-# One flat-shaded mesh with vertex colours from the body plan: one draw call per animal. Indexed
-# (a face's two triangles share its corners) and without normals (drawn unshaded). The outside
-# faces wind clockwise, Godot's front faces, and AnimalMaterial culls the back faces: each part is
-# a closed solid, so seen from outside a back face is always behind a front face of the same part
-# (for a camera inside or next to the animal see _near_eye_m). A face inside another box part
-# (a leg's top in the body, say) can never be seen from outside and is left out: fewer triangles
-# for the rasterizer, the same picture.
-func _build_mesh():
-	var surface = SurfaceTool.new()
-	surface.begin(Mesh.PRIMITIVE_TRIANGLES)
-	var count = parts.size() / 10
-	var boxes = []  # AABB of each box part (wedges hide nothing: their bounds are not solid)
-	for k in range(count):
-		var o = k * 10
-		var extent = Vector3(parts[o + 4], parts[o + 5], parts[o + 6]) / 2.0
-		boxes.append(AABB(Vector3(parts[o + 1], parts[o + 2], parts[o + 3]) - extent, extent * 2.0) if parts[o] < 0.5 else null)
-	for k in range(count):
-		var o = k * 10
-		var centre = Vector3(parts[o + 1], parts[o + 2], parts[o + 3])
-		var extent = Vector3(parts[o + 4], parts[o + 5], parts[o + 6]) / 2.0
-		var color = Color(parts[o + 7], parts[o + 8], parts[o + 9])
-		var top = 0.0 if parts[o] > 0.5 else 1.0  # a wedge's top is a ridge along z
-		var c = []
-		for corner in range(8):
-			var sx = -1.0 if (corner & 1) == 0 else 1.0
-			var sy = -1.0 if (corner & 2) == 0 else 1.0
-			var sz = -1.0 if (corner & 4) == 0 else 1.0
-			var x = sx * extent.x * (top if sy > 0.0 else 1.0)
-			c.append(centre + Vector3(x, sy * extent.y, sz * extent.z))
-		for face in [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]]:
-			var corners = [c[face[0]], c[face[1]], c[face[2]], c[face[3]]]
-			if not _inside_another(corners, k, boxes):
-				_quad(surface, corners[0], corners[1], corners[2], corners[3], color, centre)
-	surface.index()
-	return surface.commit()
-
-
-# Whether all `points` (a face's corners) are in one box part other than part `k`: being convex,
-# the box then holds the whole face.
-static func _inside_another(points, k, boxes):
-	for j in range(boxes.size()):
-		if j == k or boxes[j] == null:
-			continue
-		var box = boxes[j].grow(HIDDEN_FACE_TOLERANCE_M)
-		var inside = true
-		for point in points:
-			if not box.has_point(point):
-				inside = false
-				break
-		if inside:
-			return true
-	return false
-
-
-func _quad(surface, a, b, c, d, color, centre):
-	var normal = (b - a).cross(c - a)
-	if normal.length() < 1e-9:
-		normal = (c - a).cross(d - a)
-	if normal.length() < 1e-9:
-		return
-	normal = normal.normalized()
-	var flip = normal.dot((a + b + c + d) / 4.0 - centre) < 0.0
-	if flip:
-		normal = -normal
-	var shade = 0.72 + 0.28 * normal.y  # drawn unshaded (one draw call): a fixed light from above
-	var face_color = Color(color.r * shade, color.g * shade, color.b * shade)
-	var order = [a, b, c, a, c, d] if flip else [a, c, b, a, d, c]  # clockwise seen from outside
-	for vertex in order:
-		surface.add_color(face_color)
-		surface.add_vertex(vertex)

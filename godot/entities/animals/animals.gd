@@ -18,7 +18,7 @@ var _previous_feet = Vector3.ZERO
 var _struck = []  # the animals hit in this step's physics (animal.gd: on_hit)
 var _down = []  # the knocked-out animals (animal.gd: knock_out)
 var _clock = [0]  # [the step of the episode, from 1]: the animals' cooldowns end at a step (animal.gd)
-var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "mechanics": null, "exclude": null,
+var _agent = {"feet": Vector3.ZERO, "head": Vector3.ZERO, "speed": 0.0, "camera": null, "holds": null, "exclude": null,
 		"escaped": []}  # what the animals see of the agent this step (animal.gd: _answer, after_think)
 
 
@@ -68,7 +68,7 @@ func setup(world_root, terrain, player, features):
 			return error
 	_previous_feet = player.body.global_transform.origin
 	_agent.camera = player.head.get_node("Camera")
-	_agent.mechanics = player.mechanics
+	_agent.holds = player.mechanics.holds
 	_join(features)
 	return ""
 
@@ -186,20 +186,20 @@ func step(player, dt):
 	attack_damage = damage
 	if not escaped.empty():
 		for species in escaped:
-			player.mechanics.unlock("escaped_" + species)
+			player.mechanics.achievements.unlock("escaped_" + species)
 		escaped.clear()
 
 
 # After the physics step: the hits it brought (to the animals in `_struck`, in the order struck).
-func after_physics(mechanics):
+func after_physics(achievements):
 	if _struck.empty():
 		return
 	for animal in _struck:
 		var outcome = animal.after_physics()
 		if outcome != Animal.NOT_HIT:
-			mechanics.unlock("hit_" + animal.species)
+			achievements.unlock("hit_" + animal.species)
 			if outcome == Animal.KNOCKED_OUT:
-				mechanics.unlock("kill_" + animal.species)
+				achievements.unlock("kill_" + animal.species)
 	_struck.clear()
 
 

@@ -1,7 +1,7 @@
 extends RigidBody
 # What a knocked-out animal leaves behind (entities/animals/animal.gd): a body that falls, can be
 # pushed and, when light enough, carried. A prey's body is food: grasp it and bring it to the
-# head to eat it (+`energy`, as for fruit; agent/mechanics.gd does the eating).
+# head to eat it (+`energy`, as for fruit; agent/holds.gd does the eating).
 
 export var kind = ""  # the species
 export var is_food = false

@@ -9,7 +9,7 @@ from avalon.agent.dreamer.config import DreamerConfig
 from avalon.agent.dreamer.networks import ConvEncoder
 from avalon.agent.dreamer.trainer import train_dreamer
 from avalon.agent.registry import get_algorithm
-from avalon.cli import main
+from avalon.app.main import main
 
 
 def test_the_defaults_are_table_7():

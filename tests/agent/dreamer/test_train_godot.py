@@ -9,8 +9,8 @@ import torch
 
 from avalon.agent import load_checkpoint, load_policy
 from avalon.agent.common.checkpoint import list_checkpoints
+from avalon.app.train import TrainingRun, run_training
 from avalon.env.config import EnvConfig
-from avalon.training_run import TrainingRun, run_training
 from tests.agent.dreamer.conftest import TINY
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]

@@ -10,7 +10,7 @@ from avalon.agent.common.presets import choose_settings
 from avalon.agent.impala.config import IMPALAConfig
 from avalon.agent.impala.pool import make_actor_pool
 from avalon.agent.impala.trainer import train_impala
-from avalon.cli import build_parser, main
+from avalon.app.main import build_parser, main
 from avalon.env.config import EnvConfig
 from avalon.training.curriculum import Curriculum
 

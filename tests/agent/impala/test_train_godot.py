@@ -17,9 +17,9 @@ from avalon.agent.common.checkpoint import list_checkpoints
 from avalon.agent.impala.config import IMPALAConfig
 from avalon.agent.impala.pool import make_actor_pool
 from avalon.agent.impala.trainer import train_impala
+from avalon.app.train import TrainingRun, run_training
 from avalon.env.config import EnvConfig
 from avalon.training.curriculum import Curriculum, CurriculumConfig
-from avalon.training_run import TrainingRun, run_training
 
 # One local Ray at a time: the Ray tests share a pytest-xdist worker.
 pytestmark = [pytest.mark.godot, pytest.mark.slow, pytest.mark.xdist_group("ray")]

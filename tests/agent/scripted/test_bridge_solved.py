@@ -25,9 +25,10 @@ from avalon.agent.scripted.policy import follower_for
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world
-from avalon.tasks.bridge import LOG_SIZE_M, layout_of, log_footprint
+from avalon.tasks.bridge import layout_of
+from avalon.tasks.kit.log import LOG_SIZE_M, log_footprint
 from tests.agent.scripted.track import Track
-from tests.env.camera import colour_mask, world_points
+from tests.game.camera import colour_mask, world_points
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -67,7 +68,7 @@ def test_the_scripted_agent_crosses_on_the_log_and_eats_the_food(env, tmp_path, 
 
 
 def test_bridge_worlds_get_the_log_bridge_follower():
-    # ScriptedPolicy and bin/scripted_agent_success.py take their follower from follower_for.
+    # ScriptedPolicy and evaluation's ReferencePolicy take their follower from follower_for.
     world, route = task_route("bridge", 0.0, 0)
     assert type(follower_for(world, route)) is LogBridgeFollower
     jump_world, jump_route = task_route("jump", 0.0, 0)

@@ -19,7 +19,7 @@ from avalon.agent.scripted.policy import follower_for
 from avalon.agent.scripted.task_routes import route_for
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world, carry
-from avalon.tasks.bridge import log_footprint
+from avalon.tasks.kit.log import log_footprint
 from tests.agent.scripted.track import Track
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]

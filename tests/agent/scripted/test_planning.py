@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import math
 
+import attr
 import numpy as np
 import pytest
 
 from avalon.agent.scripted.actions import TURN_PER_STEP_RAD, action, steps_to_turn, turn_rate
+from avalon.agent.scripted.avoid import AvoidFollower
 from avalon.agent.scripted.body import Body
 from avalon.agent.scripted.follower import SKILL_PRIMITIVES, FollowResult, RouteFollower, step_primitive
 from avalon.agent.scripted.ground import Ground
 from avalon.agent.scripted.paths import EDGE_CLEARANCE_M, plan_walk
-from avalon.agent.scripted.task_routes import walk_route
+from avalon.agent.scripted.policy import follower_for
+from avalon.agent.scripted.task_routes import route_for, walk_route
 from avalon.datagen.scenery import SceneryInstance, SceneryKind
 from avalon.datagen.world import Entity, FlatGround, World
 from avalon.rules import mechanics
-from avalon.tasks import move
+from avalon.tasks import TASKS, move
+from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
+from avalon.tasks.kit.spec import TaskSpec
 
 
 def _body(position=(0.0, 0.0, 0.0), yaw=0.0, head=1.7, pitch=0.0) -> Body:
@@ -116,12 +121,30 @@ def test_the_walk_route_of_a_move_world_crosses_the_chasm_on_its_causeway(diffic
 def test_walk_route_refuses_tasks_it_does_not_know_and_bad_input():
     with pytest.raises(ValueError, match="unknown task 'swim'"):
         walk_route("swim", 0.0, 0)
-    with pytest.raises(ValueError, match="'trivial' is not one of"):
+    with pytest.raises(ValueError, match="task 'trivial' has no reference agent"):
         walk_route("trivial", 0.0, 0)
+    with pytest.raises(ValueError, match="task 'jump' has no walking route of its own: its route comes from the solvability"):
+        walk_route("jump", 0.0, 0)
     with pytest.raises(ValueError, match="difficulty nan"):
         walk_route("eat", float("nan"), 0)
     with pytest.raises(ValueError, match="seed -1"):
         walk_route("eat", 0.0, -1)
+
+
+def test_the_follower_and_the_route_come_from_the_task_spec(monkeypatch):
+    # A task the scripted agents have never heard of: its spec alone names its follower and route.
+    route = Route(start=(0.0, 0.0, 0.0), steps=(RouteStep("walk", (0.0, 0.0, -2.0)),))
+    toy = TaskSpec(name="toy", generate=lambda rng, d, config: _flat_world(), training_time_limit_s=Ramp(10.0),
+                   food_visible_from_spawn=True, food_reachable_on_foot=True,
+                   reference_agent="avalon.agent.scripted.avoid:AvoidFollower", reference_route=lambda world: route)
+    monkeypatch.setitem(TASKS, "toy", toy)
+    world = attr.evolve(_flat_world([Entity(kind="apple", name="apple", position=(0.0, 0.15, -3.0))]), task="toy")
+    assert route_for(world) is route
+    assert type(follower_for(world, route)) is AvoidFollower
+    monkeypatch.setitem(TASKS, "toy", attr.evolve(toy, reference_agent=None))
+    for call in (lambda: route_for(world), lambda: follower_for(world, route)):
+        with pytest.raises(ValueError, match="task 'toy' has no reference agent"):
+            call()
 
 
 def test_a_follower_must_be_reset_and_reports_what_it_has_done():

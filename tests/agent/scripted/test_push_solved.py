@@ -3,7 +3,7 @@ first physics steps; the scripted agent, following ``task_route("push", d, seed)
 the ledge's foot (a 400 kg boulder 4-8 m at d = 1, seen there in its own frames), jumps onto it and
 onto the ledge, eats the apple and gets ``success`` at d = 0 and d = 0.5, in evaluation mode.
 
-Where the boulder is is read from the agent's frames (``tests/env/camera.py``): the test colours the
+Where the boulder is is read from the agent's frames (``tests/game/camera.py``): the test colours the
 boulder magenta (its colour only; size, mass and place are the generated world's)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.rules.tools import TOOL_SIZE_M
 from avalon.tasks import push
-from tests.env.camera import colour_mask, world_points
+from tests.game.camera import colour_mask, world_points
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 

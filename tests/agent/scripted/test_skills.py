@@ -1,5 +1,5 @@
 """The scripted agent's jump, climb and fall primitives in the real simulator, on purpose-built
-worlds (as tests/env/test_mechanics.py builds them): it follows a one- or two-step route, then eats
+worlds (as tests/game/agent/test_mechanics.py builds them): it follows a one- or two-step route, then eats
 the apple at its end; where the skill cannot work (a gap too wide, an unclimbable wall) it fails at
 that step and says why."""
 

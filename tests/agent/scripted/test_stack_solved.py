@@ -1,11 +1,11 @@
 """The scripted agent solves stack worlds of d = 0 in the real simulator: following the certificate's
 route (``task_route("stack", 0, seed)``: walk to the staircase's foot, jump up its two layers of
-stones, jump onto the plateau) over the ground with the staircase in place (``stack.solved_world``:
+stones, jump onto the plateau) over the ground with the staircase in place (its ``blocks()`` burned in:
 the stones standing where the generator put them), it eats the apple on the plateau, in evaluation
 mode within the world's own time limit, four seeds. And the stones of a world (loose on the yard,
 or a built staircase's top) rest where the generator put them: seen from the agent's own camera
-(``tests/env/camera.py``) in place after the first physics steps and still 40 steps later. And the
-carrying primitives (``avalon/agent/scripted/carry.py``) take a liftable stone lying on a stack
+(``tests/game/camera.py``) in place after the first physics steps and still 40 steps later. And the
+carrying primitives (``avalon/agent/scripted/pick_and_place.py``) take a liftable stone lying on a stack
 world's yard, carry it to the staircase and set it down."""
 
 from __future__ import annotations
@@ -17,19 +17,21 @@ import numpy as np
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
-from avalon.agent.scripted.carry import carry_primitives
 from avalon.agent.scripted.episode import run_episode
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
 from avalon.agent.scripted.ground import Ground
-from avalon.agent.scripted.jump_up import standing_jumps
+from avalon.agent.scripted.pick_and_place import carry_primitives
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.datagen.world import tool_entity
-from avalon.tasks import build_world, stack
+from avalon.tasks import build_world
+from avalon.tasks.kit import staircase as kit_staircase
 from avalon.tasks.kit.geometry import ground_height, yaw_towards
 from avalon.tasks.kit.route import Route
-from tests.env.camera import colour_mask, world_points
-from tests.env.test_mechanics import Run, _rate_toward
+from avalon.tasks.kit.solved import with_blocks
+from tests.agent.scripted.standing_jump import standing_jumps
+from tests.game.camera import colour_mask, world_points
+from tests.game.runs import Run, rate_toward
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -39,10 +41,10 @@ SEEDS = (0, 1, 2, 3)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_scripted_agent_jumps_up_the_stones_and_eats_the_food(env, tmp_path, seed):
     world, route = task_route("stack", 0.0, seed)
-    staircase = stack.staircase_of(world)
+    staircase = kit_staircase.staircase_of(world)
     assert [step.skill for step in route.steps].count("jump") == staircase.layers + 1
     world_dir = export_world(world, tmp_path / f"stack-0-{seed}")
-    follower = RouteFollower(stack.solved_world(world), route, foods=world.food,
+    follower = RouteFollower(with_blocks(world, staircase.blocks()), route, foods=world.food,
                               primitives=standing_jumps(route_primitives(route), Ground(world)))
     episode = run_episode(env, follower, seed=seed, options={"world_dir": str(world_dir)})
     where = f"stack d=0 seed={seed}: {episode.follow.describe()}"
@@ -51,7 +53,7 @@ def test_the_scripted_agent_jumps_up_the_stones_and_eats_the_food(env, tmp_path,
     assert {"jump", "eat"} <= episode.info["achievements"], where
     assert all(result.succeeded for result in episode.follow.primitives), where
     # It ate up on the plateau: the stones' two layers and the ledge above the yard.
-    assert episode.info["world_body_position"][1] >= staircase.base_m + stack.cliff_height_m(staircase.layers) - 0.1, where
+    assert episode.info["world_body_position"][1] >= staircase.base_m + kit_staircase.cliff_height_m(staircase.layers) - 0.1, where
 
 
 # --- the stones settle where the generator put them ---------------------------------------------
@@ -103,9 +105,9 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
     # The world as generated but for one stone's colour and where the agent stands: from there it
     # watches a loose stone and, where layers stand built, the staircase's top stone.
     world = build_world("stack", difficulty, seed)
-    staircase = stack.staircase_of(world)
+    staircase = kit_staircase.staircase_of(world)
     stones = [e for e in world.entities if e.kind == "stone"]
-    watched = [stones[-1]] + [s for s in stones if s.position[1] > staircase.base_m + stack.STONE_HEIGHT_M]
+    watched = [stones[-1]] + [s for s in stones if s.position[1] > staircase.base_m + kit_staircase.STONE_HEIGHT_M]
     for stone in watched[:2]:
         (x, z), yaw = _watch_point(world, stone, staircase)
         magenta = attr.evolve(stone, params=(*stone.params, ("base_color", (0.9, 0.1, 0.9))))
@@ -113,9 +115,9 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
                                spawn_position=(x, float(ground_height(world.ground.heightmap, x, z)), z), spawn_yaw_rad=yaw)
         run = Run(camera_env, str(export_world(watching, tmp_path / f"{stone.name}")))
         for k in range(6):  # look 27 degrees down, both hands up over the head, out of view
-            run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=_rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
-                     right_hand_position=_rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
-        placed = np.array([stone.position[0], stone.position[1] + stack.STONE_HEIGHT_M / 2, stone.position[2]])
+            run.step(head_rotation=[-0.5 if k < 3 else 0, 0, 0], left_hand_position=rate_toward(run.hand(0), (-0.3, 2.4, 0.1)),
+                     right_hand_position=rate_toward(run.hand(1), (0.3, 2.4, 0.1)))
+        placed = np.array([stone.position[0], stone.position[1] + kit_staircase.STONE_HEIGHT_M / 2, stone.position[2]])
         seen = []
         for _ in range(40):
             seen.append(_top_face(run))
@@ -136,10 +138,10 @@ def test_the_stones_rest_where_they_were_placed_after_the_first_physics_steps(ca
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_stone_is_grasped_carried_to_the_staircase_and_set_down(env, tmp_path, seed):
     # A standard stone (0.4 x 0.3 x 0.4 m, 10 kg) where the world's last loose stone lies, carried
-    # to 1.5 m beyond the staircase's foot with avalon/agent/scripted/carry.py. The task's own
+    # to 1.5 m beyond the staircase's foot with avalon/agent/scripted/pick_and_place.py. The task's own
     # stones (1.33 m, 35 kg) are grasped but not lifted to the carrying pose (docs/tasks/stack.md).
     world = build_world("stack", 0.3, seed)
-    staircase = stack.staircase_of(world)
+    staircase = kit_staircase.staircase_of(world)
     loose = [e for e in world.entities if e.kind == "stone"][-1]
     small = tool_entity("stone", loose.name, (loose.position[0], staircase.base_m, loose.position[2]), yaw_rad=loose.yaw_rad)
     world = attr.evolve(world, entities=tuple(small if e is loose else e for e in world.entities))

@@ -60,7 +60,7 @@ def test_config_rejects_bad_values_by_name(field, value):
 
 def test_generators_reject_a_foreign_config():
     with pytest.raises(TypeError, match="OutdoorTaskConfig"):
-        eat.generate(np.random.default_rng(0), 0.0, {"world_size": "small"})
+        eat.build_layout(np.random.default_rng(0), 0.0, {"world_size": "small"})
 
 
 def test_streams_are_deterministic_and_independent():

@@ -12,9 +12,9 @@ import pytest
 
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
 from avalon.rules.tools import TOOL_SIZE_M
+from avalon.tasks.kit.certificate import certify, reaches
 from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
-from avalon.tasks.kit.routes import certify, reaches
 from avalon.tasks.kit.solved import Block, block_faces, refined, with_blocks
 from tests.tasks.kit.maps import terrain_world
 

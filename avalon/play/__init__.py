@@ -1,2 +1,0 @@
-"""Human play: ``avalon play`` opens a window in which a person plays a world with keys and mouse
-(:mod:`avalon.play.controls`), and records the episode as human data (:mod:`avalon.play.session`)."""
