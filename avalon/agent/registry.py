@@ -35,6 +35,10 @@ from typing import Any
 import attr
 
 from avalon.agent import dreamer, impala, ppo
+from avalon.agent.common.presets import Preset, find_preset
+from avalon.agent.dreamer.presets import PRESETS as DREAMER_PRESETS
+from avalon.agent.impala.presets import PRESETS as IMPALA_PRESETS
+from avalon.agent.ppo.presets import PRESETS as PPO_PRESETS
 from avalon.errors import is_number_in
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -111,12 +115,25 @@ class Algorithm:
     difficulty_step: float = attr.ib(default=3e-4, validator=lambda _i, a, v: _check_step(a, v))
     #: Builds the envs the train function steps, ``"module:attribute"`` or the function.
     make_envs: Any = attr.ib(default="avalon.training.envs:local_training_envs", validator=_check_reference)
+    #: ``avalon train <name> --preset``'s choices (``avalon.agent.common.presets``): ours have ``cpu`` and
+    #: ``gpu`` (Table 7); none: the run settings' and the config's defaults.
+    presets: tuple[Preset, ...] = attr.ib(default=(), converter=tuple)
 
     def __attrs_post_init__(self) -> None:
-        for kind, values in (("flags", [option.flag for option in self.options]), ("fields", [option.field for option in self.options])):
-            repeated = sorted({value for value in values if values.count(value) > 1})
+        for kind, what, names in (
+            ("options", "flags", [option.flag for option in self.options]),
+            ("options", "fields", [option.field for option in self.options]),
+            ("presets", "names", [preset.name for preset in self.presets]),
+        ):
+            repeated = sorted({name for name in names if names.count(name) > 1})
             if repeated:
-                raise ValueError(f"algorithm {self.name!r}: its options repeat the {kind} {repeated}")
+                raise ValueError(f"algorithm {self.name!r}: its {kind} repeat the {what} {repeated}")
+        if not all(isinstance(preset, Preset) for preset in self.presets):
+            raise ValueError(f"algorithm {self.name!r}: presets must be Preset rows, got {self.presets!r}")
+
+    def preset(self, name: str) -> Preset:
+        """The preset called ``name``; ``ValueError`` listing this algorithm's presets otherwise."""
+        return find_preset(self.name, self.presets, name)
 
     def config_class(self) -> type:
         return resolve(self.config)
@@ -144,7 +161,11 @@ ALGORITHMS: dict[str, Algorithm] = {
             policy_loader="avalon.agent.ppo.policy:policy_from_checkpoint",
             options=(
                 ConfigOption("--unroll", "unroll_steps", int, "steps per env per update (Table 7: 200)"),
-                ConfigOption("--lr", "learning_rate", float, "Adam learning rate (Table 7: 2.5e-4)"),
+                ConfigOption("--lr", "learning_rate", float, "Adam learning rate (Table 7: 2.5e-4), at the first update"),
+                ConfigOption(
+                    "--lr-end", "learning_rate_end", float,
+                    "learning rate at the last step, falling linearly from --lr over the run (Table 7: none, constant)",
+                ),
                 ConfigOption("--clip-range", "clip_range", float, "PPO clip range (Table 7: 0.03)"),
                 ConfigOption("--entropy-cost", "entropy_cost", float, "entropy cost (Table 7: 1.5e-4)"),
                 ConfigOption("--epochs", "epochs", int, "passes over each batch (default 2)"),
@@ -155,6 +176,7 @@ ALGORITHMS: dict[str, Algorithm] = {
                 ),
             ),
             difficulty_step=3e-4,
+            presets=PPO_PRESETS,
         ),
         Algorithm(
             name=impala.NAME,
@@ -196,6 +218,7 @@ ALGORITHMS: dict[str, Algorithm] = {
                 ConfigOption("--max-std", "max_std", float, "upper bound of that std (default 1: a Box's half-width)"),
             ),
             difficulty_step=5e-3,
+            presets=IMPALA_PRESETS,
         ),
         Algorithm(
             name=dreamer.NAME,
@@ -212,6 +235,10 @@ ALGORITHMS: dict[str, Algorithm] = {
                 ConfigOption("--actor-lr", "actor_learning_rate", float, "actor learning rate (Table 7: 1e-5)"),
                 ConfigOption("--critic-lr", "critic_learning_rate", float, "critic (value) learning rate (Table 7: 1e-4)"),
                 ConfigOption("--entropy-cost", "entropy_cost", float, "actor entropy cost (Table 7: 2e-3)"),
+                ConfigOption(
+                    "--continuous-entropy-cost", "continuous_entropy_cost", float,
+                    "entropy cost of the continuous actions (default: --entropy-cost; DreamerV2: 1e-4 for continuous, 1e-3 for discrete)",
+                ),
                 ConfigOption("--collect-steps", "collect_steps", int, "env steps per env between updates (default 5)"),
                 ConfigOption(
                     "--updates-per-collect", "updates_per_collect", int,
@@ -232,6 +259,7 @@ ALGORITHMS: dict[str, Algorithm] = {
                 ConfigOption("--initial-std", "initial_std", float, "std of the actor's continuous actions at the start (default 0.3)"),
             ),
             difficulty_step=6e-4,
+            presets=DREAMER_PRESETS,
         ),
     )
 }

@@ -21,6 +21,7 @@ from typing import Any
 
 import attr
 
+from avalon.agent.common.presets import RUN_SETTINGS, choose_settings, preset_help
 from avalon.agent.registry import ALGORITHMS, Algorithm, get_algorithm
 from avalon.app.options import task_list, video_episode
 from avalon.env.config import EnvConfig
@@ -61,6 +62,9 @@ class TrainingRun:
     progress: bool = True
     #: The learner's torch device: "cpu", or "cuda" where a GPU exists (simulators' actors act on the CPU).
     device: str = "cpu"
+    #: The preset and the options given over it (``avalon.agent.common.presets.RunSettings.to_json``):
+    #: written to ``out_dir/settings.json`` with the algorithm's whole config; None: not written.
+    settings: dict[str, Any] | None = None
 
 
 def env_counts(envs: Any) -> dict[str, float]:
@@ -88,6 +92,7 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     finished episodes are kept.
     """
     from avalon.agent import TrainingInterrupted
+    from avalon.agent.common.checkpoint import latest_checkpoint
     from avalon.agent.common.device import resolve_device
     from avalon.agent.registry import get_algorithm
 
@@ -99,6 +104,9 @@ def run_training(run: TrainingRun) -> dict[str, Any]:
     resolve_device(run.device)  # a bad device fails before any simulator starts
     curriculum = Curriculum(train_tasks, run.curriculum)
     out_dir = Path(run.out_dir)
+    if run.settings is not None and (run.resume or latest_checkpoint(out_dir) is None):  # else the loop refuses the folder
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _write_summary({**run.settings, "config": config.to_dict()}, out_dir / "settings.json")
     envs = algorithm.envs_function()(run.env_config, curriculum, run.num_envs, seed=run.seed, config=config)
     interrupted = None
     try:
@@ -214,20 +222,21 @@ def _cmd_train(args: argparse.Namespace) -> int:
     overrides = {
         option.field: getattr(args, option.dest) for option in algorithm.options if getattr(args, option.dest) is not None
     }
+    settings = choose_settings(algorithm, args.preset, args.device, {key: getattr(args, key) for key in RUN_SETTINGS}, overrides)
     run = TrainingRun(
         out_dir=Path(args.out or f"runs/{algorithm.name}-{time.strftime('%Y%m%d-%H%M%S')}"),
         algorithm=algorithm.name,
         tasks=task_list(args.tasks) if args.tasks else (("eat",) if args.protocol in ("single-task", "multi-task") else ()),
         protocol=args.protocol,
         total_steps=args.steps,
-        num_envs=args.envs,
+        num_envs=settings.run["envs"],
         resume=args.resume,
         seed=args.seed,
-        env_config=EnvConfig(renderer=args.renderer, resolution=args.resolution, action_space=args.action_space),
+        env_config=EnvConfig(renderer=args.renderer, resolution=settings.run["resolution"], action_space=args.action_space),
         curriculum=CurriculumConfig(
-            step_size=args.difficulty_step, initial_difficulty=args.initial_difficulty, enabled=not args.no_curriculum
+            step_size=settings.run["difficulty_step"], initial_difficulty=args.initial_difficulty, enabled=not args.no_curriculum
         ),
-        config_overrides=overrides,
+        config_overrides=settings.config,
         checkpoint_interval_steps=args.checkpoint_every,
         keep_checkpoints=args.keep_checkpoints,
         eval_episodes=args.eval_episodes,
@@ -235,14 +244,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
         eval_time_limits=args.eval_time_limits,
         baseline=args.baseline,
         video_resolution=args.video_resolution,
-        device=args.device,
+        device=settings.device,
+        settings=settings.to_json(),
     )
+    for warning in settings.warnings:
+        print(f"avalon train: warning: {warning}", file=sys.stderr)
     print(
         f"avalon train {algorithm.name}: {run.protocol} on {', '.join(run.tasks) or run.protocol}, {run.total_steps} env steps, "
         f"{run.num_envs} simulators ({run.env_config.renderer}, {run.env_config.resolution}x{run.env_config.resolution}, "
         f"{run.env_config.action_space}), "
         f"curriculum {'on, H_t=' + format(run.curriculum.step_size, 'g') if run.curriculum.enabled else 'off'}"
     )
+    print("\n".join(settings.lines()))
     summary = run_training(run)
     print(
         f"trained {summary['env_steps']} env steps in {summary['updates']} updates, {summary['episodes']} episodes; "
@@ -282,23 +295,24 @@ def _add_train_parser(trainers: argparse._SubParsersAction, algorithm: Algorithm
     """``avalon train <algorithm>``: the options of every training run, and the algorithm's own
     (its registry row's ``options``, between the curriculum's and the checkpoints')."""
     parser = trainers.add_parser(algorithm.name, help=algorithm.summary)
+    parser.add_argument("--preset", choices=[preset.name for preset in algorithm.presets] or None, help=preset_help(algorithm.presets))
     parser.add_argument("--tasks", help="comma-separated training tasks (default eat; the MT-* protocols fix their own)")
     parser.add_argument(
         "--protocol", default="multi-task", choices=("single-task", "multi-task", "MT-TB", "MT-TA", "MT-TC"),
         help="training protocol of the paper's section 5.2 (MT-* fix their own tasks)",
     )
     parser.add_argument("--steps", type=int, default=200_000, help="env steps over all simulators (default 200000)")
-    parser.add_argument("--envs", type=int, default=2, help="simulators stepped in parallel (default 2)")
+    parser.add_argument("--envs", type=int, help="simulators stepped in parallel (default: the preset's)")
     parser.add_argument("--out", help=f"run folder (default runs/{algorithm.name}-TIMESTAMP)")
     parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--renderer", choices=RENDERERS, default="GLES2")
-    parser.add_argument("--resolution", type=int, default=96)
+    parser.add_argument("--resolution", type=int, help="pixels per side (default: the preset's)")
     parser.add_argument("--action-space", choices=tuple(ACTION_SPACES), default="vr")
     parser.add_argument("--no-curriculum", action="store_true", help="difficulties from U[0, 1] (the paper's ablation)")
     parser.add_argument(
-        "--difficulty-step", type=float, default=algorithm.difficulty_step,
-        help=f"H_t of the curriculum (Table 7, {algorithm.title}: {algorithm.difficulty_step:g})",
+        "--difficulty-step", type=float,
+        help=f"H_t of the curriculum (default: the preset's; Table 7, {algorithm.title}: {algorithm.difficulty_step:g})",
     )
     parser.add_argument("--initial-difficulty", type=float, default=0.0, help="d_t at the start (default 0)")
     for option in algorithm.options:
@@ -311,7 +325,8 @@ def _add_train_parser(trainers: argparse._SubParsersAction, algorithm: Algorithm
     parser.add_argument("--baseline", choices=("random",), help="also evaluate this policy on the same worlds and print both")
     parser.add_argument("--video-resolution", type=int, default=256, help="pixels per side of the evaluation GIF's frames (default 256)")
     parser.add_argument(
-        "--device", default="cpu", help="the learner's torch device: cpu (default), cuda or cuda:N where a GPU exists"
+        "--device", default="auto",
+        help="the learner's torch device: auto (default: cuda where torch sees a GPU, else cpu), cpu, cuda or cuda:N",
     )
     parser.set_defaults(handler=_cmd_train)
 

@@ -96,6 +96,28 @@ def test_bad_training_settings_are_named(tmp_path, capsys):
     assert "minibatches=3 does not divide the batch of 100" in capsys.readouterr().err
 
 
+def test_a_preset_is_printed_recorded_and_overridden_by_the_options_given(tmp_path, capsys):
+    """Table 7 on the CPU: one warning naming the CPU preset; the preset's values printed and, with
+    the options given over them, written to settings.json; the run trains with what is in force."""
+    out = tmp_path / "run"
+    code = main(["train", "ppo", "--preset", "gpu", "--device", "cpu", "--tasks", "eat", "--envs", "2", "--resolution", "32",
+                 "--unroll", "50", "--steps", "100", "--out", str(out), "--eval-episodes", "0"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("warning: preset 'gpu' is sized for a GPU") == 1 and "--preset cpu suits a CPU" in captured.err
+    printed = captured.out.splitlines()
+    assert printed[1] == "preset gpu (the paper's Table 7, sized for a GPU machine):"
+    assert "--envs 16, --resolution 96, --difficulty-step 0.0003, --lr 0.00025" in printed[2] and "--clip-range 0.03" in printed[2]
+    assert printed[3] == "  given over it: --envs 2, --resolution 32, --unroll 50"
+    settings = json.loads((out / "settings.json").read_text())
+    assert (settings["preset"], settings["preset_given"], settings["device"]) == ("gpu", True, "cpu")
+    assert settings["run"] == {"envs": 2, "resolution": 32, "difficulty_step": 3e-4}
+    assert (settings["config"]["unroll_steps"], settings["config"]["clip_range"]) == (50, 0.03)
+    checkpoint = torch.load(json.loads((out / "summary.json").read_text())["checkpoint"], weights_only=True)
+    trained = checkpoint["ppo_config"]
+    assert (checkpoint["resolution"], trained["unroll_steps"], trained["learning_rate"]) == (32, 50, 2.5e-4)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_a_training_run_with_a_checkpoint_and_a_summary(tmp_path, signum):
     """Ctrl-C or ``kill PID`` of a training run: exit 128 + the signal, no traceback, a checkpoint

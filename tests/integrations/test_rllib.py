@@ -16,7 +16,7 @@ from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space, unsqu
 from avalon.agent.common.config import NetworkConfig
 from avalon.agent.common.network import ObservationEncoder
 from avalon.env.spaces import RGBD_KEY, ActionCodec, action_space, observation_space
-from avalon.integrations.rllib import avalon_module_spec, env_creator, env_seed
+from avalon.integrations.rllib import avalon_module_spec, check_resources, env_creator, env_seed, resource_request
 
 TINY = NetworkConfig(conv_layers=((8, 4, 4),), image_features=16, proprio_features=16, proprio_layers=1, hidden_features=16)
 
@@ -135,3 +135,28 @@ def test_the_creator_builds_the_curriculum_envs_and_checks_its_keys():
     env = env_creator(EnvContext({}, worker_index=8))  # the refused configs made no env, so counted none
     assert env.vector_index == 0
     env.close()
+
+
+def test_a_config_asking_for_more_cpus_than_the_cluster_has_is_refused_naming_the_fix():
+    two_runners = {"num_env_runners": 2}
+    appo = APPOConfig().environment("CartPole-v1").env_runners(**two_runners)  # one remote learner by default
+    request = resource_request(appo)
+    assert request.actors == (("env runner", 2, 1.0, 0.0), ("learner", 1, 1.0, 0.0))
+    assert request.total("CPU") == 3 and request.total("GPU") == 0
+    with pytest.raises(ValueError) as refused:
+        check_resources(appo, {"CPU": 2, "GPU": 0})
+    message = str(refused.value)
+    assert "APPOConfig asks Ray for 3 CPU (2 env runners x 1 CPU, 1 learner x 1 CPU) and the cluster has 2 CPU" in message
+    assert "wait forever" in message and "config.learners(num_learners=0)" in message
+    # The fixes it names fit: learning in the driver, or a bigger cluster; PPO learns in the driver by default.
+    in_the_driver = APPOConfig().environment("CartPole-v1").env_runners(**two_runners).learners(num_learners=0)
+    assert check_resources(in_the_driver, {"CPU": 2}).total("CPU") == 2
+    assert check_resources(appo, {"CPU": 3}).total("CPU") == 3
+    assert check_resources(PPOConfig().environment("CartPole-v1").env_runners(**two_runners), {"CPU": 2}).total("CPU") == 2
+
+
+def test_a_config_asking_for_a_gpu_the_cluster_lacks_is_refused():
+    config = PPOConfig().environment("CartPole-v1").learners(num_learners=1, num_gpus_per_learner=1)
+    refusal = r"asks Ray for 1 GPU \(.*1 learner x 0 CPU and 1 GPU\) and the cluster has 0 GPU.*Fix: ask for no GPU \(num_gpus"
+    with pytest.raises(ValueError, match=refusal):
+        check_resources(config, {"CPU": 2, "GPU": 0})

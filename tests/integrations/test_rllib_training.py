@@ -18,7 +18,7 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED
 
 from avalon.agent.common.config import NetworkConfig
-from avalon.integrations.rllib import avalon_module_spec, register
+from avalon.integrations.rllib import avalon_module_spec, build_algo, check_resources, register
 
 from ..processes import is_alive, process_environment, tagged_processes
 
@@ -89,7 +89,7 @@ def test_rllib_ppo_trains_on_two_env_runners_with_a_simulator_each_and_leaves_no
         .rl_module(rl_module_spec=avalon_module_spec(TINY))
         .debugging(seed=11)
     )
-    algo = config.build_algo()
+    algo = build_algo(config)
     try:
         results = [algo.train() for _ in range(2)]
         probes = algo.env_runner_group.foreach_env_runner(_probe, local_env_runner=False)
@@ -123,7 +123,7 @@ def test_rllib_appo_trains_one_iteration_with_the_avalon_module(tagged_ray):
         .reporting(min_time_s_per_iteration=0)
         .rl_module(rl_module_spec=avalon_module_spec(TINY))
     )
-    algo = config.build_algo()
+    algo = build_algo(config)
     try:
         env = algo.env_runner.env.unwrapped.envs[0].unwrapped
         for _ in range(5):  # APPO is asynchronous: an iteration may end before its first update
@@ -138,3 +138,21 @@ def test_rllib_appo_trains_one_iteration_with_the_avalon_module(tagged_ray):
     assert math.isfinite(_learner_loss(result))
     assert godot is not None
     _assert_all_ended(tagged_ray, [godot])
+
+
+def test_appo_with_its_default_learner_and_two_env_runners_on_two_cpus_is_refused_at_once(tagged_ray):
+    """RLlib's own build_algo() would wait forever here for a third CPU; the integration's refuses
+    before anything starts, naming the fix (the one the PPO and APPO tests above use)."""
+    config = (
+        APPOConfig()
+        .environment(register(), env_config={"task": "eat", "resolution": 32})
+        .env_runners(num_env_runners=2)
+        .rl_module(rl_module_spec=avalon_module_spec(TINY))
+    )
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=r"asks Ray for 3 CPU .* and the cluster has 2 CPU.*config.learners\(num_learners=0\)"):
+        build_algo(config)
+    assert time.monotonic() - started < 30  # refused, not waited on
+    assert check_resources(config.learners(num_learners=0)).total("CPU") == 2  # the fix fits this Ray
+    ray.shutdown()
+    _assert_all_ended(tagged_ray, [])

@@ -11,6 +11,7 @@ from avalon.errors import int_validator, is_int_in, number_validator
 
 _positive_number = number_validator(above=0)
 _non_negative_number = number_validator(low=0)
+_optional_non_negative_number = number_validator(low=0, optional=True)
 _unit_interval = number_validator(low=0, high=1)
 _positive_int = int_validator(low=1)
 _optional_positive_int = int_validator(low=1, optional=True)

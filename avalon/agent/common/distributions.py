@@ -35,6 +35,8 @@ from torch import Tensor
 from torch.nn import functional as F
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+#: How close to a Box's bound a ``tanh``-bounded mean starts (:meth:`ActionLayout.neutral_raw_means`).
+BOUNDED_MEAN_REACH = 0.95
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -122,12 +124,28 @@ class ActionLayout:
         return cls([ActionPart.from_dict(part) for part in values["parts"]])
 
     def distribution(
-        self, parameters: Tensor, initial_std: float, min_std: float, max_std: float | None = None
+        self, parameters: Tensor, initial_std: float, min_std: float, max_std: float | None = None, bounded_means: bool = False
     ) -> "DictActionDistribution":
         """The distribution whose parameters are the policy head's ``(batch, parameter_size)`` output."""
         if parameters.shape[-1] != self.parameter_size:
             raise ValueError(f"expected {self.parameter_size} policy parameters, got {parameters.shape[-1]}")
-        return DictActionDistribution(self, parameters, initial_std, min_std, max_std)
+        return DictActionDistribution(self, parameters, initial_std, min_std, max_std, bounded_means)
+
+    def neutral_raw_means(self, bounded: bool) -> np.ndarray:
+        """The policy head's mean outputs that give :meth:`neutral_means`: the means themselves, or,
+        for means bounded by ``tanh``, their ``atanh`` with the means kept 0.05 inside the Box
+        (the jump's then is -0.95: 3 stds below its threshold at std 0.3)."""
+        means = self.neutral_means()
+        return np.arctanh(np.clip(means, -BOUNDED_MEAN_REACH, BOUNDED_MEAN_REACH)).astype(np.float32) if bounded else means
+
+    def neutral_means(self) -> np.ndarray:
+        """``(normal_size,)`` float32: each Box value's normalised ``z`` of the env value nearest 0
+        (no motion, no jump): 0 for a ``Box(-1, 1)``, -1 for the mouse-and-keyboard ``jump``'s
+        ``Box(0, 1)``. The policy heads start their means here, so that an untrained policy does
+        nothing on average. Centred on the Box instead, the jump's mean sits on its 0.5 threshold and
+        an untrained agent jumps in half its steps, which spoils most grasps (docs/agent.md)."""
+        neutral = np.clip(0.0, self._low, self._high)
+        return ((neutral - self._centre) / self._half_width).astype(np.float32)
 
     def to_env(self, flat_actions: np.ndarray) -> dict[str, np.ndarray]:
         """Batched env actions (clipped Box values, Discrete values) from ``(batch, action_size)`` flat actions."""
@@ -169,15 +187,19 @@ class DictActionDistribution:
 
     The Normals' std is ``initial_std`` for a raw output of 0, at least ``min_std`` and, with a
     ``max_std``, at most that (a sigmoid between the two instead of a softplus above the lower
-    bound): an entropy bonus can then not spread the actions without limit.
+    bound): an entropy bonus can then not spread the actions without limit. With
+    ``bounded_means`` each mean is ``tanh`` of its raw output, inside the Box (as DreamerV2's
+    actor): beyond a bound every sample clips to the same env action, so nothing would pull a
+    mean back from there.
     """
 
     def __init__(
-        self, layout: ActionLayout, parameters: Tensor, initial_std: float, min_std: float, max_std: float | None = None
+        self, layout: ActionLayout, parameters: Tensor, initial_std: float, min_std: float, max_std: float | None = None,
+        bounded_means: bool = False,
     ) -> None:
         self.layout = layout
         means, raw_std, logits = layout.split_parameters(parameters)
-        self.mean = means
+        self.mean = torch.tanh(means) if bounded_means else means
         if max_std is None:
             self.std = F.softplus(raw_std + softplus_inverse(initial_std - min_std)) + min_std
         else:
@@ -221,7 +243,13 @@ class DictActionDistribution:
         return total
 
     def entropy(self) -> Tensor:
-        total = (self._log_std + 0.5 + _LOG_SQRT_2PI).sum(dim=1)
+        normal, categorical = self.entropy_parts()
+        return normal + categorical
+
+    def entropy_parts(self) -> tuple[Tensor, Tensor]:
+        """``(batch,)`` entropies of the Normal parts and of the Categorical parts (their sum is :meth:`entropy`)."""
+        normal = (self._log_std + 0.5 + _LOG_SQRT_2PI).sum(dim=1)
+        categorical = torch.zeros_like(normal)
         for log_probs in self._log_probs:
-            total = total - (log_probs.exp() * log_probs).sum(dim=(1, 2))
-        return total
+            categorical = categorical - (log_probs.exp() * log_probs).sum(dim=(1, 2))
+        return normal, categorical

@@ -118,8 +118,11 @@ class ActorCritic(ObservationEncoder):
         self.initial_std = config.initial_std
         self.min_std = config.min_std
         self.max_std = getattr(config, "max_std", None)
-        # Small policy outputs at first: means near 0, stds near initial_std, uniform categoricals.
+        # Small policy outputs at first: means near the neutral action (no motion, no jump), stds
+        # near initial_std, uniform categoricals.
         self.policy_head = _init(nn.Linear(net.hidden_features, action_layout.parameter_size), 0.01)
+        with torch.no_grad():
+            self.policy_head.bias[: action_layout.normal_size] = torch.from_numpy(action_layout.neutral_means())
         self.value_head = _init(nn.Linear(net.hidden_features, 1), 1.0)
 
     def features(self, observations: dict[str, Tensor]) -> Tensor:

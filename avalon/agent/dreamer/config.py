@@ -14,7 +14,13 @@ from typing import Any
 
 import attr
 
-from avalon.agent.common.config import _non_negative_number, _positive_int, _positive_number, _unit_interval
+from avalon.agent.common.config import (
+    _non_negative_number,
+    _optional_non_negative_number,
+    _positive_int,
+    _positive_number,
+    _unit_interval,
+)
 from avalon.errors import int_validator
 
 _non_negative_int = int_validator(low=0)
@@ -46,6 +52,10 @@ class DreamerConfig:
     max_grad_norm: float = attr.ib(default=100.0, validator=_positive_number)
     #: Weight of the actor's entropy bonus (Table 7: 2e-3).
     entropy_cost: float = attr.ib(default=2e-3, validator=_non_negative_number)
+    #: Weight of the bonus on the continuous (Normal) parts' entropy; None: ``entropy_cost`` (Table 7
+    #: has one). DreamerV2 used 1e-3 for discrete actions and 1e-4 for continuous ones; a Dict action
+    #: with both parts may need both (docs/agent.md, "DreamerV2 learning eat on a CPU").
+    continuous_entropy_cost: float | None = attr.ib(default=None, validator=_optional_non_negative_number)
     #: Discount per env step (Table 7: 0.99).
     discount: float = attr.ib(default=0.99, validator=_unit_interval)
     #: Lambda of the lambda-returns (Table 7: 0.95).

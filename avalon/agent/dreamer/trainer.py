@@ -7,10 +7,13 @@ of :class:`~avalon.agent.dreamer.learner.DreamerLearner` on sequences sampled fr
 Everything else (resume, checkpoints, logs, timers, signals, curriculum) is
 :class:`~avalon.agent.common.loop.TrainingLoop`'s.
 
-The first collect of a fresh run goes on until the replay holds ``prefill_steps`` rows (and a
-whole sequence), with uniformly random actions. Checkpoints hold the models, the optimisers
-and the counters, not the replay buffer (gigabytes): a resumed run refills it to
-``prefill_steps`` rows with the restored actor before learning again.
+The first collect of a run goes on until the replay holds ``prefill_steps`` rows (and a whole
+sequence), with the actor: a fresh one is the untrained policy every trainer starts from (its
+means at the neutral action, std ``initial_std``, uniform choices), a resumed one the restored
+actor. Uniformly random actions instead turn the head at full speed and jump in half the steps:
+on eat they left the replay almost without a success to learn the reward from (docs/agent.md).
+Checkpoints hold the models, the optimisers and the counters, not the replay buffer
+(gigabytes): a resumed run refills it to ``prefill_steps`` rows before learning again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from avalon.agent.common.device import resolve_device
@@ -109,14 +111,13 @@ class DreamerCycle:
         self.learner, self.replay, self.config = learner, replay, config
         self.layout, self.action_layout = loop.observation_layout, loop.action_layout
         self.num_envs = loop.num_envs
-        self.sampler = loop.sampler  # sequences to replay, random prefill actions (saved in checkpoints)
+        self.sampler = loop.sampler  # sequences to replay (saved in checkpoints)
         #: Noise of latents and actions: the trainer's generator on the CPU; CUDA's own on a GPU.
         self.noise = loop.sampler if learner.device.type == "cpu" else None
         self.batch_size = config.collect_batch(self.num_envs)
         self.filter = LatentFilter(learner.world_model, learner.actor, self.num_envs)
         self.is_first = np.ones(self.num_envs, bool)
         self.started = False
-        self.random_prefill = loop.updates == 0  # a fresh run explores at random; a resumed one with its actor
         #: Rows the replay needs before learning (no more than it can hold).
         self.prefill = min(config.prefill_steps, replay.capacity * self.num_envs)
 
@@ -129,16 +130,6 @@ class DreamerCycle:
 
     def _add_batch(self, observations: dict[str, np.ndarray], env: int, action: np.ndarray, reward: float, first: bool) -> None:
         self._add(env, {key: value[env] for key, value in observations.items()}, action, reward, first, False)
-
-    def _random_actions(self) -> torch.Tensor:
-        """Uniform actions: continuous values in [-1, 1], every choice equally likely."""
-        layout = self.action_layout
-        normal = torch.rand((self.num_envs, layout.normal_size), generator=self.sampler) * 2 - 1
-        columns = [normal]
-        for part in layout.parts:
-            if part.kind == "categorical":
-                columns.append(torch.randint(part.categories, (self.num_envs, 1), generator=self.sampler).float())
-        return torch.cat(columns, dim=1)
 
     def collect(self, observations: dict[str, np.ndarray], loop: TrainingLoop) -> dict[str, np.ndarray] | None:
         zero_action = np.zeros(self.action_layout.action_size, np.float32)
@@ -153,9 +144,6 @@ class DreamerCycle:
             with loop.timers.act:
                 tensors = self.layout.to_tensors(observations)
                 actions = self.filter.act(tensors, self.is_first, generator=self.noise)
-                if self.random_prefill and not self._ready():
-                    actions = self._random_actions()
-                    self.filter.actions.copy_(actions.to(self.filter.actions.device))
                 flat = actions.numpy()
                 env_actions = self.action_layout.to_env(flat)
             step = loop.step(env_actions)
@@ -170,7 +158,6 @@ class DreamerCycle:
             self.is_first = np.asarray(step.dones, bool).copy()
             observations = step.observations
             steps += 1
-        self.random_prefill = False
         self.batch_size = steps * self.num_envs
         return observations
 

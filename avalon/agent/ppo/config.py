@@ -14,6 +14,7 @@ import attr
 from avalon.agent.common.config import (
     NetworkConfig,
     _non_negative_number,
+    _optional_non_negative_number,
     _optional_positive_int,
     _positive_int,
     _positive_number,
@@ -32,8 +33,11 @@ class PPOConfig:
     accumulated over chunks of that many transitions, which gives the same step as one pass.
     """
 
-    #: Adam learning rate (Table 7: 2.5e-4).
+    #: Adam learning rate (Table 7: 2.5e-4), at the first update.
     learning_rate: float = attr.ib(default=2.5e-4, validator=_positive_number)
+    #: Learning rate at the run's last step: it falls linearly from ``learning_rate`` over the run's
+    #: env steps (None: constant, Table 7). See :meth:`learning_rate_at`.
+    learning_rate_end: float | None = attr.ib(default=None, validator=_optional_non_negative_number)
     #: Adam epsilon (Table 7: 1e-5).
     adam_epsilon: float = attr.ib(default=1e-5, validator=_positive_number)
     #: Global gradient-norm clip (Table 7: 0.5).
@@ -77,6 +81,13 @@ class PPOConfig:
             raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
         if self.clip_range >= 1:
             raise ValueError(f"clip_range={self.clip_range!r} must be below 1 (ratios are clipped to [1 - eps, 1 + eps])")
+
+    def learning_rate_at(self, env_steps: int, total_steps: int) -> float:
+        """The learning rate of an update that starts at ``env_steps`` of a run of ``total_steps``."""
+        if self.learning_rate_end is None or total_steps <= 0:
+            return self.learning_rate
+        done = min(max(env_steps / total_steps, 0.0), 1.0)
+        return self.learning_rate + (self.learning_rate_end - self.learning_rate) * done
 
     def batch_size(self, num_envs: int) -> int:
         """Transitions per update for ``num_envs`` envs."""

@@ -112,7 +112,7 @@ class PPOCycle:
     :class:`RolloutStorage`, then :func:`ppo_update` bootstrapped from the last observation."""
 
     def __init__(self, loop: TrainingLoop, model: ActorCritic, optimizer: torch.optim.Optimizer, config: PPOConfig) -> None:
-        self.model, self.optimizer, self.config = model, optimizer, config
+        self.model, self.optimizer, self.config, self.loop = model, optimizer, config, loop
         on_cpu = next(model.parameters()).device.type == "cpu"
         #: The network that chooses actions: the model itself on the CPU, else a CPU copy.
         self.actor = model if on_cpu else copy.deepcopy(model).cpu()
@@ -142,6 +142,9 @@ class PPOCycle:
         return observations
 
     def learn(self, observations: dict[str, np.ndarray]) -> dict[str, float]:
+        learning_rate = self.config.learning_rate_at(self.loop.env_steps, self.loop.total_steps)
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate
         with torch.inference_mode():
             tensors = self.layout.to_tensors(observations)
             self.storage.set_observation(self.config.unroll_steps, tensors)
@@ -149,6 +152,7 @@ class PPOCycle:
         stats = ppo_update(self.model, self.optimizer, self.storage, last_values.clone(), self.config, self.sampler)
         if self.actor is not self.model:
             self.actor.load_state_dict(self.model.state_dict())
+        stats["learning_rate"] = learning_rate
         return stats
 
     def state(self) -> dict[str, Any]:

@@ -48,6 +48,8 @@ def test_log_prob_and_entropy_by_hand(layout):
     # Normal entropy 3 * (0.5 + log(sqrt(2 pi))); Categorical -(2 * 1/4 * log(1/4) + 1/2 * log(1/2))
     expected_entropy = 3 * (0.5 + LOG_SQRT_2PI) + (0.5 * math.log(4) + 0.5 * math.log(2))
     assert distribution.entropy().item() == pytest.approx(expected_entropy, rel=1e-6)
+    normal, categorical = distribution.entropy_parts()  # Dreamer weighs the two apart
+    assert (normal.item(), categorical.item()) == pytest.approx((3 * (0.5 + LOG_SQRT_2PI), 0.5 * math.log(4) + 0.5 * math.log(2)))
 
 
 def test_log_prob_and_entropy_match_torch_distributions(layout):

@@ -42,6 +42,26 @@ def test_shapes_on_both_action_spaces(name, parameters, resolution):
     assert torch.allclose(distribution.std, torch.full_like(distribution.std, config.initial_std), atol=0.03)
 
 
+def test_an_untrained_policy_starts_at_the_neutral_action_and_seldom_jumps():
+    """Its means start at the env value 0 of every Box value: the centre of a Box(-1, 1), the low end of
+    the mouse-and-keyboard jump's Box(0, 1). Centred there instead, the jump's mean would sit on its
+    0.5 threshold and an untrained agent would jump in half its steps, spoiling most grasps."""
+    observations = ObservationLayout.from_space(observation_space(32))
+    for name in ("vr", "mouse_keyboard"):
+        actions = ActionLayout.from_space(action_space(name))
+        model = ActorCritic(observations, actions, PPOConfig())
+        with torch.no_grad():
+            distribution, _values = model(observations.to_tensors(random_observations(32, 500)))
+        env_means = actions.to_env(distribution.mode().numpy())
+        for part in actions.parts:
+            if part.kind == "normal":
+                assert np.abs(env_means[part.name]).max() < 0.05, part.name  # within 0.05 of 0, the neutral value
+        if name == "mouse_keyboard":
+            sampled = actions.to_env(distribution.sample(torch.Generator().manual_seed(0)).numpy())
+            assert (sampled["jump"] >= 0.5).mean() < 0.01  # at the Box's centre: about 0.5
+    assert ActionLayout.from_space(action_space("mouse_keyboard")).neutral_means().tolist() == [0.0, 0.0, -1.0, 0.0]
+
+
 def test_network_is_small():
     model = ActorCritic(
         ObservationLayout.from_space(observation_space(96)), ActionLayout.from_space(action_space("vr")), PPOConfig()

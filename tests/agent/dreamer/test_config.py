@@ -61,8 +61,13 @@ def test_the_actors_std_stays_between_its_bounds():
     config = DreamerConfig(mlp_units=8, mlp_layers=1)
     actor = Actor(4, ActionLayout.from_space(action_space("vr")), config)
     assert actor(torch.zeros(1, 4)).std.sub(config.initial_std).abs().max() < 1e-3
+    # Its means start at the neutral action, as PPO's: the mouse-and-keyboard jump's at its Box's low end (no jump).
+    keyboard = ActionLayout.from_space(action_space("mouse_keyboard"))
+    means = Actor(4, keyboard, config)(torch.zeros(1, 4)).mean
+    assert torch.allclose(means, torch.from_numpy(keyboard.neutral_means()).clamp(-0.95, 0.95)[None], atol=0.01)
     with torch.no_grad():
         actor.network[-1].bias.fill_(1e3)  # raw std outputs far above the ceiling
         assert actor(torch.zeros(1, 4)).std.max() <= config.max_std
+        assert actor(torch.zeros(1, 4)).mean.abs().max() <= 1.0  # and raw means far beyond the Box: inside it (tanh)
         actor.network[-1].bias.fill_(-1e3)
         assert actor(torch.zeros(1, 4)).std.min() >= config.min_std

@@ -15,7 +15,7 @@ from tests.agent.dreamer.conftest import TINY
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
-#: 40 rows of random actions before learning, then 10 steps of each of the 2 envs per update.
+#: 40 rows of the untrained actor's actions before learning, then 10 steps of each of the 2 envs per update.
 SMALL = {**TINY, "prefill_steps": 40, "collect_steps": 10, "unroll": 8, "batch_size": 4}
 
 

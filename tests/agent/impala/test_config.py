@@ -6,6 +6,7 @@ import torch
 from avalon.agent import registry
 from avalon.agent.common.checkpoint import checkpoint_path, save_checkpoint
 from avalon.agent.common.device import resolve_device
+from avalon.agent.common.presets import choose_settings
 from avalon.agent.impala.config import IMPALAConfig
 from avalon.agent.impala.pool import make_actor_pool
 from avalon.agent.impala.trainer import train_impala
@@ -29,8 +30,9 @@ def test_the_registry_row_gives_impala_its_curriculum_step_and_its_actors():
     assert row.envs_function() is make_actor_pool
     parser = build_parser()
     impala = parser.parse_args(["train", "impala"])
-    ppo = parser.parse_args(["train", "ppo"])
-    assert (impala.difficulty_step, ppo.difficulty_step, impala.device, ppo.device) == (5e-3, 3e-4, "cpu", "cpu")
+    assert (impala.preset, impala.difficulty_step, impala.device) == (None, None, "auto")  # the preset's, for the device's
+    table_7 = choose_settings(row, "gpu", "cpu", {"difficulty_step": None}, {})
+    assert table_7.run["difficulty_step"] == 5e-3 and table_7.config["batch_unrolls"] == 32
     given = parser.parse_args(["train", "impala", "--envs-per-actor", "2", "--batch-unrolls", "32", "--ray", "ray://head:10001"])
     assert (given.envs_per_actor, given.batch_unrolls, given.ray) == (2, 32, "ray://head:10001")
 

@@ -26,6 +26,7 @@ def test_config_defaults_are_table_7_and_the_original_ppo_except_the_initial_std
         ({"clip_range": 1.0}, "clip_range=1.0 must be below 1"),
         ({"min_std": 0.5}, "min_std=0.5 must be below initial_std=0.3"),
         ({"entropy_cost": float("nan")}, "entropy_cost=nan"),
+        ({"learning_rate_end": -1e-4}, "learning_rate_end=-0.0001 must be"),
         ({"network": NetworkConfig(conv_layers=[[16, 5, 2], [32, 3, 2]])}, None),
     ],
 )
@@ -44,3 +45,11 @@ def test_minibatches_must_divide_the_batch():
         NetworkConfig(conv_layers=())
     with pytest.raises(ValueError, match="conv_layers"):
         NetworkConfig(conv_layers=((16, 3, 0),))
+
+
+def test_the_learning_rate_falls_linearly_to_its_end_over_the_run():
+    assert PPOConfig().learning_rate_end is None and PPOConfig().learning_rate_at(50_000, 80_000) == 2.5e-4  # Table 7: constant
+    falling = PPOConfig(learning_rate=1e-3, learning_rate_end=0.0)
+    assert [falling.learning_rate_at(steps, 80_000) for steps in (0, 20_000, 40_000, 80_000)] == pytest.approx([1e-3, 7.5e-4, 5e-4, 0.0])
+    assert falling.learning_rate_at(90_000, 80_000) == 0.0  # past the end (the first whole update at or past it)
+    assert PPOConfig(learning_rate=1e-3, learning_rate_end=1e-4).learning_rate_at(40_000, 80_000) == pytest.approx(5.5e-4)
