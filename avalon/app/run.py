@@ -21,7 +21,7 @@ from avalon.env.config import EnvConfig
 from avalon.episodes.recording import RecordEpisodes
 from avalon.sim.protocol import ACTION_SPACES
 from avalon.sim.settings import RENDERERS
-from avalon.tasks.trivial import trivial_world
+from avalon.tasks import smoke_world
 
 STRIP_FRAMES = 8
 #: Smaller frames are enlarged (nearest neighbour, by a whole factor) to about this size in the strip.
@@ -49,7 +49,7 @@ def frame_strip(frames: list[np.ndarray], scale: int | None = None) -> Image.Ima
 def run_random_episode(out_dir: Path, config: EnvConfig, seed: int = 0) -> dict:
     """Runs one random episode in the trivial world; returns figures and the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    world_dir = export_world(trivial_world(seed=seed), out_dir / "world")
+    world_dir = export_world(smoke_world(seed=seed), out_dir / "world")
     env = RecordEpisodes(AvalonEnv(config, world_dir=str(world_dir)), out_dir)
     avalon_env: AvalonEnv = env.unwrapped
     env.action_space.seed(seed)

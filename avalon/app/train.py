@@ -27,6 +27,7 @@ from avalon.app.options import task_list, video_episode
 from avalon.env.config import EnvConfig
 from avalon.sim.protocol import ACTION_SPACES
 from avalon.sim.settings import RENDERERS
+from avalon.tasks import task_for
 from avalon.training.curriculum import Curriculum, CurriculumConfig, protocol_tasks
 
 
@@ -37,7 +38,7 @@ class TrainingRun:
     out_dir: Path
     #: The registered algorithm that trains (``avalon.agent.registry``).
     algorithm: str = "ppo"
-    tasks: tuple[str, ...] = ("eat",)
+    tasks: tuple[str, ...] = attr.ib(factory=lambda: (task_for("first"),))
     protocol: str = "multi-task"
     total_steps: int = 200_000  # env steps over all envs, including steps before a resume
     num_envs: int = 2
@@ -226,7 +227,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     run = TrainingRun(
         out_dir=Path(args.out or f"runs/{algorithm.name}-{time.strftime('%Y%m%d-%H%M%S')}"),
         algorithm=algorithm.name,
-        tasks=task_list(args.tasks) if args.tasks else (("eat",) if args.protocol in ("single-task", "multi-task") else ()),
+        tasks=task_list(args.tasks) if args.tasks else ((task_for("first"),) if args.protocol in ("single-task", "multi-task") else ()),
         protocol=args.protocol,
         total_steps=args.steps,
         num_envs=settings.run["envs"],

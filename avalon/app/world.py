@@ -32,7 +32,7 @@ from avalon.errors import check_int
 from avalon.rules.animals import ANIMALS
 from avalon.rules.tools import TOOLS
 from avalon.sim.settings import RENDERERS
-from avalon.tasks import build_world, check_difficulty, check_task
+from avalon.tasks import build_world, check_difficulty, check_task, task_for
 from avalon.tasks.kit.predators import activation_radius_m
 
 PANEL_PIXELS = 512
@@ -181,14 +181,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     world = commands.add_parser("world", help="world folders")
     world_commands = world.add_subparsers(dest="world_command", required=True)
     export = world_commands.add_parser("export", help="generate a task's world folder")
-    export.add_argument("--task", default="trivial")
+    export.add_argument("--task", default=task_for("smoke"))
     export.add_argument("--difficulty", type=float, default=0.0)
     export.add_argument("--seed", type=int, default=0)
     export.add_argument("-o", "--output", required=True)
     export.add_argument("--force", action="append", metavar="OPTION=VALUE", help=FORCE_HELP)
     export.set_defaults(handler=_cmd_world_export)
     show = world_commands.add_parser("preview", help="picture of a task's world: from above and from the spawn point")
-    show.add_argument("--task", default="trivial")
+    show.add_argument("--task", default=task_for("smoke"))
     show.add_argument("--difficulty", type=float, default=0.0)
     show.add_argument("--difficulties", help="comma-separated difficulties, one picture each into --out-dir (e.g. 0,0.5,1)")
     show.add_argument("--seed", type=int, default=0)

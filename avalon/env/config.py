@@ -25,7 +25,7 @@ from avalon.errors import (
 from avalon.rules.mechanics import MOVEMENT_COEFFICIENT
 from avalon.sim.protocol import MAX_TIME_LIMIT_FRAMES, SEED_LIMIT
 from avalon.sim.settings import SimulatorSettings
-from avalon.tasks import check_difficulty, check_task
+from avalon.tasks import check_difficulty, check_task, task_for
 
 #: The simulator's fields, which ``EnvConfig`` takes as keywords and reads through.
 SIMULATOR_FIELDS: tuple[str, ...] = tuple(field.name for field in attr.fields(SimulatorSettings))
@@ -77,7 +77,7 @@ class EnvConfig:
     #: A world folder to load for every episode (overrides ``task``).
     world_dir: str | None = optional_path_field(None)
     #: Task whose generator builds each episode's world when ``world_dir`` is None.
-    task: str = attr.ib(default="trivial", validator=field_check(_check_task_name))
+    task: str = attr.ib(factory=lambda: task_for("smoke"), validator=field_check(_check_task_name))
     #: Task difficulty in [0, 1].
     difficulty: float = attr.ib(default=0.0, converter=plain_float, validator=field_check(_check_difficulty))
     #: Seed of the first reset when ``reset()`` is called without one (None: from OS entropy),

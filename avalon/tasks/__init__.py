@@ -33,7 +33,7 @@ from avalon.datagen.world import World
 from avalon.errors import is_int_in, is_number_in, plain_int
 from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.forcing import check_forced
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import TASK_ROLES, TaskSpec
 
 
 def collect_tasks(package: ModuleType) -> dict[str, TaskSpec]:
@@ -66,6 +66,24 @@ T = TypeVar("T")
 
 class WorldGenerationError(RuntimeError):
     """Every attempt to build a task's world was impossible (see :data:`MAX_ATTEMPTS`)."""
+
+
+def task_for(role: str) -> str:
+    """The name of the one task whose spec declares ``role`` (:data:`~avalon.tasks.kit.spec.TASK_ROLES`);
+    ``ValueError`` when the role is unknown or not exactly one task declares it."""
+    if role not in TASK_ROLES:
+        raise ValueError(f"unknown task role {role!r}; the roles are: {', '.join(TASK_ROLES)}")
+    names = [name for name, spec in TASKS.items() if spec.role == role]
+    if len(names) != 1:
+        raise ValueError(f"task role {role!r} ({TASK_ROLES[role]}) must be declared by one task; declared by {names or 'none'}")
+    return names[0]
+
+
+def smoke_world(seed: int = 0, time_limit_frames: int | None = None) -> World:
+    """The world of the ``smoke`` role's task (the same for every seed and difficulty; ``seed`` is
+    recorded), with its episodes' time limit replaced when ``time_limit_frames`` is given."""
+    world = attr.evolve(TASKS[task_for("smoke")].generate(np.random.default_rng(seed), 0.0), seed=seed)
+    return world if time_limit_frames is None else attr.evolve(world, time_limit_frames=time_limit_frames)
 
 
 def check_task(task: str) -> TaskSpec:

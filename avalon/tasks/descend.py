@@ -42,6 +42,7 @@ from avalon.tasks.kit.certificate import Certificate, certify
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
+from avalon.tasks.kit.skills import CLIMB, FALL, WALK
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -108,7 +109,7 @@ PIT_ABOVE_WATER_M = 1.0
 #: Full world builds tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 3
 #: The skills a descend route may use (jumping off is never needed).
-ALLOWED_SKILLS = frozenset({"walk", "fall", "climb"})
+ALLOWED_SKILLS = frozenset({WALK, FALL, CLIMB})
 
 
 def has_platform(difficulty: float) -> bool:
@@ -240,7 +241,7 @@ def requirement(difficulty: float) -> Requirement:
     without, ``climb`` (walk, climb and safe falls: down the strip, letting go above the foot)."""
     if has_platform(difficulty):
         return Requirement(skills={"fall"}, allowed={"walk", "fall"}, max_fall_m=mechanics.SAFE_FALL_M)
-    return Requirement(skills={"climb"}, allowed=ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
+    return Requirement(skills={CLIMB}, allowed=ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
 
 
 def plan_descent(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint,
@@ -409,7 +410,7 @@ def needs_the_platform(world: World) -> Certificate:
     """The certificate of ``world`` as if it had no platform (required ``climb``): with the platform
     cut away, only climbing leads down without a damaging fall. The generator checks it for worlds
     that have one (``world`` is then that world without its platform)."""
-    return certify(world, world.food[0], frozenset({"climb"}), ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
+    return certify(world, world.food[0], frozenset({CLIMB}), ALLOWED_SKILLS, max_fall_m=mechanics.SAFE_FALL_M)
 
 
 TASK = TaskSpec(name="descend", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,

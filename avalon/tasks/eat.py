@@ -351,6 +351,6 @@ def reference_route(world: World) -> Route:
 TASK = TaskSpec(
     name="eat", generate=build_layout, knobs=KNOBS, food_visible_from_spawn=True, food_reachable_on_foot=True,
     forcing=(Forcing("food_kind", FOOD_LADDER),),  # evaluation sets hold every kind (Appendix G.1)
-    table_row=1, in_sets_from_version=1,
+    table_row=1, in_sets_from_version=1, role="first",
     reference_agent="avalon.agent.scripted.follower:RouteFollower", reference_route=reference_route,
 )

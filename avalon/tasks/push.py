@@ -57,6 +57,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
+from avalon.tasks.kit.skills import JUMP
 from avalon.tasks.kit.solved import Block, block_faces, refined, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
 
@@ -136,7 +137,7 @@ PUSH_MIN_M = 0.05
 #: Full world builds tried on one terrain before giving up on it.
 ASSEMBLY_ATTEMPTS = 3
 #: What the certificate requires: jumping (onto the boulder, onto the ledge).
-REQUIRED_SKILLS = frozenset({"jump"})
+REQUIRED_SKILLS = frozenset({JUMP})
 
 
 def boulder_size_m() -> tuple[float, float, float]:

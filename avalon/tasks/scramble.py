@@ -40,6 +40,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS
+from avalon.tasks.kit.skills import CLIMB, JUMP
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -127,7 +128,7 @@ STRIP_MARGIN_M = 1.0
 #: The crossing's start and end lie this far outside the outermost ring and inside the innermost, metres.
 CROSSING_STANDOFF_M = 1.5
 #: What the certificate requires: a jump or a climb (walking and falling alone must not get there).
-REQUIRED_SKILLS = frozenset({"jump", "climb"})
+REQUIRED_SKILLS = frozenset({JUMP, CLIMB})
 
 
 def ring_count(difficulty: float) -> int:

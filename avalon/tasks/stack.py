@@ -49,6 +49,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
+from avalon.tasks.kit.skills import JUMP
 from avalon.tasks.kit.solved import window, with_blocks
 from avalon.tasks.kit.spec import TaskSpec
 from avalon.tasks.kit.staircase import (
@@ -120,7 +121,7 @@ ASSEMBLY_ATTEMPTS = 3
 #: A stack world's own time limit: ten minutes (paper, Appendix G.3).
 STACK_TIME_LIMIT_FRAMES = 10 * 60 * mechanics.STEPS_PER_SECOND
 #: The skill the route over the staircase needs (jumping up its layers).
-REQUIRED_SKILLS = frozenset({"jump"})
+REQUIRED_SKILLS = frozenset({JUMP})
 
 
 def layer_count(difficulty: float) -> int:

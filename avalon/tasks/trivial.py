@@ -53,5 +53,6 @@ TASK = TaskSpec(
     evaluation_time_limit_frames=TRIVIAL_TIME_LIMIT_FRAMES,
     food_visible_from_spawn=True,
     food_reachable_on_foot=True,
+    role="smoke",
     group=None,  # a test world: the same whatever the seed and difficulty; in no protocol or set
 )

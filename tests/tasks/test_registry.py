@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import attr
 import numpy as np
 import pytest
 
@@ -128,3 +129,24 @@ def test_other_errors_are_not_retried(monkeypatch):
     with pytest.raises(KeyError):
         build_world("broken", 0.0, 0)
     assert len(calls) == 1
+
+
+def test_each_role_is_declared_by_one_task_and_read_from_the_specs(monkeypatch):
+    assert (tasks.task_for("first"), tasks.task_for("smoke")) == ("eat", "trivial")
+    with pytest.raises(ValueError, match="unknown task role 'fastest'; the roles are: first, smoke"):
+        tasks.task_for("fastest")
+    monkeypatch.setitem(tasks.TASKS, "trivial", attr.evolve(tasks.TASKS["trivial"], role="first"))
+    with pytest.raises(ValueError, match=r"task role 'first' .* must be declared by one task; declared by \['eat', 'trivial'\]"):
+        tasks.task_for("first")
+    with pytest.raises(ValueError, match=r"task role 'smoke' .* declared by none"):
+        tasks.task_for("smoke")
+
+
+def test_a_role_outside_the_vocabulary_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"TaskSpec.role='default': expected None or one of \('first', 'smoke'\)"):
+        attr.evolve(tasks.TASKS["eat"], role="default")
+
+
+def test_the_smoke_world_is_the_smoke_tasks_world_with_its_seed_and_time_limit():
+    assert tasks.smoke_world(seed=3, time_limit_frames=7) == trivial_world(seed=3, time_limit_frames=7)
+    assert tasks.smoke_world() == trivial_world()

@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from avalon.sim.settings import RENDERERS
+from avalon.tasks import task_for
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -44,7 +45,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     play.add_argument("--player", required=True, help="your player id (letters, digits, - and _)")
     play_world = play.add_mutually_exclusive_group()
-    play_world.add_argument("--task", default="eat", help="the task whose world to play (default eat)")
+    play_world.add_argument("--task", default=task_for("first"), help=f"the task whose world to play (default {task_for('first')})")
     play_world.add_argument("--world", help="a world folder to play instead")
     play_world.add_argument("--set", help="an evaluation set (avalon evalset list): play its world --index")
     play.add_argument("--difficulty", type=float, default=0.0)

@@ -41,7 +41,7 @@ CONTROLS = (
     ("mouse", "look around"),
     ("left / right button", "hold: grasp with that hand at the crosshair"),
     ("mouse wheel", "the grasping hand farther / nearer"),
-    ("Space", "jump"),
+    ("Space", "jump (from where the feet stand)"),
     ("Tab", "hold: crouch"),
     ("E", "hold: bring held food to the mouth (eat)"),
     ("T", "throw what the hands hold"),

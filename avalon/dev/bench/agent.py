@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return 0
 
     sys.path.insert(0, str(REPOSITORY))
-    from avalon.tasks import generate_world
+    from avalon.tasks import generate_world, task_for
 
     with tempfile.TemporaryDirectory(prefix="avalon-bench-agent-") as scratch:
         scratch_dir = Path(scratch)
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         if not args.no_port:
             _port_infrastructure(skeleton_dir)
         try:
-            worlds = {d: generate_world("eat", d, 1, scratch_dir / f"eat-{d}") for d in DIFFICULTIES}
+            worlds = {d: generate_world(task_for("first"), d, 1, scratch_dir / f"{task_for('first')}-{d}") for d in DIFFICULTIES}
             agents = {"skeleton": skeleton_dir, "full": REPOSITORY}
             figures: dict[tuple[str, float], list[dict[str, float]]] = {}
             for round_index in range(args.rounds):

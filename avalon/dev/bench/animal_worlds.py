@@ -13,7 +13,7 @@ import math
 
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.world import World
-from avalon.tasks import build_world
+from avalon.tasks import build_world, task_for
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
 ANIMALS = ("wolf", "bear", "hippo", "alligator", "jaguar", "hawk", "eagle", "rabbit", "deer", "squirrel")
@@ -21,7 +21,7 @@ ANIMALS = ("wolf", "bear", "hippo", "alligator", "jaguar", "hawk", "eagle", "rab
 
 def animal_bench_worlds(seed: int) -> tuple[World, World]:
     """The island without animals, and with the 10 animals around its spawn."""
-    plain = build_world("eat", 0.5, seed, OutdoorTaskConfig(world_size="small"))
+    plain = build_world(task_for("first"), 0.5, seed, OutdoorTaskConfig(world_size="small"))
     heightmap = plain.ground.heightmap
     sx, _, sz = plain.spawn_position
     with_animals = plain

@@ -25,11 +25,12 @@ from avalon.tasks.kit.assembly import build_island
 from avalon.tasks.kit.certificate import certify
 from avalon.tasks.kit.geometry import ground_height
 from avalon.tasks.kit.route import SKILLS
+from avalon.tasks.kit.skills import CLIMB, JUMP
 
 CASES = {
     "walk": (frozenset(), frozenset({"walk"}), 0.1),
-    "all skills, reached": (frozenset({"jump"}), frozenset(SKILLS), 0.1),
-    "all skills, out of reach": (frozenset({"jump", "climb"}), frozenset(SKILLS), 30.0),
+    "all skills, reached": (frozenset({JUMP}), frozenset(SKILLS), 0.1),
+    "all skills, out of reach": (frozenset({JUMP, CLIMB}), frozenset(SKILLS), 30.0),
 }
 
 

@@ -21,6 +21,8 @@ import time
 import numpy as np
 import torch
 
+from avalon.tasks import task_for
+
 
 def random_observations(resolution: int, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     from avalon.sim.protocol import OBSERVED_FEATURES
@@ -138,7 +140,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser.add_argument("--learn-threads", type=int, default=1)
     parser.add_argument("--learn-chunks", default="", help="comma-separated learn_chunk_size values to compare (default: the config's)")
     parser.add_argument("--train-steps", type=int, default=0, help="also train on real simulators for this many env steps")
-    parser.add_argument("--train-task", default="trivial")
+    parser.add_argument("--train-task", default=task_for("smoke"))
     parser.add_argument("--train-resolution", type=int, default=48)
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)

@@ -34,7 +34,7 @@ from avalon.env.config import EnvConfig
 from avalon.sim.display import acquire_display, release_display
 from avalon.sim.paths import repository_dir
 from avalon.sim.settings import RENDERERS
-from avalon.tasks.trivial import trivial_world
+from avalon.tasks import smoke_world
 
 WARMUP_STEPS = 100
 BENCH_TIME_LIMIT_FRAMES = 1_000_000  # the benchmark world never times out mid-measurement
@@ -51,7 +51,7 @@ def shared_bench_dir() -> Path | None:
 
 
 def benchmark_world(folder: Path) -> Path:
-    return export_world(trivial_world(time_limit_frames=BENCH_TIME_LIMIT_FRAMES), folder)
+    return export_world(smoke_world(time_limit_frames=BENCH_TIME_LIMIT_FRAMES), folder)
 
 
 def _random_actions(env: AvalonEnv, count: int, seed: int) -> list[dict]:

@@ -19,7 +19,7 @@ from PIL import Image
 
 from avalon.datagen.preview import top_down_preview
 from avalon.datagen.world import Terrain, World
-from avalon.tasks import TASKS, attempt_rng, build_world, check_task
+from avalon.tasks import TASKS, attempt_rng, build_world, check_task, task_for
 from avalon.tasks.kit import ImpossibleWorldError
 
 
@@ -58,7 +58,7 @@ def preview(world: World, pixels: int = 384) -> Image.Image:
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="worlds per (task, difficulty)")
-    parser.add_argument("--tasks", nargs="+", default=[t for t in TASKS if t != "trivial"])
+    parser.add_argument("--tasks", nargs="+", default=[t for t in TASKS if t != task_for("smoke")])
     parser.add_argument("--difficulties", nargs="+", type=float, default=[0.0, 0.5, 1.0])
     parser.add_argument("--preview-dir", type=Path, default=None, help="write a cropped top-down PNG per row here")
     args = parser.parse_args(argv)

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from avalon.env.config import EnvConfig
+from avalon.tasks import task_for
 from avalon.training.curriculum import Curriculum, CurriculumConfig
 
 
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser.add_argument("--steps", type=int, default=2000, help="timed env steps per trainer and round")
     parser.add_argument("--warmup", type=int, default=400, help="env steps before the timed ones (start-up)")
     parser.add_argument("--resolution", type=int, default=96)
-    parser.add_argument("--task", default="eat")
+    parser.add_argument("--task", default=task_for("first"))
     parser.add_argument("--envs-per-actor", type=int, help="IMPALA's simulators per actor (default: all in one actor)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", help="write the figures to this file")

@@ -19,6 +19,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.env.vector import ThreadedVectorEnv
+from avalon.tasks import task_for
 
 
 def make_env(config: EnvConfig):
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--renderer", default="GLES2")
     parser.add_argument("--resolution", type=int, default=96)
-    parser.add_argument("--task", default="trivial")
+    parser.add_argument("--task", default=task_for("smoke"))
     args = parser.parse_args(argv)
 
     config = EnvConfig(renderer=args.renderer, resolution=args.resolution, task=args.task)

@@ -23,7 +23,7 @@ from avalon.datagen.export.scene_check import check_scene_text
 from avalon.datagen.terrain import WORLD_SIZES_M
 from avalon.datagen.world_folder import read_world_info
 from avalon.sim.paths import find_native_library, godot_project_dir
-from avalon.tasks import build_world
+from avalon.tasks import build_world, task_for
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
 GODOT_SERVER = "godot3-server"  # headless: no rendering needed to time the file checks
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="avalon-bench-checks-") as work:
         folders = []
         for size in args.sizes:
-            world = build_world("eat", 0.5, 0, OutdoorTaskConfig(world_size=size))
+            world = build_world(task_for("first"), 0.5, 0, OutdoorTaskConfig(world_size=size))
             folders.append(export_world(world, Path(work) / size))
         godot = _godot_ms(folders, args.repeats)
         print(f"median of {args.repeats}, ms")

@@ -32,16 +32,15 @@ from avalon.dev.bench.moving_items import CarryActor, movable_item
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.settings import RENDERERS
-from avalon.tasks import TASKS, build_world, check_task
+from avalon.tasks import TASKS, build_world, check_task, smoke_world, task_for
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
-from avalon.tasks.trivial import trivial_world
 
 WARMUP_STEPS = 50
 
 
 def registered_tasks() -> tuple[str, ...]:
     """Every registered task but the trivial test world (the reference row of every run)."""
-    return tuple(name for name in sorted(TASKS) if name != "trivial")
+    return tuple(name for name in sorted(TASKS) if name != task_for("smoke"))
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -151,13 +150,13 @@ def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] =
         env.action_space.seed(0)
         actions = [env.action_space.sample() for _ in range(options.steps + WARMUP_STEPS)]
         env.reset(seed=0)  # start the simulator first: its start-up is not a reset cost
-        plan = [("trivial", lambda seed: trivial_world(seed=seed, time_limit_frames=10**6))]
+        plan = [(task_for("smoke"), lambda seed: smoke_world(seed=seed, time_limit_frames=10**6))]
         for task in options.tasks:
             for difficulty in options.difficulties:
                 plan.append((f"{task} {difficulty:g}", lambda seed, t=task, d=difficulty: build_world(t, d, seed)))
         for size in options.sizes:
             config = OutdoorTaskConfig(world_size=size)
-            plan.append((f"island {size}", lambda seed, c=config: build_world("eat", 0.5, seed, c)))
+            plan.append((f"island {size}", lambda seed, c=config: build_world(task_for("first"), 0.5, seed, c)))
         for label, build in plan:
             rows.append(_measure(env, build, label, options.seeds, actions, work))
             say(f"  measured {label}")

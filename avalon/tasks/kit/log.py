@@ -28,6 +28,7 @@ from avalon.tasks.kit.chasm import INWARD, OUTWARD, PLATEAU_RADIUS_M, ChasmRing,
 from avalon.tasks.kit.geometry import XZ, ground_height, path_exists, walkable_grid
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.sight import eye_position
+from avalon.tasks.kit.skills import JUMP
 from avalon.tasks.kit.solved import Block, with_blocks
 
 #: The log's ``safe_scale``: 9 m x 0.9 m x 0.9 m (its mass stays the default 30 kg).
@@ -319,7 +320,7 @@ def crossing_steps(heightmap: HeightMap, log: Entity, goal: XZ) -> list[RouteSte
     beside = landing if away < 1.0 else tuple(np.asarray(goal) + 0.8 * (np.asarray(landing) - np.asarray(goal)) / away)
     return [
         RouteStep("walk", on_ground(along(-APPROACH_BEFORE_END_M))),
-        RouteStep("jump", on_top(along(MOUNT_PAST_END_M))),
+        RouteStep(JUMP, on_top(along(MOUNT_PAST_END_M))),
         RouteStep("walk", on_top(along(length - DISMOUNT_BEFORE_END_M))),
         RouteStep("fall", on_ground(landing)),
         RouteStep("walk", on_ground(beside)),
@@ -351,7 +352,7 @@ def check_bridge(world: World, solved_log: Entity, ring: ChasmRing, level_at: Op
     (default: the centre)."""
     food = world.food[0]
     reasons = []
-    bypassed = bypass_reaches(world, food, frozenset(SKILLS) - {"jump"}, max_fall_m=mechanics.LETHAL_FALL_M)
+    bypassed = bypass_reaches(world, food, frozenset(SKILLS) - {JUMP}, max_fall_m=mechanics.LETHAL_FALL_M)
     if bypassed:
         reasons.append("the food can be reached without the log (bypass limits, any fall short of a lethal one)")
     heightmap = world.ground.heightmap

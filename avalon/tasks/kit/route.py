@@ -26,13 +26,8 @@ import numpy as np
 from avalon.errors import float_triple
 from avalon.tasks.kit import reachability
 from avalon.tasks.kit.geometry import ground_height
+from avalon.tasks.kit.skills import CLIMB, FALL, JUMP, SKILLS
 
-#: The skills a route step may use. ``walk``: over ground the body can walk on; ``jump``: a running
-#: jump across a gap or up onto a ledge; ``climb``: hand over hand up (or down) a climbable surface;
-#: ``fall``: stepping off an edge and falling (within the safe fall height, unless a task allows damage);
-#: ``push``: pushing the item nearest the feet (one too heavy to lift) until it stands at ``target``
-#: (the ground under its centre); the searches do not use it, object tasks' routes do.
-SKILLS = ("walk", "jump", "climb", "fall", "push")
 #: Straight walks of a route are checked every this fraction of a grid cell.
 _LINE_SAMPLES_PER_CELL = 4
 
@@ -85,7 +80,7 @@ def route_from_search(spawn: tuple[float, float, float], reach: Optional[reachab
 
     def flush_holds() -> None:
         cells = [divmod(node - N, ground.n) for node in holds]
-        steps.extend(RouteStep("climb", reachability.node_point(ground, holds[i])) for i in _turns_only(cells))
+        steps.extend(RouteStep(CLIMB, reachability.node_point(ground, holds[i])) for i in _turns_only(cells))
         holds.clear()
 
     for node, kind in reach.path(reach.goal):
@@ -111,7 +106,7 @@ def route_from_search(spawn: tuple[float, float, float], reach: Optional[reachab
 
 
 #: The skill of a route step that ends a search's edge of each kind but walking.
-_SKILL_OF_KIND = {reachability.JUMP: "jump", reachability.CLIMB: "climb", reachability.FALL: "fall"}
+_SKILL_OF_KIND = {reachability.JUMP: JUMP, reachability.CLIMB: CLIMB, reachability.FALL: FALL}
 
 
 def _line_on_floor(ground: reachability.Ground, a: tuple[float, float], b: tuple[float, float],

@@ -47,6 +47,12 @@ _REFERENCE = re.compile(r"[a-z_][\w.]*:[A-Za-z_]\w*")
 TASK_GROUPS = ("basic", "compositional")
 #: How many tasks of each group the paper has (Table 1).
 PAPER_TASK_COUNTS = {"basic": 16, "compositional": 4}
+#: The roles one task each may declare (``TaskSpec.role``), so that defaults elsewhere read the
+#: specs instead of spelling a task's name (:func:`avalon.tasks.task_for`).
+TASK_ROLES = {
+    "first": "the task a new user trains and plays first (avalon train's and avalon play's default)",
+    "smoke": "the quickest world to load and step, the same for every seed (the env's default, avalon run, the simulator's benchmarks)",
+}
 
 
 def resolve_reference(reference: str) -> Any:
@@ -82,6 +88,11 @@ def _check_row(instance, attribute, value) -> None:
 def _check_set_version(instance, attribute, value) -> None:
     if value is not None and not is_int_in(value, 1, 10**6):
         raise ValueError(f"TaskSpec.in_sets_from_version={value!r}: expected None or a set version >= 1")
+
+
+def _check_role(instance, attribute, value) -> None:
+    if value is not None and value not in TASK_ROLES:
+        raise ValueError(f"TaskSpec.role={value!r}: expected None or one of {tuple(TASK_ROLES)}")
 
 
 def _check_name(instance, attribute, value) -> None:
@@ -158,6 +169,8 @@ class TaskSpec:
     #: The task's variant in the carry task (its items lie away from where they are used),
     #: ``"module:attribute"`` of a ``CarryVariant``; None: carry has no variant of this task.
     carry_variant: Optional[str] = attr.ib(default=None, validator=_check_reference)
+    #: The role the task plays for the rest of the system (a key of :data:`TASK_ROLES`), or None.
+    role: Optional[str] = attr.ib(default=None, validator=_check_role)
 
     @property
     def in_evaluation_sets(self) -> bool:

@@ -18,6 +18,7 @@ import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
+from avalon.tasks.kit import skills as skills_
 from avalon.tasks.kit.reachability.edges import (
     EXTRA_COST_M,
     FALL,
@@ -61,12 +62,12 @@ def build_graph(ground: Ground, skills: frozenset[str], max_fall_m: float) -> Gr
     capabilities' slack (it limits jumps' landings and, with ``fall``, falls)."""
     edges = Edges(ground)
     walk_edges(ground, edges)
-    if "jump" in skills:
+    if skills_.JUMP in skills:
         jump_edges(ground, edges, max_fall_m)
-    if "climb" in skills:
+    if skills_.CLIMB in skills:
         climb_edges(ground, edges)
     size = 2 * ground.n ** 2 + 1
-    falls = fall_graph(ground) if "fall" in skills else None
+    falls = fall_graph(ground) if skills_.FALL in skills else None
     kinds, costs = edges.matrices(size)
     return Graph(ground=ground, skills=frozenset(skills), edges=kinds, costs=costs, falls=falls, max_fall_m=max_fall_m)
 
