@@ -72,16 +72,19 @@ class SetRecipe:
                 "force_every_value": self.force_every_value, "tasks": self.set_tasks()}
 
 
-#: The sets ``avalon evalset build`` knows: ``v3`` (the default: G.1's 50 worlds per task of the
-#: tasks of version 3), ``v2`` and ``v1`` (the same for the tasks of versions 2 and 1) and ``smoke``
-#: (2 per task of version 1, at d = 0 and 1, unforced: for tests and quick checks). A new task
-#: names the next version in its spec and enters a new row here, built and checked in.
-RECIPES: dict[str, SetRecipe] = {
-    "smoke": SetRecipe(name="smoke", version=1, worlds_per_task=2, force_every_value=False),
-    "v1": SetRecipe(name="v1", version=1, worlds_per_task=50),
-    "v2": SetRecipe(name="v2", version=2, worlds_per_task=50),
-    "v3": SetRecipe(name="v3", version=3, worlds_per_task=50),
-}
+def _recipes() -> dict[str, SetRecipe]:
+    versions = sorted({spec.in_sets_from_version for spec in TASKS.values() if spec.in_evaluation_sets})
+    return {
+        "smoke": SetRecipe(name="smoke", version=1, worlds_per_task=2, force_every_value=False),
+        **{f"v{version}": SetRecipe(name=f"v{version}", version=version, worlds_per_task=50) for version in versions},
+    }
+
+
+#: The sets ``avalon evalset build`` knows, read from the specs: ``v<n>`` for every version a task
+#: enters the sets at (G.1's 50 worlds per task of the tasks of versions up to n) and ``smoke`` (2
+#: per task of version 1, at d = 0 and 1, unforced: for tests and quick checks). A new task that
+#: names the next version in its spec makes that version's recipe; its set is built and checked in.
+RECIPES: dict[str, SetRecipe] = _recipes()
 #: The set that scoring uses unless told otherwise.
 DEFAULT_SET = "v3"
 
