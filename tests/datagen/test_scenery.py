@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 
 from avalon.datagen.biomes import Biome, BiomeMap, assign_biomes
+from avalon.datagen.flora import FloraConfig, SceneryKind
 from avalon.datagen.scenery import (
-    FloraConfig,
     FruitTreeConfig,
     SceneryConfig,
-    SceneryKind,
     place_fruit_tree,
     place_scenery,
 )

@@ -1,5 +1,6 @@
-"""``NetworkConfig``, the sizes of the actor-critic network any algorithm may use, and the
-argument checks of the trainers' configs (``avalon.agent.ppo.config`` uses them too)."""
+"""``NetworkConfig``, the sizes of the actor-critic network any algorithm may use, the argument
+checks of the trainers' configs (``avalon.agent.ppo.config`` uses them too) and
+:class:`ActorCriticConfigBase`, what PPO's and IMPALA's configs share."""
 
 from __future__ import annotations
 
@@ -68,3 +69,31 @@ class NetworkConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "NetworkConfig":
         return cls(**values)
+
+
+class ActorCriticConfigBase:
+    """What the frozen attrs configs of the actor-critic trainers (PPO's, IMPALA's) share: the
+    checks of their ``network`` and policy std fields, and their plain-dict form."""
+
+    network: NetworkConfig
+    initial_std: float
+    min_std: float
+
+    def check_network_and_std(self) -> None:
+        """Raises ``ValueError`` unless ``network`` is a :class:`NetworkConfig` and ``min_std`` is below ``initial_std``."""
+        if not isinstance(self.network, NetworkConfig):
+            raise ValueError(f"network={self.network!r} must be a NetworkConfig")
+        if self.min_std >= self.initial_std:
+            raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values (for checkpoints and logs); :meth:`from_dict` reverses it."""
+        values = attr.asdict(self, recurse=True)
+        values["network"]["conv_layers"] = [list(layer) for layer in self.network.conv_layers]
+        return values
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Any:
+        values = dict(values)
+        network = values.pop("network", None)
+        return cls(**values, network=NetworkConfig.from_dict(network) if network is not None else NetworkConfig())

@@ -24,7 +24,7 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypedDict
 
 import attr
 import gymnasium
@@ -202,6 +202,20 @@ def seed_everything(seed: int) -> torch.Generator:
     return sampler
 
 
+class LoopOptions(TypedDict, total=False):
+    """The keyword arguments a train function hands on to its :class:`TrainingLoop` as they are
+    (``avalon.agent.train_ppo`` documents them; the defaults are the loop's)."""
+
+    curriculum: CurriculumState | None
+    resume: bool
+    seed: int
+    progress: bool
+    checkpoint_interval_steps: int
+    keep_checkpoints: int
+    act_threads: int
+    learn_threads: int
+
+
 class TrainingLoop:
     """One train call's shared parts (see the module doc). In order: construct it (checks the
     arguments, reads the layouts, seeds), build the model, :meth:`resume_from_latest`, then
@@ -220,14 +234,14 @@ class TrainingLoop:
         config: TrainerConfig,
         *,
         algorithm: str,
-        curriculum: CurriculumState | None,
-        resume: bool,
-        seed: int,
-        progress: bool,
-        checkpoint_interval_steps: int,
-        keep_checkpoints: int,
-        act_threads: int,
-        learn_threads: int,
+        curriculum: CurriculumState | None = None,
+        resume: bool = False,
+        seed: int = 0,
+        progress: bool = True,
+        checkpoint_interval_steps: int = 100_000,
+        keep_checkpoints: int = 3,
+        act_threads: int = 1,
+        learn_threads: int = 1,
     ) -> None:
         check_envs(envs)
         total_steps = check_int(total_steps, "total_steps", low=1, unit="env steps")
@@ -242,7 +256,7 @@ class TrainingLoop:
         self.envs, self.num_envs = envs, envs.num_envs
         self.out_dir = Path(out_dir)
         self.total_steps = total_steps
-        self.algorithm = algorithm
+        self.algorithm, self.config = algorithm, config
         self.curriculum = curriculum
         self.resume, self.seed, self.progress = resume, seed, progress
         self.checkpoint_interval_steps, self.keep_checkpoints = checkpoint_interval_steps, keep_checkpoints
@@ -288,6 +302,19 @@ class TrainingLoop:
             log.info("resumed from %s at %d env steps", previous, self.env_steps)
         elif self.resume:
             log.warning("resume=True but %s holds no checkpoint: starting afresh", self.out_dir)
+
+    def check_resumable(self, state: dict[str, Any], path: Path, config_key: str, architecture: tuple[str, ...]) -> None:
+        """Raises ``ValueError`` when the checkpoint's network (the ``architecture`` fields of its
+        config, saved under ``config_key``) or its layouts are not this run's; logs a warning
+        naming the other settings that changed (the config given now wins)."""
+        saved, now = state[config_key], self.config.to_dict()
+        different = {name: (saved[name], now[name]) for name in architecture if saved[name] != now[name]}
+        if different:
+            raise ValueError(f"{path} was trained with another network (saved, now): {different}")
+        self.check_layouts(state, path)
+        changed = {name: (value, now.get(name)) for name, value in saved.items() if now.get(name) != value}
+        if changed:
+            log.warning("resuming %s with changed settings (saved, now): %s", self.algorithm, changed)
 
     def check_layouts(self, state: dict[str, Any], path: Path) -> None:
         """Raises ``ValueError`` when a checkpoint's observation or action layout is not the envs'."""

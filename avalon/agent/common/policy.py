@@ -23,12 +23,14 @@ class CheckpointPolicy:
     Attributes an evaluator needs to build matching envs: ``action_space`` ("vr",
     "mouse_keyboard", or None for another Dict space), ``resolution`` (pixels), and
     :meth:`env_config_overrides`. Also ``algorithm`` (that trained it), ``env_steps`` (training
-    steps behind it) and ``config`` (the algorithm's). A subclass gives ``observation_layout``,
-    ``action_layout`` and ``act``; ``_generator`` is its sampling generator (seeded by ``seed``,
-    None: from OS entropy).
+    steps behind it) and ``config`` (the algorithm's). ``observation_layout`` and
+    ``action_layout`` are those of ``network`` (the module that reads the observations). A
+    subclass gives ``act``; ``_generator`` is its sampling generator (seeded by ``seed``, None:
+    from OS entropy).
     """
 
-    def __init__(self, config: Any, metadata: dict[str, Any], seed: int | None = None) -> None:
+    def __init__(self, network: Any, config: Any, metadata: dict[str, Any], seed: int | None = None) -> None:
+        self._network = network
         self.config = config
         self.algorithm: str | None = metadata.get("algorithm")
         self.action_space: str | None = metadata.get("action_space")
@@ -42,11 +44,11 @@ class CheckpointPolicy:
 
     @property
     def observation_layout(self) -> ObservationLayout:
-        raise NotImplementedError
+        return self._network.observation_layout
 
     @property
     def action_layout(self) -> ActionLayout:
-        raise NotImplementedError
+        return self._network.action_layout
 
     def env_config_overrides(self) -> dict[str, Any]:
         """``EnvConfig`` fields the env must have for this policy (``resolution``, ``action_space``)."""
@@ -61,16 +63,8 @@ class ActorCriticPolicy(CheckpointPolicy):
     attributes are :class:`CheckpointPolicy`'s)."""
 
     def __init__(self, model: ActorCritic, config: Any, metadata: dict[str, Any], seed: int | None = None) -> None:
-        super().__init__(config, metadata, seed)
+        super().__init__(model, config, metadata, seed)
         self.model = model.eval()
-
-    @property
-    def observation_layout(self) -> ObservationLayout:
-        return self.model.observation_layout
-
-    @property
-    def action_layout(self) -> ActionLayout:
-        return self.model.action_layout
 
     def act(self, observations: Mapping[str, np.ndarray], deterministic: bool = False) -> dict[str, np.ndarray]:
         """Batched actions for batched observations (the arrays a vector env returns).

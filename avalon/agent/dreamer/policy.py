@@ -34,17 +34,9 @@ class DreamerPolicy(CheckpointPolicy):
 
     def __init__(self, world_model: WorldModel, actor: Actor, config: DreamerConfig, metadata: dict[str, Any],
                  seed: int | None = None) -> None:
-        super().__init__(config, metadata, seed)
+        super().__init__(world_model, config, metadata, seed)
         self.world_model, self.actor = world_model.eval(), actor.eval()
         self.reset()
-
-    @property
-    def observation_layout(self) -> ObservationLayout:
-        return self.world_model.observation_layout
-
-    @property
-    def action_layout(self) -> ActionLayout:
-        return self.world_model.action_layout
 
     def reset(self) -> None:
         """Forgets every env's state: the next call starts every row's episode."""

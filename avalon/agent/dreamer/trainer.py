@@ -22,20 +22,23 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
 from tqdm import tqdm
 
 from avalon.agent.common.device import resolve_device
-from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
+from avalon.agent.common.loop import LoopOptions, TrainingLoop, TrainResult
 from avalon.agent.dreamer import NAME
 from avalon.agent.dreamer.acting import LatentFilter
 from avalon.agent.dreamer.config import DreamerConfig
 from avalon.agent.dreamer.learner import DreamerLearner
 from avalon.agent.dreamer.replay import ReplayBuffer
 from avalon.env.spaces import RGBD_KEY
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +52,8 @@ def train_dreamer(
     total_steps: int,
     config: DreamerConfig | None = None,
     *,
-    curriculum: CurriculumState | None = None,
-    resume: bool = False,
-    seed: int = 0,
-    progress: bool = True,
-    checkpoint_interval_steps: int = 100_000,
-    keep_checkpoints: int = 3,
-    act_threads: int = 1,
-    learn_threads: int = 1,
     device: str = "cpu",
+    **options: Unpack[LoopOptions],
 ) -> TrainResult:
     """Trains a DreamerV2 agent on ``envs`` until ``total_steps`` env steps (over all envs) are done.
 
@@ -73,21 +69,17 @@ def train_dreamer(
     """
     config = config or DreamerConfig()
     torch_device = resolve_device(device)
-    loop = TrainingLoop(
-        envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
-        progress=progress, checkpoint_interval_steps=checkpoint_interval_steps, keep_checkpoints=keep_checkpoints,
-        act_threads=act_threads, learn_threads=learn_threads,
-    )
+    loop = TrainingLoop(envs, out_dir, total_steps, config, algorithm=NAME, **options)
     learner = DreamerLearner(loop.observation_layout, loop.action_layout, config, torch_device)
     replay = ReplayBuffer(loop.observation_layout, loop.action_layout.action_size, loop.num_envs, config.replay_gb, config.unroll)
 
     def restore(state: dict[str, Any], path: Path) -> None:
-        _check_compatible(state, path, config, loop)
+        loop.check_resumable(state, path, "dreamer_config", ARCHITECTURE_FIELDS)
         learner.load_state_dict(state)
 
     loop.resume_from_latest(restore)
     result = loop.run(DreamerCycle(loop, learner, replay, config))
-    _report_speed(result, config, progress)
+    _report_speed(result, config, loop.progress)
     return result
 
 
@@ -176,15 +168,3 @@ class DreamerCycle:
 
     def state(self) -> dict[str, Any]:
         return {"dreamer_config": self.config.to_dict(), **self.learner.state_dict()}
-
-
-def _check_compatible(state: dict, path: Path, config: DreamerConfig, loop: TrainingLoop) -> None:
-    saved = state["dreamer_config"]
-    now = config.to_dict()
-    different = {name: (saved[name], now[name]) for name in ARCHITECTURE_FIELDS if saved[name] != now[name]}
-    if different:
-        raise ValueError(f"{path} was trained with other network sizes (saved, now): {different}")
-    loop.check_layouts(state, path)
-    changed = {name: (value, now[name]) for name, value in saved.items() if now.get(name) != value}
-    if changed:
-        log.warning("resuming with changed Dreamer settings (saved, now): %s", changed)

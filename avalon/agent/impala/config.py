@@ -8,11 +8,10 @@ unrolls of each of 2 simulators. By default a batch is one unroll of every simul
 
 from __future__ import annotations
 
-from typing import Any
-
 import attr
 
 from avalon.agent.common.config import (
+    ActorCriticConfigBase,
     NetworkConfig,
     _non_negative_number,
     _optional_positive_int,
@@ -29,7 +28,7 @@ def _ray_address(_instance, attribute, value) -> None:
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
-class IMPALAConfig:
+class IMPALAConfig(ActorCriticConfigBase):
     """IMPALA hyper-parameters (Table 7, IMPALA column) and the actors' layout.
 
     The simulators (``avalon train --envs``) are split over ``num_envs / envs_per_actor`` Ray
@@ -80,10 +79,7 @@ class IMPALAConfig:
     network: NetworkConfig = attr.ib(factory=NetworkConfig)
 
     def __attrs_post_init__(self) -> None:
-        if not isinstance(self.network, NetworkConfig):
-            raise ValueError(f"network={self.network!r} must be a NetworkConfig")
-        if self.min_std >= self.initial_std:
-            raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
+        self.check_network_and_std()
         if self.max_std is not None and not (isinstance(self.max_std, (int, float)) and self.max_std > self.initial_std):
             raise ValueError(f"max_std={self.max_std!r} must be None or a number above initial_std={self.initial_std!r}")
         if self.batch_unrolls is not None and self.envs_per_actor is not None and self.batch_unrolls % self.envs_per_actor:
@@ -125,15 +121,3 @@ class IMPALAConfig:
                 f"batch_unrolls={self.batch_unrolls} must be a multiple of the {size} simulators of an actor "
                 "(each actor returns one unroll of each of its simulators)"
             )
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain Python values (for checkpoints and logs); :meth:`from_dict` reverses it."""
-        values = attr.asdict(self, recurse=True)
-        values["network"]["conv_layers"] = [list(layer) for layer in self.network.conv_layers]
-        return values
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "IMPALAConfig":
-        values = dict(values)
-        network = values.pop("network", None)
-        return cls(**values, network=NetworkConfig.from_dict(network) if network is not None else NetworkConfig())

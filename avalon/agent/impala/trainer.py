@@ -13,18 +13,22 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
+from avalon.agent.common.actor_critic_training import resumed_actor_critic
 from avalon.agent.common.device import resolve_device
-from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
+from avalon.agent.common.loop import LoopOptions, TrainingLoop, TrainResult
 from avalon.agent.common.network import ActorCritic
 from avalon.agent.impala import NAME
 from avalon.agent.impala.config import IMPALAConfig
 from avalon.agent.impala.learner import impala_update, make_optimizer, stack_unrolls
 from avalon.agent.impala.pool import ActorPool
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +42,8 @@ def train_impala(
     total_steps: int,
     config: IMPALAConfig | None = None,
     *,
-    curriculum: CurriculumState | None = None,
-    resume: bool = False,
-    seed: int = 0,
-    progress: bool = True,
-    checkpoint_interval_steps: int = 100_000,
-    keep_checkpoints: int = 3,
-    learn_threads: int = 1,
     device: str = "cpu",
+    **options: Unpack[LoopOptions],
 ) -> TrainResult:
     """Trains an IMPALA agent on the actors of ``envs`` until ``total_steps`` env steps.
 
@@ -69,23 +67,11 @@ def train_impala(
             f"the actor pool was built for unrolls of {envs.config.unroll_steps} steps and {envs.envs_per_actor} simulator(s) per "
             f"actor, the config asks for {config.unroll_steps} and {config.actor_size(envs.num_envs)}"
         )
-    loop = TrainingLoop(
-        envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
-        progress=progress, checkpoint_interval_steps=checkpoint_interval_steps, keep_checkpoints=keep_checkpoints,
-        act_threads=1, learn_threads=learn_threads,
-    )
-    model = ActorCritic(loop.observation_layout, loop.action_layout, config).to(device)
-    model.eval()
-    optimizer = make_optimizer(model, config)
-
-    def restore(state: dict[str, Any], path: Path) -> None:
-        _check_compatible(state, path, config, loop)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        for group in optimizer.param_groups:  # the config given now wins over the saved one
-            group["lr"], group["alpha"], group["eps"] = config.learning_rate, config.rmsprop_alpha, config.rmsprop_epsilon
-
-    loop.resume_from_latest(restore)
+    if "act_threads" in options:
+        raise ValueError("train_impala takes no act_threads: its actors act in their own processes, one torch thread each")
+    loop = TrainingLoop(envs, out_dir, total_steps, config, algorithm=NAME, **options)
+    settings = {"lr": config.learning_rate, "alpha": config.rmsprop_alpha, "eps": config.rmsprop_epsilon}
+    model, optimizer = resumed_actor_critic(loop, config, device, make_optimizer, "impala_config", settings)
     return loop.run(IMPALACycle(loop, envs, model, optimizer, config, device))
 
 
@@ -148,14 +134,3 @@ class IMPALACycle:
 
     def state(self) -> dict[str, Any]:
         return {"impala_config": self.config.to_dict(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
-
-
-def _check_compatible(state: dict, path: Path, config: IMPALAConfig, loop: TrainingLoop) -> None:
-    saved = IMPALAConfig.from_dict(state["impala_config"])
-    if saved.network != config.network:
-        raise ValueError(f"{path} was trained with network {saved.network}, not {config.network}")
-    loop.check_layouts(state, path)
-    now = config.to_dict()
-    changed = {key: (value, now[key]) for key, value in state["impala_config"].items() if now[key] != value}
-    if changed:
-        log.warning("resuming with changed IMPALA settings (saved, now): %s", changed)

@@ -7,11 +7,10 @@ two PPO epochs, value loss coefficient 1, Normal policy initial std 1 and minimu
 
 from __future__ import annotations
 
-from typing import Any
-
 import attr
 
 from avalon.agent.common.config import (
+    ActorCriticConfigBase,
     NetworkConfig,
     _non_negative_number,
     _optional_non_negative_number,
@@ -23,7 +22,7 @@ from avalon.agent.common.config import (
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
-class PPOConfig:
+class PPOConfig(ActorCriticConfigBase):
     """PPO hyper-parameters. Defaults: Table 7 (PPO column) of the paper.
 
     One update consumes ``unroll_steps`` steps of every env of the vector env (the batch:
@@ -75,10 +74,7 @@ class PPOConfig:
     network: NetworkConfig = attr.ib(factory=NetworkConfig)
 
     def __attrs_post_init__(self) -> None:
-        if not isinstance(self.network, NetworkConfig):
-            raise ValueError(f"network={self.network!r} must be a NetworkConfig")
-        if self.min_std >= self.initial_std:
-            raise ValueError(f"min_std={self.min_std!r} must be below initial_std={self.initial_std!r}")
+        self.check_network_and_std()
         if self.clip_range >= 1:
             raise ValueError(f"clip_range={self.clip_range!r} must be below 1 (ratios are clipped to [1 - eps, 1 + eps])")
 
@@ -101,15 +97,3 @@ class PPOConfig:
                 f"minibatches={self.minibatches} does not divide the batch of {batch} transitions "
                 f"(unroll_steps={self.unroll_steps} x {num_envs} envs)"
             )
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain Python values (for checkpoints and logs); :meth:`from_dict` reverses it."""
-        values = attr.asdict(self, recurse=True)
-        values["network"]["conv_layers"] = [list(layer) for layer in self.network.conv_layers]
-        return values
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "PPOConfig":
-        values = dict(values)
-        network = values.pop("network", None)
-        return cls(**values, network=NetworkConfig.from_dict(network) if network is not None else NetworkConfig())

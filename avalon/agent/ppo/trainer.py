@@ -11,19 +11,23 @@ from __future__ import annotations
 import copy
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
 import torch
 
+from avalon.agent.common.actor_critic_training import resumed_actor_critic
 from avalon.agent.common.device import resolve_device
-from avalon.agent.common.loop import CurriculumState, TrainingLoop, TrainResult
+from avalon.agent.common.loop import LoopOptions, TrainingLoop, TrainResult
 from avalon.agent.common.network import ActorCritic
 from avalon.agent.ppo import NAME
 from avalon.agent.ppo.config import PPOConfig
 from avalon.agent.ppo.learner import make_optimizer, ppo_update
 from avalon.agent.ppo.rollout import RolloutStorage
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 log = logging.getLogger(__name__)
 
@@ -34,15 +38,8 @@ def train_ppo(
     total_steps: int,
     config: PPOConfig | None = None,
     *,
-    curriculum: CurriculumState | None = None,
-    resume: bool = False,
-    seed: int = 0,
-    progress: bool = True,
-    checkpoint_interval_steps: int = 100_000,
-    keep_checkpoints: int = 3,
-    act_threads: int = 1,
-    learn_threads: int = 1,
     device: str = "cpu",
+    **options: Unpack[LoopOptions],
 ) -> TrainResult:
     """Trains a PPO agent on ``envs`` until ``total_steps`` env steps (summed over envs) are done.
 
@@ -74,7 +71,8 @@ def train_ppo(
             network refreshed after each update (a few observations at a time are faster there)
             and each learning chunk moves to the device.
 
-    Returns a :class:`TrainResult`.
+    The keyword arguments but ``device`` are :class:`~avalon.agent.common.loop.LoopOptions`, handed
+    on to the :class:`TrainingLoop` (and so are every trainer's). Returns a :class:`TrainResult`.
 
     SIGINT (Ctrl-C) or SIGTERM (when called from the main thread): during an update, the update
     is finished; while collecting, the unroll in progress is dropped after the env step under
@@ -87,23 +85,9 @@ def train_ppo(
     """
     config = config or PPOConfig()
     device = resolve_device(device)
-    loop = TrainingLoop(
-        envs, out_dir, total_steps, config, algorithm=NAME, curriculum=curriculum, resume=resume, seed=seed,
-        progress=progress, checkpoint_interval_steps=checkpoint_interval_steps, keep_checkpoints=keep_checkpoints,
-        act_threads=act_threads, learn_threads=learn_threads,
-    )
-    model = ActorCritic(loop.observation_layout, loop.action_layout, config).to(device)
-    model.eval()
-    optimizer = make_optimizer(model, config)
-
-    def restore(state: dict[str, Any], path: Path) -> None:
-        _check_compatible(state, path, config, loop)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        for group in optimizer.param_groups:  # the config given now wins over the saved one
-            group["lr"], group["eps"] = config.learning_rate, config.adam_epsilon
-
-    loop.resume_from_latest(restore)
+    loop = TrainingLoop(envs, out_dir, total_steps, config, algorithm=NAME, **options)
+    settings = {"lr": config.learning_rate, "eps": config.adam_epsilon}
+    model, optimizer = resumed_actor_critic(loop, config, device, make_optimizer, "ppo_config", settings)
     return loop.run(PPOCycle(loop, model, optimizer, config))
 
 
@@ -157,13 +141,3 @@ class PPOCycle:
 
     def state(self) -> dict[str, Any]:
         return {"ppo_config": self.config.to_dict(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
-
-
-def _check_compatible(state: dict, path: Path, config: PPOConfig, loop: TrainingLoop) -> None:
-    saved = PPOConfig.from_dict(state["ppo_config"])
-    if saved.network != config.network:
-        raise ValueError(f"{path} was trained with network {saved.network}, not {config.network}")
-    loop.check_layouts(state, path)
-    changed = {k: (v, config.to_dict()[k]) for k, v in state["ppo_config"].items() if config.to_dict()[k] != v}
-    if changed:
-        log.warning("resuming with changed PPO settings (saved, now): %s", changed)

@@ -1,7 +1,7 @@
 """Where some of a world's animals are now, as ``info["animals"]`` reports them (ground truth: x,
 y, z, state, hits; one row per animal in the World spec's order): the prey a hunter throws at
 (:class:`PreyWatch`), the guards a fighter strikes (:class:`GuardWatch`). Call ``update`` with each
-step's ``info``."""
+step's ``info``; a :class:`WatchingFollower` does."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any, Optional
 import attr
 import numpy as np
 
+from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.primitive import PrimitiveFailed
 from avalon.datagen.world import Entity, World
 from avalon.rules.animals import PREY_KINDS, STATE_EATEN, STATE_KNOCKED_OUT, animal_spec
@@ -89,3 +90,18 @@ class GuardWatch(AnimalWatch):
         """How far guard ``k``'s near end is from the body's axis, metres."""
         x, _, z = self.position(k)
         return math.dist(body_xz, (x, z)) - self.half_length_m(k)
+
+
+class WatchingFollower(RouteFollower):
+    """A :class:`RouteFollower` whose ``watch`` (set before ``RouteFollower.__init__``) takes in
+    every step's ``info`` at the reset and at each observation."""
+
+    watch: AnimalWatch
+
+    def reset(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
+        self.watch.update(info)
+        super().reset(observation, info)
+
+    def observe(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
+        self.watch.update(info)
+        super().observe(observation, info)

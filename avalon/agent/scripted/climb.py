@@ -33,10 +33,9 @@ import numpy as np
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
 from avalon.agent.scripted.body import HANDS, wrap_angle, yaw_towards
 from avalon.agent.scripted.look import look_rates
-from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
-from avalon.agent.scripted.walk import WalkTo
+from avalon.agent.scripted.primitive import PrimitiveFailed, Situation, describe
+from avalon.agent.scripted.walk import CrossTo, WalkTo
 from avalon.datagen.world import Terrain
-from avalon.errors import float_triple
 from avalon.rules import mechanics
 
 #: A rise of the ground along the way larger than this is the wall's face, metres.
@@ -103,13 +102,11 @@ def _face_along(situation: Situation, start, direction, length_m: float) -> floa
 
 
 @attr.s(auto_attribs=True)
-class ClimbTo(Primitive):
+class ClimbTo(CrossTo):
     """Climb the wall between the feet and ``target`` (x, y, z: a point on its top), then walk to
     the target. Fails when no hand can take hold (an unclimbable surface), when a hold slips, or
     when the climb runs out of steps."""
 
-    target: tuple[float, float, float] = attr.ib(converter=float_triple)
-    tolerance_m: float = 0.4
     #: (x, z) of the far end of the straight line the climb goes up along (set when it starts).
     _line_end: Optional[tuple[float, float]] = attr.ib(init=False, default=None, repr=False)
     name = "climb"
@@ -124,7 +121,7 @@ class ClimbTo(Primitive):
         if face is None and situation.body.feet_y_m >= self.target[1] - FELL_BACK_M:
             # Already up: a route's climb ends with the hold at the top's edge and then the point
             # stood on beyond it, which the climb over the edge has brought the feet to.
-            yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
+            yield from self.walk_the_rest(situation)
             return
         if face is None:
             raise PrimitiveFailed(f"no wall rises on the way to {self.target} ({describe(situation.body)})")
@@ -149,7 +146,7 @@ class ClimbTo(Primitive):
             yield action()
         if situation.body.feet_y_m < self.target[1] - FELL_BACK_M:
             raise PrimitiveFailed(f"fell back down after letting go at the top ({describe(situation.body)})")
-        yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
+        yield from self.walk_the_rest(situation)
 
     def _shift_onto_holds(self, situation: Situation, start, direction, face_m: float) -> float:
         """How far to step sideways (metres, to the left of ``direction``) to climb up the middle of

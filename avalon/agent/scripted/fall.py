@@ -13,9 +13,8 @@ from collections.abc import Iterator
 import attr
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action
-from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
-from avalon.agent.scripted.walk import WalkTo, walk_towards
-from avalon.errors import float_triple
+from avalon.agent.scripted.primitive import PrimitiveFailed, Situation, describe
+from avalon.agent.scripted.walk import CrossTo, walk_towards
 
 #: The fall is over when the feet are this close to the target's height and not moving, metres.
 LANDED_M = 0.5
@@ -24,18 +23,15 @@ MAX_FALL_STEPS = 80
 
 
 @attr.s(auto_attribs=True)
-class FallTo(Primitive):
+class FallTo(CrossTo):
     """Walk off the edge towards ``target`` (x, y, z, below the feet), land, and walk to it. Fails
     if the body never gets down to the target's height (it landed on a ledge, say) or the fall
     ends the episode (energy 0)."""
 
-    target: tuple[float, float, float] = attr.ib(converter=float_triple)
-    tolerance_m: float = 0.4
     name = "fall"
 
     def budget_steps(self, situation: Situation) -> int:
-        distance = situation.body.horizontal_distance_m(self.target)
-        return int(3 * distance / WALK_PER_STEP_M) + MAX_FALL_STEPS + 40
+        return self.walking_steps(situation) + MAX_FALL_STEPS + 40
 
     def actions(self, situation: Situation) -> Iterator[Action]:
         previous_y = situation.body.feet_y_m
@@ -49,4 +45,4 @@ class FallTo(Primitive):
             yield walk_towards(situation, self.target, speed=min(1.0, body.horizontal_distance_m(self.target) / WALK_PER_STEP_M))
         else:
             raise PrimitiveFailed(f"never came down to {self.target[1]:.2f} m ({describe(situation.body)})")
-        yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
+        yield from self.walk_the_rest(situation)

@@ -20,10 +20,9 @@ import attr
 import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
-from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
+from avalon.agent.scripted.primitive import PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.push import JumpOnto, item_under
-from avalon.agent.scripted.walk import WalkTo
-from avalon.errors import float_triple
+from avalon.agent.scripted.walk import CrossTo
 from avalon.rules import mechanics
 
 #: A change of ground height along the way larger than this is an edge, metres.
@@ -63,17 +62,14 @@ def way_is_floor(situation: Situation, target) -> bool:
 
 
 @attr.s(auto_attribs=True)
-class JumpTo(Primitive):
+class JumpTo(CrossTo):
     """Jump across the gap or onto the ledge between the feet and ``target`` (x, y, z), then walk
     to it. Fails if the body falls into the gap or lands short of the ledge, or cannot reach the edge."""
 
-    target: tuple[float, float, float] = attr.ib(converter=float_triple)
-    tolerance_m: float = 0.4
     name = "jump"
 
     def budget_steps(self, situation: Situation) -> int:
-        distance = situation.body.horizontal_distance_m(self.target)
-        return int(3 * distance / WALK_PER_STEP_M) + AIR_STEPS + 60
+        return self.walking_steps(situation) + AIR_STEPS + 60
 
     def actions(self, situation: Situation) -> Iterator[Action]:
         if item_under(situation, self.target) is not None:  # onto an item that a running jump would shove
@@ -84,7 +80,7 @@ class JumpTo(Primitive):
             yield from self._approach(situation, edge)
             yield from self._settle(situation)
             yield from self._leap(situation)
-        yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)
+        yield from self.walk_the_rest(situation)
 
     def _approach(self, situation: Situation, edge_m: float) -> Iterator[Action]:
         """Walk straight at the target until the body's axis is TAKE_OFF_M from the edge, facing it."""

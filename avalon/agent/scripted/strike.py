@@ -27,16 +27,16 @@ wolf's or an alligator's back.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Optional
+from collections.abc import Iterator, Sequence
+from typing import Optional
 
 import attr
 import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
-from avalon.agent.scripted.animal_watch import GuardWatch
+from avalon.agent.scripted.animal_watch import GuardWatch, WatchingFollower
 from avalon.agent.scripted.body import wrap_angle
-from avalon.agent.scripted.follower import RouteFollower, route_primitives
+from avalon.agent.scripted.follower import route_primitives
 from avalon.agent.scripted.pick_and_place import GraspItem
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.throw import HAND, RELEASE_HEIGHT_M, RELEASE_SPEED_M_PER_S, RELEASE_UP, aim_yaw_rad
@@ -164,7 +164,7 @@ class StrikeGuard(Primitive):
             yield action()
 
 
-class StrikeFollower(RouteFollower):
+class StrikeFollower(WatchingFollower):
     """A scripted agent of fight worlds that fights: knocks each guard out in turn with the world's
     rocks and sticks (:class:`StrikeGuard`; each guard is offered every tool: one already
     thrown is reached for where it lay, missed and passed over), then walks the certificate's route to the food and eats it."""
@@ -174,12 +174,3 @@ class StrikeFollower(RouteFollower):
         rocks = tuple(e for e in world.entities if e.kind in THROWN_KINDS) if rocks is None else tuple(rocks)
         strikes = [StrikeGuard(self.watch, rocks, k) for k in range(len(self.watch.slots))]
         super().__init__(world, route, primitives=strikes + route_primitives(route))
-
-    def reset(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
-        self.watch.update(info)
-        super().reset(observation, info)
-
-    def observe(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
-        self.watch.update(info)
-        super().observe(observation, info)
-

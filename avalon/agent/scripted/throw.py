@@ -22,14 +22,14 @@ one stand-off only: stepping nearer, the body's capsule would press the small bo
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Optional
+from collections.abc import Iterator, Sequence
+from typing import Optional
 
 import attr
 import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_rate
-from avalon.agent.scripted.animal_watch import PreyWatch
+from avalon.agent.scripted.animal_watch import PreyWatch, WatchingFollower
 from avalon.agent.scripted.body import wrap_angle, yaw_towards
 from avalon.agent.scripted.eat import (
     STAND_OFF_M,
@@ -41,7 +41,6 @@ from avalon.agent.scripted.eat import (
     grasp,
     stand_spot,
 )
-from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.pick_and_place import GraspItem
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
@@ -335,7 +334,7 @@ class HuntWithRocks(Primitive):
         yield from EatPrey(self.watch, self.k).actions(situation)
 
 
-class ThrowFollower(RouteFollower):
+class ThrowFollower(WatchingFollower):
     """The scripted agent of throw worlds (and hunt worlds with a rock): hunts each prey in turn
     with the world's rocks (:class:`HuntWithRocks`) and eats it. The certificate's ``route`` (a
     walk to the nearest rock, then to the prey) only says the way is open on foot: the walks are
@@ -346,11 +345,3 @@ class ThrowFollower(RouteFollower):
         rocks = tuple(e for e in world.entities if e.kind == "rock") if rocks is None else tuple(rocks)
         primitives = [HuntWithRocks(self.watch, rocks, k) for k in range(len(self.watch.slots))]
         super().__init__(world, route, foods=(), primitives=primitives)
-
-    def reset(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
-        self.watch.update(info)
-        super().reset(observation, info)
-
-    def observe(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> None:
-        self.watch.update(info)
-        super().observe(observation, info)

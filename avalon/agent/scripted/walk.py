@@ -97,3 +97,20 @@ def walk_towards(situation: Situation, goal, speed: float = 1.0) -> Action:
     yaw_error = body.yaw_error_rad(goal)
     forward = 0.0 if abs(yaw_error) > MAX_WALKING_TURN_RAD else float(np.clip(speed, -1.0, 1.0))
     return action(move_forward=forward, head_yaw=turn_rate(yaw_error))
+
+
+@attr.s(auto_attribs=True)
+class CrossTo(Primitive):
+    """What the primitives that cross a drop, a gap or a wall on the way to ``target`` (x, y, z)
+    share (:class:`~avalon.agent.scripted.fall.FallTo`, ``JumpTo``, ``ClimbTo``): once across,
+    they walk the rest of the way, to within ``tolerance_m`` of it or as close as the ground allows."""
+
+    target: tuple[float, float, float] = attr.ib(converter=float_triple)
+    tolerance_m: float = 0.4
+
+    def walking_steps(self, situation: Situation) -> int:
+        """Three times the steps a straight walk from the feet to the target takes (a budget's part)."""
+        return int(3 * situation.body.horizontal_distance_m(self.target) / WALK_PER_STEP_M)
+
+    def walk_the_rest(self, situation: Situation) -> Iterator[Action]:
+        yield from WalkTo(self.target, tolerance_m=self.tolerance_m, must_reach=False).actions(situation)

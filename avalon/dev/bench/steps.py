@@ -12,7 +12,6 @@ far less. Memory: the Godot process's RSS after 10 and after ``resets`` resets.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
 import queue
@@ -29,6 +28,7 @@ from typing import Callable
 import attr
 
 from avalon.datagen.export import export_world
+from avalon.dev.bench.figure_files import save_figures
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.display import acquire_display, release_display
@@ -327,11 +327,6 @@ def _ratio(value: float | None, reference: float | None) -> str:
     return f"{value / reference:.2f}x"
 
 
-def save_results(results: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=2, default=float) + "\n")
-
-
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """``avalon benchmark [OPTIONS]`` (``argv``: the options; ``prog``: the name in its usage line)."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
@@ -358,8 +353,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             raise SystemExit(f"unknown renderer {renderer!r}; choose from {', '.join(RENDERERS)}")
     results = run_benchmark(options)
     if args.json:
-        save_results(results, Path(args.json))
-        print(f"figures saved to {args.json}")
+        save_figures(results, args.json)
     return 0
 
 

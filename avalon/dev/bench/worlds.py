@@ -14,7 +14,6 @@ world under random actions; its last column is the share of timed steps that hel
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import sys
@@ -28,6 +27,7 @@ import attr
 from avalon.app.options import difficulty_list, task_list
 from avalon.datagen.export import export_world
 from avalon.datagen.terrain import WORLD_SIZES_M
+from avalon.dev.bench.figure_files import save_figures
 from avalon.dev.bench.moving_items import CarryActor, movable_item
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
@@ -215,11 +215,6 @@ def format_rows(rows: list[Row], options: WorldBenchOptions) -> str:
     return "\n".join(lines)
 
 
-def save_rows(rows: list[Row], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps([attr.asdict(row) for row in rows], indent=2) + "\n")
-
-
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """``avalon world benchmark [OPTIONS]`` (``argv``: the options; ``prog``: the name in its usage line).
     Bad tasks, sizes or difficulties are a ``ValueError`` naming them."""
@@ -248,8 +243,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )
     rows = run_world_benchmark(options)
     if args.json:
-        save_rows(rows, Path(args.json))
-        print(f"figures saved to {args.json}")
+        save_figures([attr.asdict(row) for row in rows], args.json)
     return 0
 
 
