@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import attr
 import numpy as np
@@ -383,8 +383,3 @@ def _colour(rng: np.random.Generator, ids: np.ndarray, config: BiomeConfig, patc
     # A one-cell blur softens the hard biome borders between mesh vertices.
     colors = ndimage.gaussian_filter(colors, sigma=(0.7, 0.7, 0.0), mode="nearest")
     return np.clip(colors, 0.0, 1.0).astype(np.float32)
-
-
-def biome_names(ids: Iterable[int]) -> list[str]:
-    """Readable names for biome ids (for logs and legends)."""
-    return [Biome(int(i)).name.lower() for i in ids]
