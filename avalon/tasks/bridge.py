@@ -264,19 +264,14 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class BridgeLayout:
+class BridgeLayout(assembly.TaskLayout):
     """A bridge world and what was chosen for it."""
 
-    outdoor: assembly.OutdoorLayout
     chasm: chasm.ChasmRing
     #: The log laid across the trench (the world's log when ``in_place``).
     solved_log: Entity
     in_place: bool
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def layout_of(world: World) -> BridgeLayout:
@@ -383,15 +378,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
 
 TASK = TaskSpec(
-    name="bridge",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    obstacle=obstacle,
-    table_row=8,
-    in_sets_from_version=2,
-    reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower",
-    carry_variant="avalon.tasks.kit.carried_log:VARIANT",
+    name="bridge", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+    food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=8, in_sets_from_version=2,
+    reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower", carry_variant="avalon.tasks.kit.carried_log:VARIANT",
 )

@@ -40,7 +40,7 @@ from avalon.tasks.kit.certificate import Certificate, certify, require_certifica
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, is_dry_land, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -167,16 +167,11 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class ClimbLayout:
+class ClimbLayout(assembly.TaskLayout):
     """A climb world, its cliff and the certificate it was accepted with."""
 
-    outdoor: assembly.OutdoorLayout
     cliff: cliff.TieredCliff
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> ClimbLayout:
@@ -256,4 +251,4 @@ def certificate(world: World) -> Certificate:
 
 TASK = TaskSpec(name="climb", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=4, in_sets_from_version=1,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent=ROUTE_FOLLOWER)

@@ -43,7 +43,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.skills import CLIMB, FALL, WALK
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -294,20 +294,15 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class DescendLayout:
+class DescendLayout(assembly.TaskLayout):
     """A descend world and the factors difficulty chose for it."""
 
-    outdoor: assembly.OutdoorLayout
     cliff: Cliff
     #: Height of the cliff's raise, metres.
     cliff_height_m: float
     #: Horizontal distance from the plateau's edge to the food, metres.
     food_distance_m: float
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def world_without_platform(world: World, cut: Cliff, config: assembly.OutdoorTaskConfig) -> World:
@@ -415,4 +410,4 @@ def needs_the_platform(world: World) -> Certificate:
 
 TASK = TaskSpec(name="descend", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=5, in_sets_from_version=1,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent=ROUTE_FOLLOWER)

@@ -48,7 +48,7 @@ from avalon.tasks.kit.certificate import Certificate, certify, require_certifica
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import ground_height, triangle_slopes_deg
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -171,18 +171,13 @@ def jumpable_outside_stretch(heightmap: HeightMap, natural: HeightMap, ring: cha
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class JumpLayout:
+class JumpLayout(assembly.TaskLayout):
     """A jump world and what was chosen for it."""
 
-    outdoor: assembly.OutdoorLayout
     chasm: chasm.ChasmRing
     #: The terrain before the chasm was cut (not eroded): the final terrain minus this is the chasm.
     natural: HeightMap = attr.ib(repr=False)
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def certificate(world: World) -> Certificate:
@@ -257,15 +252,6 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                                     "jump: no site for the chasm keeps the guarantees on this island")
 
 
-TASK = TaskSpec(
-    name="jump",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    obstacle=obstacle,
-    table_row=3,
-    in_sets_from_version=1,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-)
+TASK = TaskSpec(name="jump", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=3, in_sets_from_version=1,
+                reference_agent=ROUTE_FOLLOWER)

@@ -36,7 +36,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import Route, RouteStep
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -218,19 +218,14 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class MoveLayout:
+class MoveLayout(assembly.TaskLayout):
     """A move world and the factors difficulty chose for it."""
 
-    outdoor: assembly.OutdoorLayout
     #: Horizontal distance from the spawn to the food's centre, metres.
     distance_m: float
     path_width_m: float
     #: The chasm crossed by its causeway (None: an open walk).
     crossing: Optional[causeway.CausewayChasm] = None
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def _food_site_ok(heightmap: HeightMap, slopes: np.ndarray, food: XZ) -> bool:
@@ -356,15 +351,6 @@ def reference_route(world: World) -> Route:
     return Route(start=world.spawn_position, steps=steps)
 
 
-TASK = TaskSpec(
-    name="move",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=True,
-    obstacle=obstacle,
-    table_row=2,
-    in_sets_from_version=1,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-    reference_route=reference_route,
-)
+TASK = TaskSpec(name="move", generate=build_layout, knobs=KNOBS, obstacle=obstacle, food_visible_from_spawn=True,
+                food_reachable_on_foot=True, table_row=2, in_sets_from_version=1, reference_agent=ROUTE_FOLLOWER,
+                reference_route=reference_route)

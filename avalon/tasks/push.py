@@ -59,7 +59,7 @@ from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, Obs
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.skills import JUMP
 from avalon.tasks.kit.solved import Block, block_faces, refined, with_blocks
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -312,13 +312,11 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class PushLayout:
-    """A push world, what was planned for it and the certificate it was accepted with."""
+class PushLayout(assembly.TaskLayout):
+    """A push world (its ``outdoor`` before the apple, the ledge and the boulder were added), what
+    was planned for it and the certificate it was accepted with."""
 
-    #: The island, its scenery and spawn, before the apple, the ledge and the boulder were added.
-    outdoor: assembly.OutdoorLayout
     plan: PushPlan
-    world: World
     certificate: Certificate
 
 
@@ -486,4 +484,4 @@ def require(world: World) -> Certificate:
 
 TASK = TaskSpec(name="push", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=9, in_sets_from_version=2,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent=ROUTE_FOLLOWER)

@@ -219,6 +219,16 @@ class OutdoorLayout:
         return self.biome_map.heightmap
 
 
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class TaskLayout:
+    """A task's world as its generator built it; each task's layout adds what difficulty chose for it."""
+
+    #: The island, its scenery, spawn and food as assembled.
+    outdoor: OutdoorLayout
+    #: The world itself: the outdoor world, with the items the task added after assembling it (if any).
+    world: World = attr.ib(default=attr.Factory(lambda layout: layout.outdoor.world, takes_self=True))
+
+
 def _hanging_food(
     food: FoodPlacement, name: str, ground: HeightMap, tree: Optional[FruitTreePlacement], config: FruitTreeConfig
 ) -> Entity:
