@@ -64,12 +64,10 @@ class ClimbKnobs:
     segment_offset_m: Ramp = Ramp(2.0, 3.0)
     #: Width of the ledge between two tiers, metres.
     ledge_width_m: float = 2.0
-    #: Horizontal distance from the spawn to the cliff's foot, metres (1.5-3 m at d = 0, 5-9 m at 1).
-    spawn_distance_m: Band = Band(Ramp(1.5, 3.5), Ramp(3.0, 6.0))
-    #: The foot of the path lies within this angle of the spawn's facing direction, either side, degrees.
-    max_facing_offset_deg: Ramp = Ramp(0.0, 180.0)
-    #: The food lies this far inside the plateau's edge above the last segment, metres.
-    food_inset_m: Band = Band(Ramp(1.5), Ramp(2.5))
+    #: The spawn 1.5-3 m from the cliff's foot at d = 0, 5-9 m at 1, facing it at d = 0; the food
+    #: 1.5-2.5 m inside the plateau's edge above the last segment.
+    approach: sites.ApproachKnobs = sites.ApproachKnobs(spawn_distance_m=Band(Ramp(1.5, 3.5), Ramp(3.0, 6.0)),
+                                                        food_inset_m=Band(Ramp(1.5), Ramp(2.5)))
     #: Training episodes are truncated after this many seconds (30 s at d = 0, 120 s at 1): about
     #: twice what the scripted agent takes to climb 4.5-15 m at 3 s per metre and walk between.
     training_time_limit_s: Ramp = Ramp(30.0, 90.0)
@@ -181,9 +179,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     config = assembly.resolve_config(config)
     streams = assembly.split_streams(rng)
     spec = cliff_spec(difficulty)
-    spawn_distance = float(streams.food.uniform(*KNOBS.spawn_distance_m.at(difficulty)))
-    food_inset = float(streams.food.uniform(*KNOBS.food_inset_m.at(difficulty)))
-    yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
+    spawn_distance, food_inset, yaw_offset = KNOBS.approach.draw(streams.food, difficulty)
     # No carved pool: on a Small island it leaves little room for the cliff and its beach clearance.
     heightmap = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
                                       pool_count=0)

@@ -77,13 +77,10 @@ class StackKnobs:
     #: Loose stones lie within this angle, either side, of the staircase's direction seen from the
     #: plateau's centre, degrees (round the plateau at d = 1).
     stone_spread_deg: Ramp = Ramp(30.0, 150.0)
-    #: Horizontal distance from the spawn to the staircase's outer end, metres (1.5-2.5 m at d = 0,
-    #: 2.5-6 m at 1).
-    spawn_distance_m: Band = Band(Ramp(1.5, 1.0), Ramp(2.5, 3.5))
-    #: The staircase lies within this angle of the spawn's facing direction, either side, degrees.
-    max_facing_offset_deg: Ramp = Ramp(0.0, 180.0)
-    #: The food lies this far inside the plateau's edge above the staircase, metres.
-    food_inset_m: Band = Band(Ramp(1.5), Ramp(2.0))
+    #: The spawn 1.5-2.5 m from the staircase's outer end at d = 0, 2.5-6 m at 1, facing it at d = 0;
+    #: the food 1.5-2 m inside the plateau's edge above the staircase.
+    approach: sites.ApproachKnobs = sites.ApproachKnobs(spawn_distance_m=Band(Ramp(1.5, 1.0), Ramp(2.5, 3.5)),
+                                                        food_inset_m=Band(Ramp(1.5), Ramp(2.0)))
     #: Training episodes are truncated after this many seconds (45 s at d = 0, 300 s at 1): a few
     #: times a direct solution (walking, jumping, and at d = 1 ten stones carried and set down).
     training_time_limit_s: Ramp = Ramp(45.0, 255.0)
@@ -325,9 +322,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
         config = attr.evolve(config, time_limit_frames=STACK_TIME_LIMIT_FRAMES)
     streams = assembly.split_streams(rng)
     layers = layer_count(difficulty)
-    spawn_distance = float(streams.food.uniform(*KNOBS.spawn_distance_m.at(difficulty)))
-    food_inset = float(streams.food.uniform(*KNOBS.food_inset_m.at(difficulty)))
-    yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
+    spawn_distance, food_inset, yaw_offset = KNOBS.approach.draw(streams.food, difficulty)
     # A gentle island (no hills, half the fine noise): the yard is levelled out of natural ground.
     natural = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
                                     pool_count=0, hill_count=0, initial_noise_scale_m=ISLAND_NOISE_SCALE_M)

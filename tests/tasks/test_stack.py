@@ -119,8 +119,8 @@ def test_the_knobs_are_monotone_in_difficulty():
     assert rising([staircase.stone_count(stack.layer_count(d)) - stack.built_layer_count(d) for d in ds])
     assert stack.built_layer_count(0.0) == stack.layer_count(0.0) and stack.built_layer_count(1.0) == 0
     assert rising([knobs.stone_spread_deg.at(d) for d in ds])
-    assert rising([knobs.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.spawn_distance_m.at(d)[1] for d in ds])
-    assert rising([knobs.max_facing_offset_deg.at(d) for d in ds])
+    assert rising([knobs.approach.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.approach.spawn_distance_m.at(d)[1] for d in ds])
+    assert rising([knobs.approach.max_facing_offset_deg.at(d) for d in ds])
     assert rising([knobs.training_time_limit_s.at(d) for d in ds])
     assert rising([staircase.cliff_height_m(stack.layer_count(d)) for d in ds])
 
@@ -167,16 +167,16 @@ def test_the_knobs_do_what_they_say_on_the_generated_world(difficulty, seed):
     # The spawn stands its knob's distance beyond the staircase's outer end, facing it within the offset.
     spawn = world.spawn_position
     out = math.hypot(spawn[0] - stair.centre[0], spawn[2] - stair.centre[1]) - stair.outer_end_m
-    low, high = stack.KNOBS.spawn_distance_m.at(difficulty)
+    low, high = stack.KNOBS.approach.spawn_distance_m.at(difficulty)
     assert low - 1e-6 <= out <= high + 1e-6
     facing = (-math.sin(world.spawn_yaw_rad), -math.cos(world.spawn_yaw_rad))
     to_stair = np.subtract(stair.column_xz(layers - 1), (spawn[0], spawn[2]))
     off = math.degrees(math.acos(np.clip(np.dot(facing, to_stair) / np.linalg.norm(to_stair), -1, 1)))
-    assert off <= stack.KNOBS.max_facing_offset_deg.at(difficulty) + 1e-3
+    assert off <= stack.KNOBS.approach.max_facing_offset_deg.at(difficulty) + 1e-3
     # The food lies on the plateau, inset from the wall above the staircase by its knob.
     food = world.food[0].position
     inset = stack.PLATEAU_HALF_SIDE_M - np.dot(np.subtract((food[0], food[2]), stair.centre), stair.outward)
-    low, high = stack.KNOBS.food_inset_m.at(difficulty)
+    low, high = stack.KNOBS.approach.food_inset_m.at(difficulty)
     assert low - 1e-6 <= inset <= high + 1e-6
     assert surface_height(world.ground.heightmap, food[0], food[2]) == pytest.approx(top, abs=1e-4)
 
