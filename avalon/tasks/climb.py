@@ -75,10 +75,11 @@ class ClimbKnobs:
 
 #: The climb task's difficulty curves.
 KNOBS = ClimbKnobs()
-#: Height-map grid points per metre: on a 0.5 m cell a tier of 4.5 m or more is a face steeper than
-#: 83 degrees (a 0.25 m cell would allow lower tiers, but its four times as many triangles drew
-#: about half the steps per second: docs/tasks/climb.md).
-POINTS_PER_M = 2.0
+#: The island: Small, two grid points per metre (on a 0.5 m cell a tier of 4.5 m or more is a face
+#: steeper than 83 degrees; a 0.25 m cell would allow lower tiers, but its four times as many
+#: triangles drew about half the steps per second: docs/tasks/climb.md); no carved pool (on a
+#: Small island it leaves little room for the cliff and its beach clearance).
+ISLAND = assembly.IslandShape(points_per_m=2.0, pool_count=0)
 #: Mean radius of the plateau inside the innermost tier's wall, at least, metres (more where the
 #: band's inner radius asks for it).
 PLATEAU_RADIUS_M = 3.5
@@ -180,9 +181,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     streams = assembly.split_streams(rng)
     spec = cliff_spec(difficulty)
     spawn_distance, food_inset, yaw_offset = KNOBS.approach.draw(streams.food, difficulty)
-    # No carved pool: on a Small island it leaves little room for the cliff and its beach clearance.
-    heightmap = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
-                                      pool_count=0)
+    heightmap = ISLAND.build(streams.terrain, config)
     draft = Draft.of_island(heightmap)
     # Beyond the beaches, whose erosion (make_biomes) would cut ramps into the cliff.
     clear_of_beaches = spec.outer_radius_m + config.biomes.beach_width_m + 1.0
@@ -215,8 +214,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
                 raise ImpossibleWorldError(f"climb: the spawn at {spawn} would not be on dry land")
             shaped = piece.draft
             biome_map = assembly.make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="climb", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, foot) - yaw_offset, foods=foods, tree_site=None,

@@ -82,6 +82,9 @@ class DescendKnobs:
 
 #: The descend task's difficulty curves.
 KNOBS = DescendKnobs()
+#: Below ``platform_end_difficulty`` the world has a platform (its ``low_`` and ``platform_`` ramps
+#: run over the first phase); from there on a tall cliff (its ``tall_`` ramps over the second).
+PHASES = DifficultySplit(KNOBS.platform_end_difficulty)
 #: Mean radius of the ring's inner edge (the plateau's, or the pit's), at least, metres (more where
 #: the band's inner radius asks for it).
 PLATEAU_RADIUS_M = 6.0
@@ -110,9 +113,6 @@ ASSEMBLY_ATTEMPTS = 3
 ALLOWED_SKILLS = frozenset({WALK, FALL, CLIMB})
 
 
-#: Below ``platform_end_difficulty`` the world has a platform (its ``low_`` and ``platform_`` ramps
-#: run over the first phase); from there on a tall cliff (its ``tall_`` ramps over the second).
-PHASES = DifficultySplit(KNOBS.platform_end_difficulty)
 #: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
 #: there); docs/tasks/descend.md's generated table of the knobs evaluates them so.
 KNOB_PROGRESS = PHASES.knob_progress(
@@ -354,8 +354,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
             biome_map = assembly.make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
             if not sites.fruit_tree_site_ok(biome_map.heightmap, *tree_site, fruit_tree):
                 raise ImpossibleWorldError(f"descend: no fruit tree site behind the food at {tree_site}")
-            foods = [assembly.FoodPlacement(kind="apple", x=placed[0], z=placed[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, placed)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="descend", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, placed), foods=foods, tree_site=tree_site,

@@ -280,7 +280,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         def build() -> ExploreLayout:
             biome_map = assembly.make_biomes(streams.biomes, heightmap, config)
             ground = biome_map.heightmap
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="explore", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=geometry.yaw_towards(spawn, food) - yaw_offset, foods=foods, tree_site=tree_site,

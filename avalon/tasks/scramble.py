@@ -342,8 +342,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 raise ImpossibleWorldError(f"scramble: no dry food site gentler than {assembly.FOOD_MAX_SLOPE_DEG} degrees "
                                            f"beside the fruit tree at {centre}")
             food = gentle[0]
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="scramble", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, food), foods=foods, tree_site=centre, exclude_mask=shaped.no_scenery,

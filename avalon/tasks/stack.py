@@ -88,10 +88,11 @@ class StackKnobs:
 
 #: The stack task's difficulty curves.
 KNOBS = StackKnobs()
-#: Height-map grid points per metre: on a 0.25 m cell the 3.1 m wall of d = 0 is a face of 85.4
-#: degrees, up which a jump slides 2.6 m (``mechanics.TERRAIN_JUMP_RISE_M``); on a 0.5 m cell it
-#: would be 80.8 degrees, slid up all the way.
-POINTS_PER_M = 4.0
+#: The island: Small, four grid points per metre (on a 0.25 m cell the 3.1 m wall of d = 0 is a face
+#: of 85.4 degrees, up which a jump slides 2.6 m, ``mechanics.TERRAIN_JUMP_RISE_M``; on a 0.5 m cell
+#: it would be 80.8 degrees, slid up all the way); gentle: no pools, no hills, its coarsest noise
+#: 0.8 m (the terrain's default is 1.5), so the yard is levelled out of natural ground.
+ISLAND = assembly.IslandShape(points_per_m=4.0, pool_count=0, hill_count=0, initial_noise_scale_m=0.8)
 #: Each stone's mass, kilograms: under ``mechanics.MAX_LIFT_MASS_KG``, so a hand lifts it.
 STONE_MASS_KG = 35.0
 #: The certificate searches the terrain within this of the plateau's centre (a square): the
@@ -103,8 +104,6 @@ CERTIFICATE_WINDOW_M = 10.5
 PIT_HALF_SIDE_M = 9.0
 #: The crossing ends this far beyond the wall above the staircase (on the plateau or the rim), metres.
 CROSSING_INSET_M = 1.5
-#: The island's coarsest noise amplitude, metres (the terrain's default is 1.5).
-ISLAND_NOISE_SCALE_M = 0.8
 #: The natural ground under the yard and its blend varies by at most this, metres.
 MAX_YARD_RELIEF_M = 2.5
 #: The staircase's ground (the yard, or the pit's floor) stays this far above the water plane, metres.
@@ -323,9 +322,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     streams = assembly.split_streams(rng)
     layers = layer_count(difficulty)
     spawn_distance, food_inset, yaw_offset = KNOBS.approach.draw(streams.food, difficulty)
-    # A gentle island (no hills, half the fine noise): the yard is levelled out of natural ground.
-    natural = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
-                                    pool_count=0, hill_count=0, initial_noise_scale_m=ISLAND_NOISE_SCALE_M)
+    natural = ISLAND.build(streams.terrain, config)
     draft = Draft.of_island(natural)
     reach = staircase.YARD_RADIUS_M + staircase.YARD_BLEND_M
     mask = sites.site_mask(natural, min_water_distance_m=reach + 1.0, max_slope_deg=20.0,
@@ -354,8 +351,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
                     centre[1] + (PLATEAU_HALF_SIDE_M - food_inset) * outward[1])
             stair_foot = stair.column_xz(layers - 1)
             stones = piece.items(biome_map.heightmap)
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="stack", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, stair_foot) - yaw_offset, foods=foods, tree_site=None,

@@ -126,7 +126,7 @@ def test_the_knobs_are_monotone_in_difficulty():
 
 
 def test_the_wall_is_taller_than_any_jump_from_the_yard_and_the_staircase_leaves_a_jump_to_the_top():
-    cell = 1.0 / stack.POINTS_PER_M
+    cell = 1.0 / stack.ISLAND.points_per_m
     for layers in (2, 3, 4):
         height = staircase.cliff_height_m(layers)
         slope = math.degrees(math.atan(height / cell))
@@ -194,7 +194,7 @@ def test_the_wall_is_sheer_and_unclimbable_all_round(difficulty, seed):
     rows, cols = np.nonzero(wall[:-1, :-1] & wall[1:, 1:])
     steep = slopes[rows, cols].max(axis=-1)
     # Every triangle that climbs from the yard to the top rises the whole wall within one cell.
-    assert steep.max() >= math.degrees(math.atan((top - yard) * stack.POINTS_PER_M)) - 1e-3
+    assert steep.max() >= math.degrees(math.atan((top - yard) * stack.ISLAND.points_per_m)) - 1e-3
 
 
 # --- the certificate ----------------------------------------------------------------------------
@@ -318,7 +318,7 @@ PIECE_CASES = [(False, 1.0, 5.0, 20.0), (False, 0.3, 5.0, 20.0), (True, 1.0, 0.0
 @pytest.mark.parametrize("inverted, difficulty, inner_m, outer_m", PIECE_CASES)
 def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_certified(inverted, difficulty, inner_m, outer_m):
     constraint = piece_checks.band(PIECE_CENTRE, inner_m, outer_m, 30.0, inverted)
-    island = piece_checks.plain_island(3, land_height_m=10.0, points_per_m=stack.POINTS_PER_M)
+    island = piece_checks.plain_island(3, land_height_m=10.0, points_per_m=stack.ISLAND.points_per_m)
     piece, streams = piece_checks.build_piece(stack.obstacle, island, constraint, difficulty, seed=3)
     stair = piece.detail.staircase
     assert stair.layers == stack.layer_count(difficulty) and stair.direction == pytest.approx((1.0, 0.0))
@@ -336,7 +336,7 @@ def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_cert
 
 
 def test_the_piece_refuses_rough_ground_and_a_band_too_narrow_naming_why():
-    island = piece_checks.plain_island(1, land_height_m=10.0, points_per_m=stack.POINTS_PER_M)
+    island = piece_checks.plain_island(1, land_height_m=10.0, points_per_m=stack.ISLAND.points_per_m)
     with pytest.raises(ImpossibleWorldError, match=r"stack: the ground round \(-4.0, 3.0\) varies by .* more than 2.5 m"):
         piece_checks.build_piece(stack.obstacle, island, piece_checks.band((-4.0, 3.0), 0.0, 26.0, 0.0, True), 0.5, 0)
     with pytest.raises(ImpossibleWorldError, match=r"stack: the yard reaches 23.49 m from its centre: beyond the band's "
