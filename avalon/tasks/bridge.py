@@ -309,13 +309,13 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 break
         else:
             return f"the laid log would hide every food drawn from the spawn at {spawn}"
-        why = chasm.placement_reason(natural, triangle_slopes_deg(natural), spawn, food)
+        positions = chasm.EdgePlacement(centre=centre, spawn=(away, spawn_radius), food=(food_angle, food_radius))
+        why = positions.reason(natural, triangle_slopes_deg(natural))
         if why is not None:
             return why
 
         def build() -> BridgeLayout:
-            piece, (spawn_at, food_at) = chasm.build_with_points(plan, draft, centre, (away, spawn_radius),
-                                                                 (food_angle, food_radius))
+            piece, spawn_at, food_at = positions.build(plan, draft)
             built = piece.draft
             biome_map = assembly.make_biomes(streams.biomes, built.heightmap, config, built.climbable, built.unclimbable)
             ground = biome_map.heightmap

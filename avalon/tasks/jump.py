@@ -194,16 +194,14 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         ring = plan.detail
         spawn_radius = ring.beyond_outward_m(away, (ring.width_m + ring.stretch_width_m) / 2.0 + to_trench)
         food_radius = ring.inside_outward_m(food_angle, (ring.width_m - ring.stretch_width_m) / 2.0 - from_trench)
-        spawn = chasm.outward_point(centre, away, spawn_radius)
-        food = chasm.outward_point(centre, food_angle, food_radius)
-        why = chasm.placement_reason(natural, slopes, spawn, food)
+        positions = chasm.EdgePlacement(centre=centre, spawn=(away, spawn_radius), food=(food_angle, food_radius))
+        why = positions.reason(natural, slopes)
         if why is not None:
             return why
 
         def build() -> JumpLayout:
             # On the noisy inner edge: the same distances from the trench's lips.
-            piece, (spawn_at, food_at) = chasm.build_with_points(plan, draft, centre, (away, spawn_radius),
-                                                                 (food_angle, food_radius))
+            piece, spawn_at, food_at = positions.build(plan, draft)
             built = piece.draft
             tree_site = sites.tree_behind_food(streams.sites, food_at, spawn_at, fruit_tree)
             for name, point in (("spawn", spawn_at), ("food", food_at), ("fruit tree", tree_site)):

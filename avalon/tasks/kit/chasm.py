@@ -232,14 +232,28 @@ def outward_point(centre: XZ, angle_rad: float, outward_m: float, outline: Optio
     return at(centre, angle_rad, edge + outward_m)
 
 
-def build_with_points(plan: ObstaclePlan, draft: Draft, centre: XZ,
-                      *placed: tuple[float, float]) -> tuple[Obstacle, list[XZ]]:
-    """The jump or bridge piece of ``plan`` built on ``draft``, and each ``(angle_rad, outward_m)``
-    of ``placed`` (a spawn, a food: planned from the mean inner edge) as the point as far out from
-    the built chasm's noisy inner edge (:func:`outward_point`)."""
-    piece = plan.build(draft)
-    outline = piece.detail.ringed.outlines[0]
-    return piece, [outward_point(centre, angle, outward, outline) for angle, outward in placed]
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class EdgePlacement:
+    """Where a jump or bridge world's spawn and food stand: each ``(angle_rad, outward_m)`` from the
+    chasm's inner edge round ``centre``, planned on the mean edge and set as far out from the built
+    chasm's noisy one (:func:`outward_point`)."""
+
+    centre: XZ
+    spawn: tuple[float, float]
+    food: tuple[float, float]
+
+    def points(self, outline: Optional[RingOutline] = None) -> tuple[XZ, XZ]:
+        """(spawn, food) off the mean inner edge, or off ``outline``'s noisy one."""
+        return outward_point(self.centre, *self.spawn, outline), outward_point(self.centre, *self.food, outline)
+
+    def reason(self, natural: HeightMap, slopes: np.ndarray) -> Optional[str]:
+        """Why the spawn and the food cannot stand where planned (:func:`placement_reason`), or None."""
+        return placement_reason(natural, slopes, *self.points())
+
+    def build(self, plan: ObstaclePlan, draft: Draft) -> tuple[Obstacle, XZ, XZ]:
+        """The piece of ``plan`` built on ``draft``, and the spawn and the food off its noisy inner edge."""
+        piece = plan.build(draft)
+        return (piece, *self.points(piece.detail.ringed.outlines[0]))
 
 
 def edge_m(outline: RingOutline, angle_rad) -> float:
