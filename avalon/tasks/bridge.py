@@ -9,10 +9,10 @@ bridge the chasm." Difficulty sets every factor through :data:`KNOBS` (:class:`B
 
 - the chasm (:class:`~avalon.tasks.kit.chasm.ChasmRing` round a plateau) is wider than the log
   everywhere but along one stretch, the *bridgeable stretch*, where it narrows to a trench wider
-  than any jump (``bridge_gap_m``: 6.3 m to 6.6 m, against the 6 m of the bypass search's longest
+  than any jump (``chasm.stretch_width_m``: 6.3 m to 6.6 m, against the 6 m of the bypass search's longest
   level jump and the 5.25 m measured) and narrower than the log less what rests on each side; the
-  stretch gets shorter with difficulty (``bridgeable_length_m``) and turns away from the spawn
-  (``max_stretch_bearing_deg``);
+  stretch gets shorter with difficulty (``chasm.stretch_length_m``) and turns away from the spawn
+  (``chasm.max_stretch_bearing_deg``);
 - the log (:mod:`avalon.tasks.kit.log`: 9 m long, 0.9 m thick, 30 kg, liftable) lies across the
   trench already, on two piers, with chance ``log_in_place_chance`` (always at d = 0, never at 1),
   or else on level ground beyond the chasm on the spawn's side, along the ring, farther round it
@@ -62,22 +62,12 @@ class BridgeKnobs:
     """Every factor of a bridge world that the difficulty d in [0, 1] sets (docs/tasks/bridge.md quotes it).
     Bands are drawn from uniformly."""
 
-    #: Radial width of the chasm outside the bridgeable stretch, metres (10.5 m to 11.5 m: on the
-    #: one-metre grid the span between its rims stays wider than the 9 m log, so it bridges
-    #: nowhere else).
-    chasm_width_m: Ramp = Ramp(10.5, 1.0)
-    #: Radial width of the trench along the bridgeable stretch, metres (6.3 m to 6.6 m: no jump
-    #: clears it; the 9 m log rests nominally 1.35 m to 1.2 m on each side, at least MIN_REST_M on
-    #: the generated terrain).
-    bridge_gap_m: Ramp = Ramp(6.3, 0.3)
-    #: Length of the bridgeable stretch along the ring (at the middle of the chasm), metres (12 m
-    #: to 4 m).
-    bridgeable_length_m: Ramp = Ramp(12.0, -8.0)
-    #: Depth of the chasm, metres (7 m to 8 m).
-    chasm_depth_m: Ramp = Ramp(7.0, 1.0)
-    #: The middle of the bridgeable stretch lies within this angle round the ring from the spawn's
-    #: side, either side, degrees (0 at d = 0: straight ahead; 150 at 1).
-    max_stretch_bearing_deg: Ramp = Ramp(0.0, 150.0)
+    #: The chasm: 10.5 m to 11.5 m wide outside the bridgeable stretch (on the one-metre grid the
+    #: span between its rims stays wider than the 9 m log, so it bridges nowhere else); along the
+    #: stretch a trench 6.3 m to 6.6 m wide (no jump clears it; the 9 m log rests nominally 1.35 m to
+    #: 1.2 m on each side, at least MIN_REST_M on the generated terrain), the stretch 12 m to 4 m long.
+    chasm: chasm.StretchKnobs = chasm.StretchKnobs(width_m=Ramp(10.5, 1.0), stretch_width_m=Ramp(6.3, 0.3),
+                                                   stretch_length_m=Ramp(12.0, -8.0))
     #: Chance that the log already lies across the trench (1 at d = 0, 0.5 at 0.5, 0 at 1).
     log_in_place_chance: Ramp = Ramp(1.0, -1.0)
     #: Otherwise: how far round the ring (arc length beyond the chasm) the log's middle lies from the
@@ -108,16 +98,6 @@ INSIDE_LOG_ROOM_M = 3.0
 #: lethal one: the log is the crossing's answer, no skill is (see :func:`~avalon.tasks.kit.log.check_bridge`).
 REQUIREMENT = Requirement(skills=frozenset(), max_fall_m=mechanics.SAFE_FALL_M,
                           bypass_max_fall_m=mechanics.LETHAL_FALL_M)
-
-
-def bridge_chasm(difficulty: float, centre: XZ, stretch_angle_deg: float,
-                 inner_radius_m: float = chasm.PLATEAU_RADIUS_M) -> chasm.ChasmRing:
-    """The chasm of ``difficulty`` round ``centre``, its bridgeable stretch towards ``stretch_angle_deg``."""
-    return chasm.ChasmRing(
-        centre=centre, width_m=KNOBS.chasm_width_m.at(difficulty), stretch_width_m=KNOBS.bridge_gap_m.at(difficulty),
-        stretch_length_m=KNOBS.bridgeable_length_m.at(difficulty), depth_m=KNOBS.chasm_depth_m.at(difficulty),
-        stretch_angle_deg=stretch_angle_deg, inner_radius_m=inner_radius_m,
-    )
 
 
 def levelled_ground(heightmap: HeightMap, constraint: Constraint, ring_inner_m: float, width_m: float,
@@ -210,14 +190,14 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
              log_in_place: Optional[bool] = None) -> ObstaclePlan:
     """The bridge piece in ``constraint``'s band (see :mod:`avalon.tasks.kit.obstacle`): the ground
     levelled, a chasm whose inner edge lies ``chasm.PLATEAU_RADIUS_M`` out from the band's inner
-    radius, its bridgeable stretch up to ``max_stretch_bearing_deg`` round from the path, and its log
+    radius, its bridgeable stretch up to ``chasm.max_stretch_bearing_deg`` round from the path, and its log
     (whether it lies across already, ``log_in_place``: drawn when None, as a composed world does;
     the task's own generator draws it before its site search). Draws from ``streams.sites``; ``ImpossibleWorldError``
     when the band is too narrow or the chasm would reach the water. Its items, placed on the final
     ground: the two piers and the log (:meth:`BridgePiece.place_log`)."""
     in_place = bool(streams.sites.uniform() < KNOBS.log_in_place_chance.at(difficulty)) if log_in_place is None \
         else bool(log_in_place)
-    width, depth = KNOBS.chasm_width_m.at(difficulty), KNOBS.chasm_depth_m.at(difficulty)
+    width, depth = KNOBS.chasm.width_m.at(difficulty), KNOBS.chasm.depth_m.at(difficulty)
     # With the goal outside, the log lies inside the ring: the ring stands farther out, so the log
     # fits on the levelled ground between the band's inner blend and the chasm.
     plateau = chasm.PLATEAU_RADIUS_M + (INSIDE_LOG_ROOM_M if constraint.heights_inverted else 0.0)
@@ -228,10 +208,10 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     why = water_reason(natural, level_at, depth, constraint.centre)
     if why is not None:
         raise ImpossibleWorldError(f"bridge: {why}")
-    bearing = float(streams.sites.uniform(-1.0, 1.0)) * KNOBS.max_stretch_bearing_deg.at(difficulty)
+    bearing = float(streams.sites.uniform(-1.0, 1.0)) * KNOBS.chasm.max_stretch_bearing_deg.at(difficulty)
     log_arc = float(streams.sites.uniform(*KNOBS.log_distance_m.at(difficulty))) * \
         (1.0 if streams.sites.uniform() < 0.5 else -1.0)
-    planned = BridgePiece(chasm=bridge_chasm(difficulty, constraint.centre, math.degrees(towards) + bearing, inner),
+    planned = BridgePiece(chasm=KNOBS.chasm.ring(difficulty, constraint.centre, math.degrees(towards) + bearing, inner),
                           natural=natural, level_at=level_at, in_place=in_place, log_arc_m=log_arc,
                           inverted=constraint.heights_inverted)
 
@@ -264,19 +244,14 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class BridgeLayout:
+class BridgeLayout(assembly.TaskLayout):
     """A bridge world and what was chosen for it."""
 
-    outdoor: assembly.OutdoorLayout
     chasm: chasm.ChasmRing
     #: The log laid across the trench (the world's log when ``in_place``).
     solved_log: Entity
     in_place: bool
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def layout_of(world: World) -> BridgeLayout:
@@ -297,7 +272,7 @@ def certificate(world: World) -> Certificate:
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> BridgeLayout:
     """The bridge world for ``difficulty``: the bridge piece round the food, the spawn beyond it;
     raises ``ImpossibleWorldError`` if the terrain offers no place that keeps the guarantees."""
-    depth, width = KNOBS.chasm_depth_m.at(difficulty), KNOBS.chasm_width_m.at(difficulty)
+    depth, width = KNOBS.chasm.depth_m.at(difficulty), KNOBS.chasm.width_m.at(difficulty)
     config, streams, island = chasm.begin(rng, config, depth)
     draft = Draft.of_island(island)
     fruit_tree = assembly.scaled_scenery(config).fruit_tree
@@ -325,24 +300,23 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         # Outward from the chasm's inner edge: the laid log's ends, the spawn, the food.
         log_in, log_out = log.ends_outward_m(ring)
         spawn_radius = ring.beyond_outward_m(away, log_out + to_bridge)
-        spawn = chasm.at(centre, away, chasm.PLATEAU_RADIUS_M + spawn_radius)
+        spawn = chasm.outward_point(centre, away, spawn_radius)
         for food_angle in food_angles:  # the first direction whose food the laid log leaves in sight
             food_angle = float(food_angle)
             food_radius = ring.inside_outward_m(food_angle, log_in - from_bridge)
-            food = chasm.at(centre, food_angle, chasm.PLATEAU_RADIUS_M + food_radius)
+            food = chasm.outward_point(centre, food_angle, food_radius)
             if not log.log_hides(natural, nominal_log, spawn, food):
                 break
         else:
             return f"the laid log would hide every food drawn from the spawn at {spawn}"
-        why = chasm.placement_reason(natural, triangle_slopes_deg(natural), spawn, food)
+        positions = chasm.EdgePlacement(centre=centre, spawn=(away, spawn_radius), food=(food_angle, food_radius))
+        why = positions.reason(natural, triangle_slopes_deg(natural))
         if why is not None:
             return why
 
         def build() -> BridgeLayout:
-            piece = plan.build(draft)
-            built, outline = piece.draft, piece.detail.ringed.outlines[0]
-            spawn_at = chasm.at(centre, away, chasm.edge_m(outline, away) + spawn_radius)
-            food_at = chasm.at(centre, food_angle, chasm.edge_m(outline, food_angle) + food_radius)
+            piece, spawn_at, food_at = positions.build(plan, draft)
+            built = piece.draft
             biome_map = assembly.make_biomes(streams.biomes, built.heightmap, config, built.climbable, built.unclimbable)
             ground = biome_map.heightmap
             placed = piece.detail.place_log(ground)
@@ -383,15 +357,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
 
 TASK = TaskSpec(
-    name="bridge",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    obstacle=obstacle,
-    table_row=8,
-    in_sets_from_version=2,
-    reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower",
-    carry_variant="avalon.tasks.kit.carried_log:VARIANT",
+    name="bridge", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+    food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=8, in_sets_from_version=2,
+    reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower", carry_variant="avalon.tasks.kit.carried_log:VARIANT",
 )

@@ -40,7 +40,7 @@ from avalon.tasks.kit.certificate import Certificate, certify, require_certifica
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, is_dry_land, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -64,12 +64,10 @@ class ClimbKnobs:
     segment_offset_m: Ramp = Ramp(2.0, 3.0)
     #: Width of the ledge between two tiers, metres.
     ledge_width_m: float = 2.0
-    #: Horizontal distance from the spawn to the cliff's foot, metres (1.5-3 m at d = 0, 5-9 m at 1).
-    spawn_distance_m: Band = Band(Ramp(1.5, 3.5), Ramp(3.0, 6.0))
-    #: The foot of the path lies within this angle of the spawn's facing direction, either side, degrees.
-    max_facing_offset_deg: Ramp = Ramp(0.0, 180.0)
-    #: The food lies this far inside the plateau's edge above the last segment, metres.
-    food_inset_m: Band = Band(Ramp(1.5), Ramp(2.5))
+    #: The spawn 1.5-3 m from the cliff's foot at d = 0, 5-9 m at 1, facing it at d = 0; the food
+    #: 1.5-2.5 m inside the plateau's edge above the last segment.
+    approach: sites.ApproachKnobs = sites.ApproachKnobs(spawn_distance_m=Band(Ramp(1.5, 3.5), Ramp(3.0, 6.0)),
+                                                        food_inset_m=Band(Ramp(1.5), Ramp(2.5)))
     #: Training episodes are truncated after this many seconds (30 s at d = 0, 120 s at 1): about
     #: twice what the scripted agent takes to climb 4.5-15 m at 3 s per metre and walk between.
     training_time_limit_s: Ramp = Ramp(30.0, 90.0)
@@ -77,10 +75,11 @@ class ClimbKnobs:
 
 #: The climb task's difficulty curves.
 KNOBS = ClimbKnobs()
-#: Height-map grid points per metre: on a 0.5 m cell a tier of 4.5 m or more is a face steeper than
-#: 83 degrees (a 0.25 m cell would allow lower tiers, but its four times as many triangles drew
-#: about half the steps per second: docs/tasks/climb.md).
-POINTS_PER_M = 2.0
+#: The island: Small, two grid points per metre (on a 0.5 m cell a tier of 4.5 m or more is a face
+#: steeper than 83 degrees; a 0.25 m cell would allow lower tiers, but its four times as many
+#: triangles drew about half the steps per second: docs/tasks/climb.md); no carved pool (on a
+#: Small island it leaves little room for the cliff and its beach clearance).
+ISLAND = assembly.IslandShape(points_per_m=2.0, pool_count=0)
 #: Mean radius of the plateau inside the innermost tier's wall, at least, metres (more where the
 #: band's inner radius asks for it).
 PLATEAU_RADIUS_M = 3.5
@@ -167,16 +166,11 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class ClimbLayout:
+class ClimbLayout(assembly.TaskLayout):
     """A climb world, its cliff and the certificate it was accepted with."""
 
-    outdoor: assembly.OutdoorLayout
     cliff: cliff.TieredCliff
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> ClimbLayout:
@@ -186,12 +180,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     config = assembly.resolve_config(config)
     streams = assembly.split_streams(rng)
     spec = cliff_spec(difficulty)
-    spawn_distance = float(streams.food.uniform(*KNOBS.spawn_distance_m.at(difficulty)))
-    food_inset = float(streams.food.uniform(*KNOBS.food_inset_m.at(difficulty)))
-    yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
-    # No carved pool: on a Small island it leaves little room for the cliff and its beach clearance.
-    heightmap = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
-                                      pool_count=0)
+    spawn_distance, food_inset, yaw_offset = KNOBS.approach.draw(streams.food, difficulty)
+    heightmap = ISLAND.build(streams.terrain, config)
     draft = Draft.of_island(heightmap)
     # Beyond the beaches, whose erosion (make_biomes) would cut ramps into the cliff.
     clear_of_beaches = spec.outer_radius_m + config.biomes.beach_width_m + 1.0
@@ -224,8 +214,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
                 raise ImpossibleWorldError(f"climb: the spawn at {spawn} would not be on dry land")
             shaped = piece.draft
             biome_map = assembly.make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="climb", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, foot) - yaw_offset, foods=foods, tree_site=None,
@@ -256,4 +245,4 @@ def certificate(world: World) -> Certificate:
 
 TASK = TaskSpec(name="climb", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=4, in_sets_from_version=1,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent=ROUTE_FOLLOWER)

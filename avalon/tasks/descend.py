@@ -39,11 +39,11 @@ from avalon.datagen.world import Terrain, World
 from avalon.rules import mechanics
 from avalon.tasks.kit import ImpossibleWorldError, assembly, cliff, sites
 from avalon.tasks.kit.certificate import Certificate, certify
-from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.curves import Band, DifficultySplit, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.skills import CLIMB, FALL, WALK
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -82,8 +82,9 @@ class DescendKnobs:
 
 #: The descend task's difficulty curves.
 KNOBS = DescendKnobs()
-#: Below this difficulty there is a platform (the table's number).
-PLATFORM_END_DIFFICULTY = KNOBS.platform_end_difficulty
+#: Below ``platform_end_difficulty`` the world has a platform (its ``low_`` and ``platform_`` ramps
+#: run over the first phase); from there on a tall cliff (its ``tall_`` ramps over the second).
+PHASES = DifficultySplit(KNOBS.platform_end_difficulty)
 #: Mean radius of the ring's inner edge (the plateau's, or the pit's), at least, metres (more where
 #: the band's inner radius asks for it).
 PLATEAU_RADIUS_M = 6.0
@@ -112,41 +113,30 @@ ASSEMBLY_ATTEMPTS = 3
 ALLOWED_SKILLS = frozenset({WALK, FALL, CLIMB})
 
 
-def has_platform(difficulty: float) -> bool:
-    """Whether the world of ``difficulty`` has a platform part way down."""
-    return difficulty < PLATFORM_END_DIFFICULTY
-
-
-def _platform_progress(difficulty: float) -> float:
-    return min(1.0, difficulty / PLATFORM_END_DIFFICULTY)
-
-
-def _tall_progress(difficulty: float) -> float:
-    return min(1.0, max(0.0, (difficulty - PLATFORM_END_DIFFICULTY) / (1.0 - PLATFORM_END_DIFFICULTY)))
-
-
 #: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
 #: there); docs/tasks/descend.md's generated table of the knobs evaluates them so.
-KNOB_PROGRESS = {
-    **{name: lambda d: _platform_progress(d) if has_platform(d) else None
-       for name in ("low_cliff_height_m", "platform_width_m", "platform_offset_deg", "low_food_distance_m")},
-    **{name: lambda d: None if has_platform(d) else _tall_progress(d)
-       for name in ("tall_cliff_height_m", "tall_food_distance_m")},
-}
+KNOB_PROGRESS = PHASES.knob_progress(
+    first=("low_cliff_height_m", "platform_width_m", "platform_offset_deg", "low_food_distance_m"),
+    second=("tall_cliff_height_m", "tall_food_distance_m"))
+
+
+def has_platform(difficulty: float) -> bool:
+    """Whether the world of ``difficulty`` has a platform part way down."""
+    return PHASES.in_first(difficulty)
 
 
 def cliff_height_m(difficulty: float) -> float:
     """Height of the cliff (its ring's raise), metres."""
     if has_platform(difficulty):
-        return KNOBS.low_cliff_height_m.at(_platform_progress(difficulty))
-    return KNOBS.tall_cliff_height_m.at(_tall_progress(difficulty))
+        return KNOBS.low_cliff_height_m.at(PHASES.first_progress(difficulty))
+    return KNOBS.tall_cliff_height_m.at(PHASES.second_progress(difficulty))
 
 
 def food_distance_band_m(difficulty: float) -> tuple[float, float]:
     """Range of the horizontal distance from the cliff's top edge to the food, metres."""
     if has_platform(difficulty):
-        return KNOBS.low_food_distance_m.at(_platform_progress(difficulty))
-    return KNOBS.tall_food_distance_m.at(_tall_progress(difficulty))
+        return KNOBS.low_food_distance_m.at(PHASES.first_progress(difficulty))
+    return KNOBS.tall_food_distance_m.at(PHASES.second_progress(difficulty))
 
 
 def wall_run_m(height_m: float) -> float:
@@ -206,7 +196,7 @@ def cut_cliff(rng: np.random.Generator, heightmap: HeightMap, centre: XZ, diffic
     cut = Cliff(ring=ring, result=ringed, without_platform=ringed.heightmap, platform=platform)
     if not has_platform(difficulty):
         return cut
-    p = _platform_progress(difficulty)
+    p = PHASES.first_progress(difficulty)
     angle = path_angle_rad + side * math.radians(KNOBS.platform_offset_deg.at(p))
     edge = cut.edge_radius_m(angle)
     # The platform's radial reach: beyond the wall round the start, inside the pit round the goal.
@@ -294,20 +284,15 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class DescendLayout:
+class DescendLayout(assembly.TaskLayout):
     """A descend world and the factors difficulty chose for it."""
 
-    outdoor: assembly.OutdoorLayout
     cliff: Cliff
     #: Height of the cliff's raise, metres.
     cliff_height_m: float
     #: Horizontal distance from the plateau's edge to the food, metres.
     food_distance_m: float
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def world_without_platform(world: World, cut: Cliff, config: assembly.OutdoorTaskConfig) -> World:
@@ -369,8 +354,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
             biome_map = assembly.make_biomes(streams.biomes, shaped.heightmap, config, shaped.climbable, shaped.unclimbable)
             if not sites.fruit_tree_site_ok(biome_map.heightmap, *tree_site, fruit_tree):
                 raise ImpossibleWorldError(f"descend: no fruit tree site behind the food at {tree_site}")
-            foods = [assembly.FoodPlacement(kind="apple", x=placed[0], z=placed[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, placed)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="descend", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, placed), foods=foods, tree_site=tree_site,
@@ -415,4 +399,4 @@ def needs_the_platform(world: World) -> Certificate:
 
 TASK = TaskSpec(name="descend", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=5, in_sets_from_version=1,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent=ROUTE_FOLLOWER)

@@ -63,7 +63,7 @@ from avalon.tasks.kit.assembly import FoodPlacement
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.forcing import ForcedOptions, Forcing
 from avalon.tasks.kit.route import Route
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 #: Food kinds from easy to hard (every kind of ``FOOD_KINDS``, by its row's ``difficulty_rank``):
 #: apple is canonical; cherries come several at once; mulberries are small; a banana gives half
@@ -141,10 +141,9 @@ def food_hangs(kind: str, difficulty: float, draw: float) -> bool:
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class EatLayout:
+class EatLayout(assembly.TaskLayout):
     """An eat world and the factors difficulty chose for it."""
 
-    outdoor: assembly.OutdoorLayout
     kind: str
     #: Horizontal distance from the spawn to the (first) food's centre, metres.
     distance_m: float
@@ -154,10 +153,6 @@ class EatLayout:
     hanging: bool = False
     #: The altar the food rests on, or None when it lies on the ground (or hangs).
     altar: Optional[altars.Altar] = None
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def _cluster(kind: str, centre: tuple[float, float], count: int, rng: np.random.Generator, hanging: bool = False) -> list[FoodPlacement]:
@@ -352,5 +347,5 @@ TASK = TaskSpec(
     name="eat", generate=build_layout, knobs=KNOBS, food_visible_from_spawn=True, food_reachable_on_foot=True,
     forcing=(Forcing("food_kind", FOOD_LADDER),),  # evaluation sets hold every kind (Appendix G.1)
     table_row=1, in_sets_from_version=1, role="first",
-    reference_agent="avalon.agent.scripted.follower:RouteFollower", reference_route=reference_route,
+    reference_agent=ROUTE_FOLLOWER, reference_route=reference_route,
 )

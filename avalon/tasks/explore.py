@@ -44,7 +44,7 @@ from avalon.tasks.kit import ImpossibleWorldError, assembly, geometry, sites
 from avalon.tasks.kit.certificate import Certificate, certify, require_certificate
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -196,19 +196,14 @@ def hill_between(spawn: XZ, food: XZ) -> Optional[Hill]:
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class ExploreLayout:
+class ExploreLayout(assembly.TaskLayout):
     """An explore world and the factors difficulty chose for it."""
 
-    outdoor: assembly.OutdoorLayout
     #: Horizontal distance from the spawn to the food's centre, metres.
     distance_m: float
     #: The hill raised to hide the food, or None when the island's own terrain hides it.
     hill: Optional[Hill]
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def certify_explore(world: World) -> Certificate:
@@ -285,7 +280,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         def build() -> ExploreLayout:
             biome_map = assembly.make_biomes(streams.biomes, heightmap, config)
             ground = biome_map.heightmap
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="explore", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=geometry.yaw_towards(spawn, food) - yaw_offset, foods=foods, tree_site=tree_site,
@@ -307,5 +302,5 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 TASK = TaskSpec(
     name="explore", generate=build_layout, knobs=KNOBS, certificate=certify_explore,
     evaluation_time_limit_frames=EXPLORE_TIME_LIMIT_FRAMES, food_visible_from_spawn=False, food_reachable_on_foot=True,
-    table_row=14, in_sets_from_version=1, reference_agent="avalon.agent.scripted.follower:RouteFollower",
+    table_row=14, in_sets_from_version=1, reference_agent=ROUTE_FOLLOWER,
 )

@@ -9,9 +9,9 @@ it):
 
 - the chasm (a ``chasm`` :class:`~avalon.datagen.obstacles.ObstacleRing` round the plateau) is
   wider than any jump carries the agent everywhere but along one stretch, the *jumpable stretch*,
-  where it narrows to a trench a running jump clears with margin (``jump_width_m``: 2 m at d = 0,
+  where it narrows to a trench a running jump clears with margin (``chasm.stretch_width_m``: 2 m at d = 0,
   3.25 m at 1, against the 5.25 m measured); the chasm widens with difficulty, and so does the
-  trench, while the stretch gets shorter (``jumpable_length_m``);
+  trench, while the stretch gets shorter (``chasm.stretch_length_m``);
 - where the stretch lies: facing the spawn at d = 0, up to 150 degrees round the ring at 1, so
   the agent must find it;
 - the spawn and the food stand farther from the trench with difficulty (at d = 0 about 5 m
@@ -48,7 +48,7 @@ from avalon.tasks.kit.certificate import Certificate, certify, require_certifica
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import ground_height, triangle_slopes_deg
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -56,21 +56,11 @@ class JumpKnobs:
     """Every factor of a jump world that the difficulty d in [0, 1] sets (docs/tasks/jump.md quotes it).
     Bands are drawn from uniformly."""
 
-    #: Radial width of the chasm outside the jumpable stretch, metres (9 m to 11 m; a running jump
-    #: carries the agent 5.25 m, 6.5 m landing 2 m lower).
-    chasm_width_m: Ramp = Ramp(9.0, 2.0)
-    #: Radial width of the trench along the jumpable stretch, metres (2 m to 3.25 m: the jump to
-    #: make; 5.25 m is measured to clear).
-    jump_width_m: Ramp = Ramp(2.0, 1.25)
-    #: Length of the jumpable stretch along the ring (at the middle of the chasm), metres (20 m
-    #: to 3 m).
-    jumpable_length_m: Ramp = Ramp(20.0, -17.0)
-    #: Depth of the chasm, metres (7 m to 8 m: more than a jump slides up its walls; a fall in
-    #: costs under a tenth of the energy).
-    chasm_depth_m: Ramp = Ramp(7.0, 1.0)
-    #: The middle of the jumpable stretch lies within this angle round the ring from the spawn's
-    #: side, either side, degrees (0 at d = 0: straight ahead; 150 at 1).
-    max_stretch_bearing_deg: Ramp = Ramp(0.0, 150.0)
+    #: The chasm: 9 m to 11 m wide outside the jumpable stretch (a running jump carries the agent
+    #: 5.25 m, 6.5 m landing 2 m lower); along the stretch a trench 2 m to 3.25 m wide (the jump to
+    #: make; 5.25 m is measured to clear), the stretch 20 m to 3 m long.
+    chasm: chasm.StretchKnobs = chasm.StretchKnobs(width_m=Ramp(9.0, 2.0), stretch_width_m=Ramp(2.0, 1.25),
+                                                   stretch_length_m=Ramp(20.0, -17.0))
     #: Horizontal distance from the spawn out to the trench's outer lip, along the spawn's
     #: direction from the centre, metres (1-2 m at d = 0, 2-8 m at 1); where that direction misses
     #: the jumpable stretch, the spawn stands at least ``SPAWN_BEYOND_CHASM_M`` beyond the chasm.
@@ -91,16 +81,6 @@ KNOBS = JumpKnobs()
 REQUIREMENT = Requirement(skills={"jump"}, max_fall_m=mechanics.SAFE_FALL_M, bypass_max_fall_m=mechanics.LETHAL_FALL_M)
 
 
-def chasm_ring(difficulty: float, centre, stretch_angle_deg: float,
-               inner_radius_m: float = chasm.PLATEAU_RADIUS_M) -> chasm.ChasmRing:
-    """The chasm of ``difficulty`` round ``centre``, its jumpable stretch towards ``stretch_angle_deg``."""
-    return chasm.ChasmRing(
-        centre=centre, width_m=KNOBS.chasm_width_m.at(difficulty), stretch_width_m=KNOBS.jump_width_m.at(difficulty),
-        stretch_length_m=KNOBS.jumpable_length_m.at(difficulty), depth_m=KNOBS.chasm_depth_m.at(difficulty),
-        stretch_angle_deg=stretch_angle_deg, inner_radius_m=inner_radius_m,
-    )
-
-
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class JumpChasm:
     """The jump piece as built (its :class:`~avalon.tasks.kit.obstacle.Obstacle`'s detail)."""
@@ -117,16 +97,15 @@ class JumpChasm:
 def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constraint: Constraint) -> ObstaclePlan:
     """The jump piece in ``constraint``'s band (see :mod:`avalon.tasks.kit.obstacle`): a chasm whose
     inner edge lies ``chasm.PLATEAU_RADIUS_M`` out from the band's inner radius, its jumpable
-    stretch up to ``max_stretch_bearing_deg`` round from the path (drawn from ``streams.sites``). Raises
+    stretch up to ``chasm.max_stretch_bearing_deg`` round from the path (drawn from ``streams.sites``). Raises
     ``ImpossibleWorldError`` when the band is too narrow or the chasm would be a moat."""
-    width, depth = KNOBS.chasm_width_m.at(difficulty), KNOBS.chasm_depth_m.at(difficulty)
+    width, depth = KNOBS.chasm.width_m.at(difficulty), KNOBS.chasm.depth_m.at(difficulty)
     inner = chasm.ring_inner_radius_m(constraint, chasm.PLATEAU_RADIUS_M, chasm.NOISE_M + width, "jump")
     why = chasm.moat_reason(draft.heightmap, constraint.centre, inner, inner + chasm.NOISE_M + width, depth)
     if why is not None:
         raise ImpossibleWorldError(f"jump: {why}")
-    bearing = float(streams.sites.uniform(-1.0, 1.0)) * KNOBS.max_stretch_bearing_deg.at(difficulty)
-    ring = chasm_ring(difficulty, constraint.centre, math.degrees(constraint.path_angle_rad()) + bearing,
-                      inner)
+    bearing = float(streams.sites.uniform(-1.0, 1.0)) * KNOBS.chasm.max_stretch_bearing_deg.at(difficulty)
+    ring = KNOBS.chasm.ring(difficulty, constraint.centre, math.degrees(constraint.path_angle_rad()) + bearing, inner)
     inverted = constraint.heights_inverted
 
     def build(draft: Draft) -> Obstacle:
@@ -171,18 +150,13 @@ def jumpable_outside_stretch(heightmap: HeightMap, natural: HeightMap, ring: cha
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class JumpLayout:
+class JumpLayout(assembly.TaskLayout):
     """A jump world and what was chosen for it."""
 
-    outdoor: assembly.OutdoorLayout
     chasm: chasm.ChasmRing
     #: The terrain before the chasm was cut (not eroded): the final terrain minus this is the chasm.
     natural: HeightMap = attr.ib(repr=False)
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def certificate(world: World) -> Certificate:
@@ -195,7 +169,7 @@ def certificate(world: World) -> Certificate:
 def build_layout(rng: np.random.Generator, difficulty: float, config: object | None = None) -> JumpLayout:
     """The jump world for ``difficulty``: the jump piece round the food, the spawn beyond it; raises
     ``ImpossibleWorldError`` if the terrain offers no place that keeps the guarantees."""
-    depth, width = KNOBS.chasm_depth_m.at(difficulty), KNOBS.chasm_width_m.at(difficulty)
+    depth, width = KNOBS.chasm.depth_m.at(difficulty), KNOBS.chasm.width_m.at(difficulty)
     config, streams, natural = chasm.begin(rng, config, depth)
     draft = Draft.of_island(natural)
     fruit_tree = assembly.scaled_scenery(config).fruit_tree
@@ -220,18 +194,15 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
         ring = plan.detail
         spawn_radius = ring.beyond_outward_m(away, (ring.width_m + ring.stretch_width_m) / 2.0 + to_trench)
         food_radius = ring.inside_outward_m(food_angle, (ring.width_m - ring.stretch_width_m) / 2.0 - from_trench)
-        spawn = chasm.at(centre, away, chasm.PLATEAU_RADIUS_M + spawn_radius)
-        food = chasm.at(centre, food_angle, chasm.PLATEAU_RADIUS_M + food_radius)
-        why = chasm.placement_reason(natural, slopes, spawn, food)
+        positions = chasm.EdgePlacement(centre=centre, spawn=(away, spawn_radius), food=(food_angle, food_radius))
+        why = positions.reason(natural, slopes)
         if why is not None:
             return why
 
         def build() -> JumpLayout:
-            piece = plan.build(draft)
-            built, outline = piece.draft, piece.detail.ringed.outlines[0]
             # On the noisy inner edge: the same distances from the trench's lips.
-            spawn_at = chasm.at(centre, away, chasm.edge_m(outline, away) + spawn_radius)
-            food_at = chasm.at(centre, food_angle, chasm.edge_m(outline, food_angle) + food_radius)
+            piece, spawn_at, food_at = positions.build(plan, draft)
+            built = piece.draft
             tree_site = sites.tree_behind_food(streams.sites, food_at, spawn_at, fruit_tree)
             for name, point in (("spawn", spawn_at), ("food", food_at), ("fruit tree", tree_site)):
                 if ground_height(built.heightmap, *point) < ground_height(natural, *point) - chasm.CUT_BELOW_M:
@@ -257,15 +228,6 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                                     "jump: no site for the chasm keeps the guarantees on this island")
 
 
-TASK = TaskSpec(
-    name="jump",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=False,
-    certificate=certificate,
-    obstacle=obstacle,
-    table_row=3,
-    in_sets_from_version=1,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-)
+TASK = TaskSpec(name="jump", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
+                food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=3, in_sets_from_version=1,
+                reference_agent=ROUTE_FOLLOWER)

@@ -32,11 +32,11 @@ import numpy as np
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import World
 from avalon.tasks.kit import ImpossibleWorldError, assembly, causeway, chasm, sites
-from avalon.tasks.kit.curves import Band, Ramp
+from avalon.tasks.kit.curves import Band, DifficultySplit, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, triangle_slopes_deg
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import Route, RouteStep
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -76,8 +76,6 @@ class MoveKnobs:
 
 #: The move task's difficulty curves.
 KNOBS = MoveKnobs()
-#: From this difficulty on, the food is ringed by a chasm crossed by a causeway (the table's number).
-CHASM_START_DIFFICULTY = KNOBS.chasm_start_difficulty
 #: Radius of the plateau the fruit tree stands on, inside the chasm, metres.
 PLATEAU_RADIUS_M = 5.0
 #: How far the chasm's inner edge wanders in and out, metres.
@@ -93,34 +91,30 @@ CAUSEWAY_CLEAR_M = 1.0
 REQUIREMENT = Requirement(skills=frozenset(), allowed={"walk"})
 
 
-def _chasm_progress(difficulty: float) -> float:
-    """0 at CHASM_START_DIFFICULTY, 1 at difficulty 1."""
-    return min(1.0, max(0.0, (difficulty - CHASM_START_DIFFICULTY) / (1.0 - CHASM_START_DIFFICULTY)))
+#: Below ``chasm_start_difficulty`` an open walk (the corridor's ramp runs over the first phase);
+#: from there on a chasm (its ramps over the second).
+PHASES = DifficultySplit(KNOBS.chasm_start_difficulty)
+#: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
+#: there); docs/tasks/move.md's generated table of the knobs evaluates them so.
+KNOB_PROGRESS = PHASES.knob_progress(first=("corridor_width_m",),
+                                     second=("causeway_width_m", "chasm_width_m", "chasm_depth_m", "causeway_turn_deg"))
 
 
 def has_chasm(difficulty: float) -> bool:
-    return difficulty >= CHASM_START_DIFFICULTY
-
-
-#: What the table's ramps run over where it is not the difficulty (None: the knob does not apply
-#: there); docs/tasks/move.md's generated table of the knobs evaluates them so.
-KNOB_PROGRESS = {
-    "corridor_width_m": lambda d: None if has_chasm(d) else d / CHASM_START_DIFFICULTY,
-    **{name: lambda d: _chasm_progress(d) if has_chasm(d) else None
-       for name in ("causeway_width_m", "chasm_width_m", "chasm_depth_m", "causeway_turn_deg")},
-}
+    """Whether the world of ``difficulty`` has a chasm crossed by a causeway."""
+    return not PHASES.in_first(difficulty)
 
 
 def path_width_m(difficulty: float) -> float:
     """Width of the path to the food, metres: the plant-free corridor (open worlds) or the causeway."""
     if not has_chasm(difficulty):
-        return KNOBS.corridor_width_m.at(difficulty / CHASM_START_DIFFICULTY)
-    return KNOBS.causeway_width_m.at(_chasm_progress(difficulty))
+        return KNOBS.corridor_width_m.at(PHASES.first_progress(difficulty))
+    return KNOBS.causeway_width_m.at(PHASES.second_progress(difficulty))
 
 
 def chasm_ring(difficulty: float, centre: XZ, inner_radius_m: float = PLATEAU_RADIUS_M) -> chasm.ChasmRing:
     """The chasm of ``difficulty`` (which must have one) round ``centre``: no stretch, 75-degree walls."""
-    s = _chasm_progress(difficulty)
+    s = PHASES.second_progress(difficulty)
     return chasm.ChasmRing(centre=centre, width_m=KNOBS.chasm_width_m.at(s), depth_m=KNOBS.chasm_depth_m.at(s),
                            inner_radius_m=inner_radius_m, noise_m=CHASM_NOISE_M, wall_slope_deg=WALL_SLOPE_DEG)
 
@@ -130,7 +124,7 @@ def causeway_shape(difficulty: float) -> causeway.CausewayShape:
     return causeway.CausewayShape(
         width_m=path_width_m(difficulty),
         segment_count=1 + sum(int(difficulty >= start) for start in KNOBS.causeway_segment_added_at),
-        turn_deg=KNOBS.causeway_turn_deg.at(_chasm_progress(difficulty)),
+        turn_deg=KNOBS.causeway_turn_deg.at(PHASES.second_progress(difficulty)),
     )
 
 
@@ -184,7 +178,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
     piece's ``items`` raise it where the far side can be reached without the causeway."""
     if not has_chasm(difficulty):
         return _corridor(difficulty, constraint)
-    s = _chasm_progress(difficulty)
+    s = PHASES.second_progress(difficulty)
     width, depth = KNOBS.chasm_width_m.at(s), KNOBS.chasm_depth_m.at(s)
     inner = chasm.ring_inner_radius_m(constraint, PLATEAU_RADIUS_M, CHASM_NOISE_M + width + 1.0, "move")
     why = chasm.moat_reason(draft.heightmap, constraint.centre, inner, inner + CHASM_NOISE_M + width, depth)
@@ -218,19 +212,14 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class MoveLayout:
+class MoveLayout(assembly.TaskLayout):
     """A move world and the factors difficulty chose for it."""
 
-    outdoor: assembly.OutdoorLayout
     #: Horizontal distance from the spawn to the food's centre, metres.
     distance_m: float
     path_width_m: float
     #: The chasm crossed by its causeway (None: an open walk).
     crossing: Optional[causeway.CausewayChasm] = None
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def _food_site_ok(heightmap: HeightMap, slopes: np.ndarray, food: XZ) -> bool:
@@ -356,15 +345,6 @@ def reference_route(world: World) -> Route:
     return Route(start=world.spawn_position, steps=steps)
 
 
-TASK = TaskSpec(
-    name="move",
-    generate=build_layout,
-    knobs=KNOBS,
-    food_visible_from_spawn=True,
-    food_reachable_on_foot=True,
-    obstacle=obstacle,
-    table_row=2,
-    in_sets_from_version=1,
-    reference_agent="avalon.agent.scripted.follower:RouteFollower",
-    reference_route=reference_route,
-)
+TASK = TaskSpec(name="move", generate=build_layout, knobs=KNOBS, obstacle=obstacle, food_visible_from_spawn=True,
+                food_reachable_on_foot=True, table_row=2, in_sets_from_version=1, reference_agent=ROUTE_FOLLOWER,
+                reference_route=reference_route)

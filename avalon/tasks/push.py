@@ -59,7 +59,7 @@ from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, Obs
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.skills import JUMP
 from avalon.tasks.kit.solved import Block, block_faces, refined, with_blocks
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -85,9 +85,9 @@ class PushKnobs:
 
 #: The push task's difficulty curves.
 KNOBS = PushKnobs()
-#: Height-map grid points per metre (a Small island's own: twice as many drew about a third fewer
-#: steps per second)...
-POINTS_PER_M = 1.0
+#: The island: Small, no carved pool, at its own grid of a point per metre (twice as many drew
+#: about a third fewer steps per second)...
+ISLAND = assembly.IslandShape(pool_count=0)
 #: ...and the certificate searches a grid this fine (``solved.refined``: the same surface), so the
 #: boulder's 1.44 x 1.32 m top covers grid points a route can stand on (on a 1 m grid it is one
 #: point with steep triangles all round), metres.
@@ -312,13 +312,11 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class PushLayout:
-    """A push world, what was planned for it and the certificate it was accepted with."""
+class PushLayout(assembly.TaskLayout):
+    """A push world (its ``outdoor`` before the apple, the ledge and the boulder were added), what
+    was planned for it and the certificate it was accepted with."""
 
-    #: The island, its scenery and spawn, before the apple, the ledge and the boulder were added.
-    outdoor: assembly.OutdoorLayout
     plan: PushPlan
-    world: World
     certificate: Certificate
 
 
@@ -328,8 +326,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     no place that keeps the guarantees (the certificate included)."""
     config = assembly.resolve_config(config)
     streams = assembly.split_streams(rng)
-    natural = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
-                                    pool_count=0)
+    natural = ISLAND.build(streams.terrain, config)
     draft = Draft.of_island(natural)
     reach = LEDGE_DEPTH_M / 2.0 + max(KNOBS.push_distance_m.at(difficulty)) + 6.0
     mask = sites.site_mask(natural, min_water_distance_m=reach, max_slope_deg=15.0, min_ocean_distance_m=reach + 2.0,
@@ -486,4 +483,4 @@ def require(world: World) -> Certificate:
 
 TASK = TaskSpec(name="push", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=9, in_sets_from_version=2,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent=ROUTE_FOLLOWER)

@@ -41,7 +41,7 @@ from avalon.tasks.kit.geometry import XZ, is_dry_land, sample_at, triangle_index
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
 from avalon.tasks.kit.route import SKILLS
 from avalon.tasks.kit.skills import CLIMB, JUMP
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -262,10 +262,9 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class ScrambleLayout:
+class ScrambleLayout(assembly.TaskLayout):
     """A scramble world and the factors difficulty chose for it."""
 
-    outdoor: assembly.OutdoorLayout
     #: The rings, outermost first (their kinds, radii, heights, gaps and climbable strips).
     rings: tuple[ObstacleRing, ...]
     #: The island before the rings, and the terrain and its masks after them (walls, climbable
@@ -274,10 +273,6 @@ class ScrambleLayout:
     shaped: RingResult
     #: The certificate the world was accepted with.
     certificate: Certificate
-
-    @property
-    def world(self) -> World:
-        return self.outdoor.world
 
 
 def _island(streams, config, difficulty: float):
@@ -347,8 +342,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
                 raise ImpossibleWorldError(f"scramble: no dry food site gentler than {assembly.FOOD_MAX_SLOPE_DEG} degrees "
                                            f"beside the fruit tree at {centre}")
             food = gentle[0]
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="scramble", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, food), foods=foods, tree_site=centre, exclude_mask=shaped.no_scenery,
@@ -411,4 +405,4 @@ def _holding_strip_interiors(world: World) -> World:
 
 TASK = TaskSpec(name="scramble", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=6, in_sets_from_version=1,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower")
+                reference_agent=ROUTE_FOLLOWER)

@@ -51,7 +51,7 @@ from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, Obs
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.skills import JUMP
 from avalon.tasks.kit.solved import window, with_blocks
-from avalon.tasks.kit.spec import TaskSpec
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 from avalon.tasks.kit.staircase import (
     PLATEAU_HALF_SIDE_M,
     STONE_CLEARANCE_M,
@@ -77,13 +77,10 @@ class StackKnobs:
     #: Loose stones lie within this angle, either side, of the staircase's direction seen from the
     #: plateau's centre, degrees (round the plateau at d = 1).
     stone_spread_deg: Ramp = Ramp(30.0, 150.0)
-    #: Horizontal distance from the spawn to the staircase's outer end, metres (1.5-2.5 m at d = 0,
-    #: 2.5-6 m at 1).
-    spawn_distance_m: Band = Band(Ramp(1.5, 1.0), Ramp(2.5, 3.5))
-    #: The staircase lies within this angle of the spawn's facing direction, either side, degrees.
-    max_facing_offset_deg: Ramp = Ramp(0.0, 180.0)
-    #: The food lies this far inside the plateau's edge above the staircase, metres.
-    food_inset_m: Band = Band(Ramp(1.5), Ramp(2.0))
+    #: The spawn 1.5-2.5 m from the staircase's outer end at d = 0, 2.5-6 m at 1, facing it at d = 0;
+    #: the food 1.5-2 m inside the plateau's edge above the staircase.
+    approach: sites.ApproachKnobs = sites.ApproachKnobs(spawn_distance_m=Band(Ramp(1.5, 1.0), Ramp(2.5, 3.5)),
+                                                        food_inset_m=Band(Ramp(1.5), Ramp(2.0)))
     #: Training episodes are truncated after this many seconds (45 s at d = 0, 300 s at 1): a few
     #: times a direct solution (walking, jumping, and at d = 1 ten stones carried and set down).
     training_time_limit_s: Ramp = Ramp(45.0, 255.0)
@@ -91,10 +88,11 @@ class StackKnobs:
 
 #: The stack task's difficulty curves.
 KNOBS = StackKnobs()
-#: Height-map grid points per metre: on a 0.25 m cell the 3.1 m wall of d = 0 is a face of 85.4
-#: degrees, up which a jump slides 2.6 m (``mechanics.TERRAIN_JUMP_RISE_M``); on a 0.5 m cell it
-#: would be 80.8 degrees, slid up all the way.
-POINTS_PER_M = 4.0
+#: The island: Small, four grid points per metre (on a 0.25 m cell the 3.1 m wall of d = 0 is a face
+#: of 85.4 degrees, up which a jump slides 2.6 m, ``mechanics.TERRAIN_JUMP_RISE_M``; on a 0.5 m cell
+#: it would be 80.8 degrees, slid up all the way); gentle: no pools, no hills, its coarsest noise
+#: 0.8 m (the terrain's default is 1.5), so the yard is levelled out of natural ground.
+ISLAND = assembly.IslandShape(points_per_m=4.0, pool_count=0, hill_count=0, initial_noise_scale_m=0.8)
 #: Each stone's mass, kilograms: under ``mechanics.MAX_LIFT_MASS_KG``, so a hand lifts it.
 STONE_MASS_KG = 35.0
 #: The certificate searches the terrain within this of the plateau's centre (a square): the
@@ -106,8 +104,6 @@ CERTIFICATE_WINDOW_M = 10.5
 PIT_HALF_SIDE_M = 9.0
 #: The crossing ends this far beyond the wall above the staircase (on the plateau or the rim), metres.
 CROSSING_INSET_M = 1.5
-#: The island's coarsest noise amplitude, metres (the terrain's default is 1.5).
-ISLAND_NOISE_SCALE_M = 0.8
 #: The natural ground under the yard and its blend varies by at most this, metres.
 MAX_YARD_RELIEF_M = 2.5
 #: The staircase's ground (the yard, or the pit's floor) stays this far above the water plane, metres.
@@ -306,11 +302,9 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class StackLayout:
+class StackLayout(assembly.TaskLayout):
     """A stack world, its staircase and the certificate it was accepted with."""
 
-    outdoor: assembly.OutdoorLayout
-    world: World
     staircase: Staircase
     #: Names of the stones standing in place at the start, and of the loose ones.
     built: tuple[str, ...]
@@ -327,12 +321,8 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
         config = attr.evolve(config, time_limit_frames=STACK_TIME_LIMIT_FRAMES)
     streams = assembly.split_streams(rng)
     layers = layer_count(difficulty)
-    spawn_distance = float(streams.food.uniform(*KNOBS.spawn_distance_m.at(difficulty)))
-    food_inset = float(streams.food.uniform(*KNOBS.food_inset_m.at(difficulty)))
-    yaw_offset = math.radians(streams.food.uniform(-1.0, 1.0) * KNOBS.max_facing_offset_deg.at(difficulty))
-    # A gentle island (no hills, half the fine noise): the yard is levelled out of natural ground.
-    natural = assembly.build_island(streams.terrain, config.world_size or "small", config.points_per_m or POINTS_PER_M,
-                                    pool_count=0, hill_count=0, initial_noise_scale_m=ISLAND_NOISE_SCALE_M)
+    spawn_distance, food_inset, yaw_offset = KNOBS.approach.draw(streams.food, difficulty)
+    natural = ISLAND.build(streams.terrain, config)
     draft = Draft.of_island(natural)
     reach = staircase.YARD_RADIUS_M + staircase.YARD_BLEND_M
     mask = sites.site_mask(natural, min_water_distance_m=reach + 1.0, max_slope_deg=20.0,
@@ -361,8 +351,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
                     centre[1] + (PLATEAU_HALF_SIDE_M - food_inset) * outward[1])
             stair_foot = stair.column_xz(layers - 1)
             stones = piece.items(biome_map.heightmap)
-            foods = [assembly.FoodPlacement(kind="apple", x=food[0], z=food[1],
-                                            yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
+            foods = assembly.ground_apple(streams, food)
             outdoor = assembly.assemble_outdoor_world(
                 streams, config, biome_map, task="stack", difficulty=difficulty, spawn=spawn,
                 spawn_yaw_rad=yaw_towards(spawn, stair_foot) - yaw_offset, foods=foods, tree_site=None,
@@ -397,5 +386,5 @@ def certificate(world: World) -> Certificate:
 TASK = TaskSpec(name="stack", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES, food_visible_from_spawn=False,
                 food_reachable_on_foot=False, table_row=7, in_sets_from_version=2,
-                reference_agent="avalon.agent.scripted.follower:RouteFollower",
+                reference_agent=ROUTE_FOLLOWER,
                 carry_variant="avalon.tasks.kit.carried_stones:VARIANT")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import attr
 import numpy as np
@@ -59,12 +60,12 @@ def test_golden_world_does_not_change_by_accident():
 
 def test_every_knob_moves_one_way_with_difficulty():
     grid = np.linspace(0.0, 1.0, 21)
-    rising = ("chasm_width_m", "bridge_gap_m", "chasm_depth_m", "max_stretch_bearing_deg", "training_time_limit_s")
+    rising = ("chasm.width_m", "chasm.stretch_width_m", "chasm.depth_m", "chasm.max_stretch_bearing_deg", "training_time_limit_s")
     for name in rising:
-        values = [getattr(bridge.KNOBS, name).at(d) for d in grid]
+        values = [operator.attrgetter(name)(bridge.KNOBS).at(d) for d in grid]
         assert values == sorted(values) and values[0] < values[-1], name
-    for name in ("bridgeable_length_m", "log_in_place_chance"):
-        values = [getattr(bridge.KNOBS, name).at(d) for d in grid]
+    for name in ("chasm.stretch_length_m", "log_in_place_chance"):
+        values = [operator.attrgetter(name)(bridge.KNOBS).at(d) for d in grid]
         assert values == sorted(values, reverse=True) and values[0] > values[-1], name
     assert bridge.KNOBS.log_in_place_chance.at(0.0) == 1.0 and bridge.KNOBS.log_in_place_chance.at(1.0) == 0.0
     for band in (bridge.KNOBS.log_distance_m, bridge.KNOBS.spawn_to_bridge_m, bridge.KNOBS.food_to_bridge_m):
@@ -77,9 +78,9 @@ def test_the_trench_is_beyond_a_jump_and_the_chasm_beyond_the_log():
     longest_jump = jump_reach_m(0.0) + BYPASS_CAPABILITIES.jump_reach_slack_m  # the bypass search's
     log_length = kit_log.LOG_SIZE_M[2]
     for d in np.linspace(0.0, 1.0, 11):
-        gap = bridge.KNOBS.bridge_gap_m.at(d)
+        gap = bridge.KNOBS.chasm.stretch_width_m.at(d)
         assert longest_jump < gap < log_length - 2 * kit_log.MIN_REST_M
-        assert bridge.KNOBS.chasm_width_m.at(d) > log_length
+        assert bridge.KNOBS.chasm.width_m.at(d) > log_length
     assert kit_log.LOG_MASS_KG <= mechanics.MAX_LIFT_MASS_KG
 
 

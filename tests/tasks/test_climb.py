@@ -96,12 +96,12 @@ def test_the_knobs_are_monotone_in_difficulty():
     assert rising([-knobs.path_width_m.at(d) for d in ds])
     assert rising([climb.segment_count(d) for d in ds])
     assert rising([knobs.segment_offset_m.at(d) for d in ds])
-    assert rising([knobs.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.spawn_distance_m.at(d)[1] for d in ds])
-    assert rising([knobs.max_facing_offset_deg.at(d) for d in ds])
+    assert rising([knobs.approach.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.approach.spawn_distance_m.at(d)[1] for d in ds])
+    assert rising([knobs.approach.max_facing_offset_deg.at(d) for d in ds])
     assert rising([knobs.training_time_limit_s.at(d) for d in ds])
     assert [climb.segment_count(d) for d in (0.0, 0.59, 0.6, 0.84, 0.85, 1.0)] == [1, 1, 2, 2, 3, 3]
     # Every tier is taller than a jump slides up a face of the grid's gentlest wall slope.
-    cell = 1.0 / climb.POINTS_PER_M
+    cell = 1.0 / climb.ISLAND.points_per_m
     for d in ds:
         tier = climb.cliff_spec(d).tier_height_m
         assert tier > float(terrain_jump_rise_m(math.degrees(math.atan(tier / cell)))) + 0.5, d
@@ -151,7 +151,7 @@ def _path_width_m(lay: climb.ClimbLayout, tier: int) -> float:
 
 
 def test_the_climbable_path_narrows_with_difficulty_as_measured_on_the_terrain():
-    cell = 1.0 / climb.POINTS_PER_M
+    cell = 1.0 / climb.ISLAND.points_per_m
     for d in (0.0, 0.5, 1.0):
         for seed in SEEDS:
             lay = _layout(d, seed)
@@ -182,7 +182,7 @@ def test_at_high_difficulty_the_path_zigzags_up_tiers_and_the_route_turns_along_
 
 def test_the_spawn_stands_the_knobs_distance_from_the_cliffs_foot_facing_it_at_zero():
     for d in (0.0, 1.0):
-        low, high = climb.KNOBS.spawn_distance_m.at(d)
+        low, high = climb.KNOBS.approach.spawn_distance_m.at(d)
         for seed in SEEDS:
             lay = _layout(d, seed)
             cliff, world = lay.cliff, lay.world

@@ -97,7 +97,7 @@ def test_every_knob_moves_one_way_with_difficulty():
     assert heights == sorted(heights) and heights[0] == 7.5 and heights[-1] == 44.0
     platforms = [descend.has_platform(d) for d in GRID]
     assert platforms == sorted(platforms, reverse=True) and platforms[0] and not platforms[-1]
-    assert descend.has_platform(0.5) and not descend.has_platform(descend.PLATFORM_END_DIFFICULTY)
+    assert descend.has_platform(0.5) and not descend.has_platform(descend.KNOBS.platform_end_difficulty)
     strips = [descend.KNOBS.climb_path_width_m.at(d) for d in GRID]
     assert strips == sorted(strips, reverse=True) and strips[0] == 8.0 and strips[-1] == 2.0
     offsets = [descend.KNOBS.climb_path_offset_deg.at(d) for d in GRID]
@@ -128,7 +128,7 @@ def test_the_cliff_has_the_tables_height_on_the_terrain_and_a_straight_fall_off_
         platform = descend.KNOBS.platform_offset_deg  # the platform lies within this of the food's side
         if descend.has_platform(difficulty):
             away = [a for a in angles if min(_angle_between_deg(a, _food_angle(layout) + s * math.radians(
-                platform.at(difficulty / descend.PLATFORM_END_DIFFICULTY))) for s in (-1, 1)) > 45.0]
+                platform.at(difficulty / descend.KNOBS.platform_end_difficulty))) for s in (-1, 1)) > 45.0]
         else:
             away = list(angles)
         drops = _drops(layout, away)
@@ -175,7 +175,7 @@ def test_a_platform_breaks_the_cliff_into_two_safe_falls_at_easy_levels_only(dif
         angles = np.arctan2(z[cliff.platform], x[cliff.platform])
         radii = np.hypot(x[cliff.platform], z[cliff.platform])
         spread = np.ptp(np.unwrap(np.sort(angles)))
-        width = descend.KNOBS.platform_width_m.at(difficulty / descend.PLATFORM_END_DIFFICULTY)
+        width = descend.KNOBS.platform_width_m.at(difficulty / descend.KNOBS.platform_end_difficulty)
         assert spread * float(np.max(radii)) == pytest.approx(width, abs=1.2), f"seed {seed}"
 
 

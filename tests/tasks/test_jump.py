@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import attr
 import numpy as np
@@ -63,11 +64,11 @@ def test_golden_world_does_not_change_by_accident():
 
 def test_every_knob_moves_one_way_with_difficulty():
     grid = np.linspace(0.0, 1.0, 21)
-    rising = ("chasm_width_m", "jump_width_m", "chasm_depth_m", "max_stretch_bearing_deg", "training_time_limit_s")
+    rising = ("chasm.width_m", "chasm.stretch_width_m", "chasm.depth_m", "chasm.max_stretch_bearing_deg", "training_time_limit_s")
     for name in rising:
-        values = [getattr(jump.KNOBS, name).at(d) for d in grid]
+        values = [_knob(name, d) for d in grid]
         assert values == sorted(values) and values[0] < values[-1], name
-    lengths = [jump.KNOBS.jumpable_length_m.at(d) for d in grid]
+    lengths = [jump.KNOBS.chasm.stretch_length_m.at(d) for d in grid]
     assert lengths == sorted(lengths, reverse=True) and lengths[0] > lengths[-1]
     for band in (jump.KNOBS.spawn_to_trench_m, jump.KNOBS.food_to_trench_m):
         for low, high in zip(grid[:-1], grid[1:]):
@@ -78,12 +79,12 @@ def test_every_knob_moves_one_way_with_difficulty():
 def test_the_trench_stays_within_a_jump_with_margin_and_the_rest_of_the_chasm_beyond_one():
     # The widest trench (d = 1) against the measured gap: the route's jumps (grid point to grid
     # point, a cell more at most) keep a metre in hand.
-    widest = jump.KNOBS.jump_width_m.at(1.0)
+    widest = jump.KNOBS.chasm.stretch_width_m.at(1.0)
     assert widest + 1.0 / kit_chasm.POINTS_PER_M <= mechanics.JUMP_GAP_CLEARED_M - 1.0
-    assert jump.KNOBS.jump_width_m.at(0.0) <= 2.0  # the paper's easiest jump is an easy one
+    assert jump.KNOBS.chasm.stretch_width_m.at(0.0) <= 2.0  # the paper's easiest jump is an easy one
     # The chasm outside the stretch is wider than the longest jump the body makes landing 2 m
     # lower (6.5 m measured), and than the bypass search's level reach.
-    narrowest = jump.KNOBS.chasm_width_m.at(0.0)
+    narrowest = jump.KNOBS.chasm.width_m.at(0.0)
     assert narrowest > jump_reach_m(-2.0) + 0.5 > mechanics.JUMP_GAP_CLEARED_M
 
 
@@ -94,19 +95,19 @@ def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
         layout = _layout(difficulty, seed)
         chasm = layout.chasm
         stretch = math.radians(chasm.stretch_angle_deg)
-        # Across the middle of the stretch, one trench jump_width_m wide, 3.7-4.5 m from the
+        # Across the middle of the stretch, one trench chasm.stretch_width_m wide, 3.7-4.5 m from the
         # plateau's edge... (a cell either side: the grid samples the walls).
         cuts = _radial_cut_m(layout, stretch)
         assert len(cuts) == 1, cuts
-        assert cuts[0][1] - cuts[0][0] == pytest.approx(_knob("jump_width_m", difficulty), abs=1.5 * cell)
-        # ...and straight across everywhere else, chasm_width_m.
+        assert cuts[0][1] - cuts[0][0] == pytest.approx(_knob("chasm.stretch_width_m", difficulty), abs=1.5 * cell)
+        # ...and straight across everywhere else, chasm.width_m.
         for off in (math.pi / 2, math.pi, 3 * math.pi / 2):
             angle = stretch + off
             if abs(math.remainder(angle - stretch, 2 * math.pi)) <= chasm.stretch_half_angle_rad() + 0.05:
                 continue
             cuts = _radial_cut_m(layout, angle)
             assert len(cuts) == 1, cuts
-            assert cuts[0][1] - cuts[0][0] == pytest.approx(_knob("chasm_width_m", difficulty), abs=1.5 * cell)
+            assert cuts[0][1] - cuts[0][0] == pytest.approx(_knob("chasm.width_m", difficulty), abs=1.5 * cell)
         # The stretch: the arc at the chasm's middle where the cut is narrow.
         mid = kit_chasm.PLATEAU_RADIUS_M + chasm.width_m / 2.0
         angles = np.linspace(-math.pi, math.pi, 1441)
@@ -115,18 +116,18 @@ def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
         z = chasm.centre[1] + (mid - chasm.width_m / 4.0) * np.sin(stretch + angles)
         land = np.asarray(ground_height(ground, x, z)) > np.asarray(ground_height(natural, x, z)) - chasm.depth_m / 2.0
         arc = land.mean() * 2 * math.pi * mid  # measured at the middle, as the knob is
-        assert arc == pytest.approx(_knob("jumpable_length_m", difficulty), abs=3 * cell)
-        # The floor lies chasm_depth_m below the natural ground.
+        assert arc == pytest.approx(_knob("chasm.stretch_length_m", difficulty), abs=3 * cell)
+        # The floor lies chasm.depth_m below the natural ground.
         floor_x, floor_z = (chasm.centre[0] + (mid + 0.5 * chasm.width_m / 4) * math.cos(stretch + math.pi),
                             chasm.centre[1] + (mid + 0.5 * chasm.width_m / 4) * math.sin(stretch + math.pi))
         drop = ground_height(natural, floor_x, floor_z) - ground_height(ground, floor_x, floor_z)
-        assert drop == pytest.approx(_knob("chasm_depth_m", difficulty), abs=1e-3)
+        assert drop == pytest.approx(_knob("chasm.depth_m", difficulty), abs=1e-3)
         # Where the stretch lies, and how far the spawn and the food stand from the trench's lips
         # (or, off the stretch, from the chasm) along their directions from the centre.
         sx, _, sz = layout.world.spawn_position
         away = math.atan2(sz - chasm.centre[1], sx - chasm.centre[0])
         assert abs(math.degrees(math.remainder(stretch - away, 2 * math.pi))) <= \
-            _knob("max_stretch_bearing_deg", difficulty) + 1e-6
+            _knob("chasm.max_stretch_bearing_deg", difficulty) + 1e-6
         outline = layout.world.ground.ring_outlines[0]
         for point, knob in ((layout.world.spawn_position, "spawn_to_trench_m"),
                             (layout.world.food[0].position, "food_to_trench_m")):
@@ -147,7 +148,8 @@ def test_the_knobs_shape_the_chasm_on_the_terrain(difficulty):
 
 
 def _knob(name: str, difficulty: float) -> float:
-    return getattr(jump.KNOBS, name).at(difficulty)
+    """The knob ``name`` (dotted within a nested table: ``chasm.width_m``) at ``difficulty``."""
+    return operator.attrgetter(name)(jump.KNOBS).at(difficulty)
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)

@@ -249,7 +249,7 @@ def test_every_world_keeps_the_guarantees(difficulty):
         food = lay.world.food[0].position
         assert math.hypot(food[0] - trees[0].position[0], food[2] - trees[0].position[2]) <= 3.0 * trees[0].scale
         # Big enough: Small island for short walks, Medium for the chasm.
-        assert lay.world.ground.size_m == (64.0 if difficulty < move.CHASM_START_DIFFICULTY else 128.0)
+        assert lay.world.ground.size_m == (64.0 if difficulty < move.KNOBS.chasm_start_difficulty else 128.0)
 
 
 def test_the_reference_route_walks_along_the_causeway():

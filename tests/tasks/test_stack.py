@@ -119,14 +119,14 @@ def test_the_knobs_are_monotone_in_difficulty():
     assert rising([staircase.stone_count(stack.layer_count(d)) - stack.built_layer_count(d) for d in ds])
     assert stack.built_layer_count(0.0) == stack.layer_count(0.0) and stack.built_layer_count(1.0) == 0
     assert rising([knobs.stone_spread_deg.at(d) for d in ds])
-    assert rising([knobs.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.spawn_distance_m.at(d)[1] for d in ds])
-    assert rising([knobs.max_facing_offset_deg.at(d) for d in ds])
+    assert rising([knobs.approach.spawn_distance_m.at(d)[0] for d in ds]) and rising([knobs.approach.spawn_distance_m.at(d)[1] for d in ds])
+    assert rising([knobs.approach.max_facing_offset_deg.at(d) for d in ds])
     assert rising([knobs.training_time_limit_s.at(d) for d in ds])
     assert rising([staircase.cliff_height_m(stack.layer_count(d)) for d in ds])
 
 
 def test_the_wall_is_taller_than_any_jump_from_the_yard_and_the_staircase_leaves_a_jump_to_the_top():
-    cell = 1.0 / stack.POINTS_PER_M
+    cell = 1.0 / stack.ISLAND.points_per_m
     for layers in (2, 3, 4):
         height = staircase.cliff_height_m(layers)
         slope = math.degrees(math.atan(height / cell))
@@ -167,16 +167,16 @@ def test_the_knobs_do_what_they_say_on_the_generated_world(difficulty, seed):
     # The spawn stands its knob's distance beyond the staircase's outer end, facing it within the offset.
     spawn = world.spawn_position
     out = math.hypot(spawn[0] - stair.centre[0], spawn[2] - stair.centre[1]) - stair.outer_end_m
-    low, high = stack.KNOBS.spawn_distance_m.at(difficulty)
+    low, high = stack.KNOBS.approach.spawn_distance_m.at(difficulty)
     assert low - 1e-6 <= out <= high + 1e-6
     facing = (-math.sin(world.spawn_yaw_rad), -math.cos(world.spawn_yaw_rad))
     to_stair = np.subtract(stair.column_xz(layers - 1), (spawn[0], spawn[2]))
     off = math.degrees(math.acos(np.clip(np.dot(facing, to_stair) / np.linalg.norm(to_stair), -1, 1)))
-    assert off <= stack.KNOBS.max_facing_offset_deg.at(difficulty) + 1e-3
+    assert off <= stack.KNOBS.approach.max_facing_offset_deg.at(difficulty) + 1e-3
     # The food lies on the plateau, inset from the wall above the staircase by its knob.
     food = world.food[0].position
     inset = stack.PLATEAU_HALF_SIDE_M - np.dot(np.subtract((food[0], food[2]), stair.centre), stair.outward)
-    low, high = stack.KNOBS.food_inset_m.at(difficulty)
+    low, high = stack.KNOBS.approach.food_inset_m.at(difficulty)
     assert low - 1e-6 <= inset <= high + 1e-6
     assert surface_height(world.ground.heightmap, food[0], food[2]) == pytest.approx(top, abs=1e-4)
 
@@ -194,7 +194,7 @@ def test_the_wall_is_sheer_and_unclimbable_all_round(difficulty, seed):
     rows, cols = np.nonzero(wall[:-1, :-1] & wall[1:, 1:])
     steep = slopes[rows, cols].max(axis=-1)
     # Every triangle that climbs from the yard to the top rises the whole wall within one cell.
-    assert steep.max() >= math.degrees(math.atan((top - yard) * stack.POINTS_PER_M)) - 1e-3
+    assert steep.max() >= math.degrees(math.atan((top - yard) * stack.ISLAND.points_per_m)) - 1e-3
 
 
 # --- the certificate ----------------------------------------------------------------------------
@@ -318,7 +318,7 @@ PIECE_CASES = [(False, 1.0, 5.0, 20.0), (False, 0.3, 5.0, 20.0), (True, 1.0, 0.0
 @pytest.mark.parametrize("inverted, difficulty, inner_m, outer_m", PIECE_CASES)
 def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_certified(inverted, difficulty, inner_m, outer_m):
     constraint = piece_checks.band(PIECE_CENTRE, inner_m, outer_m, 30.0, inverted)
-    island = piece_checks.plain_island(3, land_height_m=10.0, points_per_m=stack.POINTS_PER_M)
+    island = piece_checks.plain_island(3, land_height_m=10.0, points_per_m=stack.ISLAND.points_per_m)
     piece, streams = piece_checks.build_piece(stack.obstacle, island, constraint, difficulty, seed=3)
     stair = piece.detail.staircase
     assert stair.layers == stack.layer_count(difficulty) and stair.direction == pytest.approx((1.0, 0.0))
@@ -336,7 +336,7 @@ def test_the_piece_stands_in_another_band_either_way_up_and_its_crossing_is_cert
 
 
 def test_the_piece_refuses_rough_ground_and_a_band_too_narrow_naming_why():
-    island = piece_checks.plain_island(1, land_height_m=10.0, points_per_m=stack.POINTS_PER_M)
+    island = piece_checks.plain_island(1, land_height_m=10.0, points_per_m=stack.ISLAND.points_per_m)
     with pytest.raises(ImpossibleWorldError, match=r"stack: the ground round \(-4.0, 3.0\) varies by .* more than 2.5 m"):
         piece_checks.build_piece(stack.obstacle, island, piece_checks.band((-4.0, 3.0), 0.0, 26.0, 0.0, True), 0.5, 0)
     with pytest.raises(ImpossibleWorldError, match=r"stack: the yard reaches 23.49 m from its centre: beyond the band's "

@@ -21,7 +21,7 @@ from avalon.datagen.export.scenery_data import TRUNKS
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules import mechanics
 from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
-from avalon.tasks.kit.geometry import ground_height
+from avalon.tasks.kit.geometry import ground_height, to_local
 
 #: Food whose bottom is less than this above the ground (or an altar's top) lies in the body's way, metres.
 FOOD_UNDERFOOT_M = 0.5
@@ -46,10 +46,7 @@ class StaticBox:
 
     def local(self, x, z) -> tuple[np.ndarray, np.ndarray]:
         """World (x, z) (arrays broadcast) in the box's frame: (right, back) from its centre."""
-        c, s = math.cos(self.yaw_rad), math.sin(self.yaw_rad)
-        dx = np.asarray(x, dtype=np.float64) - self.centre[0]
-        dz = np.asarray(z, dtype=np.float64) - self.centre[2]
-        return c * dx - s * dz, s * dx + c * dz
+        return to_local(x, z, (self.centre[0], self.centre[2]), self.yaw_rad)
 
     def footprint_distance_m(self, x, z) -> np.ndarray:
         """Horizontal distance from (x, z) to the footprint (0 inside it)."""

@@ -176,6 +176,31 @@ def build_island(rng: np.random.Generator, size: Union[str, float], points_per_m
     return build_heightmap(rng, world_config(size, points_per_m, **overrides))
 
 
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class IslandShape:
+    """The island a task builds unless its config says otherwise (an ``OutdoorTaskConfig``'s
+    ``world_size`` and ``points_per_m`` override the size and the grid), and the terrain defaults
+    it changes (:func:`world_config`'s fields; None: the size's own)."""
+
+    #: A named size ("small", "medium", ...) or the island's side, metres.
+    size: Union[str, float] = "small"
+    #: Height-map grid points per metre.
+    points_per_m: float = 1.0
+    #: Pools carved into the island.
+    pool_count: Optional[int] = None
+    #: Hills raised on it.
+    hill_count: Optional[int] = None
+    #: The coarsest noise amplitude, metres (the terrain's default is 1.5).
+    initial_noise_scale_m: Optional[float] = None
+
+    def build(self, rng: np.random.Generator, config: OutdoorTaskConfig) -> HeightMap:
+        """The island drawn from ``rng`` (the terrain stream), ``config``'s size and grid where it sets them."""
+        overrides = {name: value for name, value in (("pool_count", self.pool_count), ("hill_count", self.hill_count),
+                                                     ("initial_noise_scale_m", self.initial_noise_scale_m))
+                     if value is not None}
+        return build_island(rng, config.world_size or self.size, config.points_per_m or self.points_per_m, **overrides)
+
+
 def make_biomes(
     rng: np.random.Generator,
     heightmap: HeightMap,
@@ -217,6 +242,22 @@ class OutdoorLayout:
     @property
     def heightmap(self) -> HeightMap:
         return self.biome_map.heightmap
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
+class TaskLayout:
+    """A task's world as its generator built it; each task's layout adds what difficulty chose for it."""
+
+    #: The island, its scenery, spawn and food as assembled.
+    outdoor: OutdoorLayout
+    #: The world itself: the outdoor world, with the items the task added after assembling it (if any).
+    world: World = attr.ib(default=attr.Factory(lambda layout: layout.outdoor.world, takes_self=True))
+
+
+def ground_apple(streams: Streams, food: tuple[float, float]) -> list[FoodPlacement]:
+    """A task's one food: the canonical apple on the ground at ``food`` (x, z), its yaw drawn from
+    ``streams.sites``."""
+    return [FoodPlacement(kind="apple", x=food[0], z=food[1], yaw_rad=float(streams.sites.uniform(-math.pi, math.pi)))]
 
 
 def _hanging_food(

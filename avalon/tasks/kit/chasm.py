@@ -30,8 +30,9 @@ from avalon.datagen.world import World
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks.kit import ImpossibleWorldError, assembly, sites
 from avalon.tasks.kit.capabilities import BYPASS_CAPABILITIES, jump_reach_m
+from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, sample_at, triangle_index, yaw_towards
-from avalon.tasks.kit.obstacle import Constraint, Draft
+from avalon.tasks.kit.obstacle import Constraint, Draft, Obstacle, ObstaclePlan
 from avalon.tasks.kit.reachability import make_ground
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 
@@ -147,6 +148,33 @@ class ChasmRing:
         return x, z, np.hypot(x, z)
 
 
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class StretchKnobs:
+    """The factors of a chasm with one narrower stretch (jump's trench, bridge's gap for a log) that
+    the difficulty d in [0, 1] sets: each such task's ``KNOBS.chasm`` is one (the comment above it
+    says what its widths are measured against)."""
+
+    #: Radial width of the chasm outside the stretch, metres.
+    width_m: Ramp
+    #: Radial width of the trench along the stretch, metres.
+    stretch_width_m: Ramp
+    #: Length of the stretch along the ring (at the middle of the chasm), metres.
+    stretch_length_m: Ramp
+    #: Depth of the chasm, metres (7 m to 8 m: more than a jump slides up its stepped walls; a fall
+    #: in costs under a tenth of the energy).
+    depth_m: Ramp = Ramp(7.0, 1.0)
+    #: The middle of the stretch lies within this angle round the ring from the spawn's side, either
+    #: side, degrees (0 at d = 0: straight ahead; 150 at 1).
+    max_stretch_bearing_deg: Ramp = Ramp(0.0, 150.0)
+
+    def ring(self, difficulty: float, centre: XZ, stretch_angle_deg: float,
+             inner_radius_m: float = PLATEAU_RADIUS_M) -> ChasmRing:
+        """The chasm of ``difficulty`` round ``centre``, its stretch towards ``stretch_angle_deg``."""
+        return ChasmRing(centre=centre, width_m=self.width_m.at(difficulty), stretch_width_m=self.stretch_width_m.at(difficulty),
+                         stretch_length_m=self.stretch_length_m.at(difficulty), depth_m=self.depth_m.at(difficulty),
+                         stretch_angle_deg=stretch_angle_deg, inner_radius_m=inner_radius_m)
+
+
 def ring_inner_radius_m(constraint: Constraint, plateau_m: float, extent_m: float, piece: str) -> float:
     """The inner radius of a chasm ring in ``constraint``'s band: ``plateau_m`` out from the band's
     inner radius; ``ImpossibleWorldError`` naming ``piece`` unless the piece, reaching ``extent_m``
@@ -194,6 +222,38 @@ def moat_reason(heightmap: HeightMap, centre: XZ, inner_m: float, outer_m: float
 def at(centre: XZ, angle_rad: float, radius_m: float) -> XZ:
     """The point ``radius_m`` from ``centre`` in direction ``angle_rad``."""
     return centre[0] + radius_m * math.cos(angle_rad), centre[1] + radius_m * math.sin(angle_rad)
+
+
+def outward_point(centre: XZ, angle_rad: float, outward_m: float, outline: Optional[RingOutline] = None) -> XZ:
+    """The point ``outward_m`` out from the ring's inner edge in the direction ``angle_rad`` from
+    ``centre`` (negative: inside the plateau): the noisy edge of ``outline``, or without one the
+    plateau's mean edge (``PLATEAU_RADIUS_M``)."""
+    edge = PLATEAU_RADIUS_M if outline is None else edge_m(outline, angle_rad)
+    return at(centre, angle_rad, edge + outward_m)
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class EdgePlacement:
+    """Where a jump or bridge world's spawn and food stand: each ``(angle_rad, outward_m)`` from the
+    chasm's inner edge round ``centre``, planned on the mean edge and set as far out from the built
+    chasm's noisy one (:func:`outward_point`)."""
+
+    centre: XZ
+    spawn: tuple[float, float]
+    food: tuple[float, float]
+
+    def points(self, outline: Optional[RingOutline] = None) -> tuple[XZ, XZ]:
+        """(spawn, food) off the mean inner edge, or off ``outline``'s noisy one."""
+        return outward_point(self.centre, *self.spawn, outline), outward_point(self.centre, *self.food, outline)
+
+    def reason(self, natural: HeightMap, slopes: np.ndarray) -> Optional[str]:
+        """Why the spawn and the food cannot stand where planned (:func:`placement_reason`), or None."""
+        return placement_reason(natural, slopes, *self.points())
+
+    def build(self, plan: ObstaclePlan, draft: Draft) -> tuple[Obstacle, XZ, XZ]:
+        """The piece of ``plan`` built on ``draft``, and the spawn and the food off its noisy inner edge."""
+        piece = plan.build(draft)
+        return (piece, *self.points(piece.detail.ringed.outlines[0]))
 
 
 def edge_m(outline: RingOutline, angle_rad) -> float:

@@ -50,6 +50,33 @@ class Band:
         return self.low.at(difficulty), self.high.at(difficulty)
 
 
+@attr.s(frozen=True, auto_attribs=True)
+class DifficultySplit:
+    """The difficulty range [0, 1] cut at ``at`` into two phases, each with ramps of its own (move's
+    open walks and chasms, descend's platforms and tall cliffs): the first phase's ramps run over
+    ``d / at``, the second's over ``(d - at) / (1 - at)``, each from 0 to 1."""
+
+    at: float = attr.ib(validator=attr.validators.and_(attr.validators.gt(0.0), attr.validators.lt(1.0)))
+
+    def in_first(self, difficulty: float) -> bool:
+        """Whether ``difficulty`` lies in the first phase (below ``at``)."""
+        return difficulty < self.at
+
+    def first_progress(self, difficulty: float) -> float:
+        """What the first phase's ramps run over at ``difficulty``: 0 at d = 0, 1 from ``at`` on."""
+        return min(1.0, difficulty / self.at)
+
+    def second_progress(self, difficulty: float) -> float:
+        """What the second phase's ramps run over at ``difficulty``: 0 up to ``at``, 1 at d = 1."""
+        return min(1.0, max(0.0, (difficulty - self.at) / (1.0 - self.at)))
+
+    def knob_progress(self, first: Sequence[str], second: Sequence[str]) -> dict[str, Progress]:
+        """A task's ``KNOB_PROGRESS`` (see :func:`knob_rows`): the knobs named in ``first`` run over
+        the first phase's progress, those in ``second`` over the second's; None in the other phase."""
+        return {**{name: lambda d: self.first_progress(d) if self.in_first(d) else None for name in first},
+                **{name: lambda d: None if self.in_first(d) else self.second_progress(d) for name in second}}
+
+
 # --- the table as the docs show it ---------------------------------------------------------------
 
 #: The difficulties a task's knob table is shown at (docs/tasks/).

@@ -151,6 +151,15 @@ def _xz(point) -> XZ:
     raise ValueError(f"point {point!r}: expected (x, z) or (x, y, z)")
 
 
+def to_local(x, z, centre: XZ, yaw_rad: float) -> tuple[np.ndarray, np.ndarray]:
+    """World (x, z) (arrays broadcast) in the frame of a footprint at ``centre`` turned ``yaw_rad``
+    (a box's, a block's, a log's): (right, back) from its centre, metres (a log's across and along)."""
+    c, s = math.cos(yaw_rad), math.sin(yaw_rad)
+    dx = np.asarray(x, dtype=np.float64) - centre[0]
+    dz = np.asarray(z, dtype=np.float64) - centre[1]
+    return c * dx - s * dz, s * dx + c * dz
+
+
 def reachable_mask(heightmap: HeightMap, walkable: np.ndarray, start) -> np.ndarray:
     """Triangles reachable on foot from ``start`` ((x, z) or (x, y, z)); all False if it is not walkable."""
     labels = component_labels(walkable)

@@ -25,7 +25,7 @@ from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.rules.tools import TOOL_MASS_KG, TOOL_SIZE_M
 from avalon.tasks.kit.certificate import Certificate, bypass_reaches, certify
 from avalon.tasks.kit.chasm import INWARD, OUTWARD, PLATEAU_RADIUS_M, ChasmRing, at, jump_across
-from avalon.tasks.kit.geometry import XZ, ground_height, path_exists, walkable_grid
+from avalon.tasks.kit.geometry import XZ, ground_height, path_exists, to_local, walkable_grid
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.sight import eye_position
 from avalon.tasks.kit.skills import JUMP
@@ -93,10 +93,7 @@ class LogFootprint:
 
     def local(self, x, z) -> tuple[np.ndarray, np.ndarray]:
         """World (x, z) (arrays) as (across, along) from the centre, metres."""
-        ax, az = self.axis
-        dx = np.asarray(x, dtype=np.float64) - self.centre[0]
-        dz = np.asarray(z, dtype=np.float64) - self.centre[1]
-        return dx * az - dz * ax, dx * ax + dz * az
+        return to_local(x, z, self.centre, self.yaw_rad)
 
     def end(self, sign: float) -> XZ:
         """The middle of its end along +axis (``sign`` 1) or -axis (-1)."""

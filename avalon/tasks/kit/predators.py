@@ -328,17 +328,15 @@ def draw_guard_world(rng: np.random.Generator, knobs: GuardKnobs, ladder: Sequen
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class GuardLayout:
-    """A world whose food predators guard, and what was chosen for it."""
+class GuardLayout(assembly.TaskLayout):
+    """A world whose food predators guard (``world``: the outdoor world with the piece's tools and
+    predators added), and what was chosen for it."""
 
-    outdoor: assembly.OutdoorLayout
     draws: GuardDraws
     #: The piece as built round the food (its crossing: from the spawn to the food).
     obstacle: Obstacle
     #: The tools the task laid out (entities of the world; they are used on the predators).
     tools: tuple[Entity, ...]
-    #: The world itself (the outdoor world with the piece's tools and predators added).
-    world: World
 
     @property
     def food(self) -> Entity:

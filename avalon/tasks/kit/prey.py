@@ -104,13 +104,11 @@ class PreyPlan:
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
-class PreyLayout:
-    """A prey world, the plan it was built from and the certificate it was accepted with."""
+class PreyLayout(assembly.TaskLayout):
+    """A prey world (its ``outdoor`` before the tools and the prey were added), the plan it was
+    built from and the certificate it was accepted with."""
 
-    #: The island, its scenery and spawn, before the tools and the prey were added.
-    outdoor: assembly.OutdoorLayout
     plan: PreyPlan
-    world: World
     #: The tools as they lie and the prey where they start, in plan order.
     tools: tuple[Entity, ...]
     prey: tuple[Entity, ...]

@@ -12,16 +12,39 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable, TypeVar, Union
 
+import attr
 import numpy as np
 
 from avalon.datagen.scenery import FruitTreeConfig
 from avalon.datagen.terrain import HeightMap
 from avalon.errors import is_int_in
 from avalon.tasks.kit import ImpossibleWorldError
+from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import DRY_MARGIN_M, XZ, KeepClear
 
 Site = TypeVar("Site")
 Built = TypeVar("Built")
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class ApproachKnobs:
+    """Where a task with its food on a plateau above a way up (climb's cliff path, stack's staircase)
+    puts the spawn and the food, as the difficulty d in [0, 1] sets it: each such task's
+    ``KNOBS.approach``. Bands are drawn from uniformly."""
+
+    #: Horizontal distance from the spawn to the foot of the way up, metres.
+    spawn_distance_m: Band
+    #: The foot of the way up lies within this angle of the spawn's facing direction, either side, degrees.
+    max_facing_offset_deg: Ramp = Ramp(0.0, 180.0)
+    #: The food lies this far inside the plateau's edge above the way up, metres.
+    food_inset_m: Band
+
+    def draw(self, rng: np.random.Generator, difficulty: float) -> tuple[float, float, float]:
+        """The spawn's distance and the food's inset (metres) and the facing offset (radians) at
+        ``difficulty``, drawn from ``rng`` in that order."""
+        spawn_distance = float(rng.uniform(*self.spawn_distance_m.at(difficulty)))
+        food_inset = float(rng.uniform(*self.food_inset_m.at(difficulty)))
+        return spawn_distance, food_inset, math.radians(rng.uniform(-1.0, 1.0) * self.max_facing_offset_deg.at(difficulty))
 
 
 def site_mask(

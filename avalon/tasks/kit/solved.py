@@ -26,7 +26,7 @@ from avalon import errors as check
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, Terrain, World
 from avalon.rules.tools import TOOL_SIZE_M
-from avalon.tasks.kit.geometry import ground_height, triangle_corner_heights
+from avalon.tasks.kit.geometry import ground_height, to_local, triangle_corner_heights
 
 #: A triangle whose corners span more than this (some inside a block, some outside) is a block's side, metres.
 FACE_MIN_RISE_M = 0.05
@@ -59,10 +59,7 @@ class Block:
 
     def local(self, x, z) -> tuple[np.ndarray, np.ndarray]:
         """World (x, z) (arrays broadcast) in the block's frame: (right, back) from its centre."""
-        c, s = math.cos(self.yaw_rad), math.sin(self.yaw_rad)
-        dx = np.asarray(x, dtype=np.float64) - self.centre[0]
-        dz = np.asarray(z, dtype=np.float64) - self.centre[1]
-        return c * dx - s * dz, s * dx + c * dz
+        return to_local(x, z, self.centre, self.yaw_rad)
 
     def covers(self, x, z) -> np.ndarray:
         """Whether (x, z) (arrays broadcast) lies on the footprint (edges included)."""

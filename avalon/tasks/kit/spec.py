@@ -53,6 +53,9 @@ TASK_ROLES = {
     "first": "the task a new user trains and plays first (avalon train's and avalon play's default)",
     "smoke": "the quickest world to load and step, the same for every seed (the env's default, avalon run, the simulator's benchmarks)",
 }
+#: The scripted agent that walks, jumps and climbs along a route (the certificate's, or the task's
+#: ``reference_route``): the ``reference_agent`` of every task whose route alone solves it.
+ROUTE_FOLLOWER = "avalon.agent.scripted.follower:RouteFollower"
 
 
 def resolve_reference(reference: str) -> Any:
