@@ -200,9 +200,10 @@ ALGORITHMS: dict[str, Algorithm] = {
                     "--batch-unrolls", "batch_unrolls", int,
                     "unrolls per update (default: one per simulator, what 2 cores keep up with; Table 7: --batch-unrolls 32)",
                 ),
+                ConfigOption("--lr", "learning_rate", float, "RMSProp learning rate (Table 7: 1.5e-4), at the first update"),
                 ConfigOption(
-                    "--lr", "learning_rate", float,
-                    "RMSProp learning rate (Table 7: 1.5e-4; on eat from scratch, 6e-4 with --entropy-cost 1.5e-4 learned: docs/agent.md)",
+                    "--lr-end", "learning_rate_end", float,
+                    "learning rate at the last step, falling linearly from --lr over the run (Table 7: none, constant)",
                 ),
                 ConfigOption(
                     "--entropy-cost", "entropy_cost", float,

@@ -78,6 +78,16 @@ class ActorCriticConfigBase:
     network: NetworkConfig
     initial_std: float
     min_std: float
+    learning_rate: float
+    learning_rate_end: float | None
+
+    def learning_rate_at(self, env_steps: int, total_steps: int) -> float:
+        """The learning rate of an update that starts at ``env_steps`` of a run of ``total_steps``:
+        ``learning_rate`` falling linearly to ``learning_rate_end`` (None: constant)."""
+        if self.learning_rate_end is None or total_steps <= 0:
+            return self.learning_rate
+        done = min(max(env_steps / total_steps, 0.0), 1.0)
+        return self.learning_rate + (self.learning_rate_end - self.learning_rate) * done
 
     def check_network_and_std(self) -> None:
         """Raises ``ValueError`` unless ``network`` is a :class:`NetworkConfig` and ``min_std`` is below ``initial_std``."""

@@ -14,6 +14,7 @@ from avalon.agent.common.config import (
     ActorCriticConfigBase,
     NetworkConfig,
     _non_negative_number,
+    _optional_non_negative_number,
     _optional_positive_int,
     _positive_int,
     _positive_number,
@@ -40,6 +41,9 @@ class IMPALAConfig(ActorCriticConfigBase):
 
     #: RMSProp learning rate (Table 7: 1.5e-4).
     learning_rate: float = attr.ib(default=1.5e-4, validator=_positive_number)
+    #: Learning rate at the run's last step: it falls linearly from ``learning_rate`` over the run's
+    #: env steps (None: constant, Table 7). See :meth:`learning_rate_at`.
+    learning_rate_end: float | None = attr.ib(default=None, validator=_optional_non_negative_number)
     #: RMSProp smoothing constant (Table 7: 0.95).
     rmsprop_alpha: float = attr.ib(default=0.95, validator=_unit_interval)
     #: RMSProp epsilon (Table 7: 0.005).

@@ -12,7 +12,7 @@ TABLE_7 = Preset(
     summary="the paper's Table 7, sized for a GPU machine",
     run={"envs": 16, "resolution": 96, "difficulty_step": 5e-3},
     config={
-        "learning_rate": 1.5e-4, "rmsprop_alpha": 0.95, "rmsprop_epsilon": 0.005, "max_grad_norm": 200.0,
+        "learning_rate": 1.5e-4, "learning_rate_end": None, "rmsprop_alpha": 0.95, "rmsprop_epsilon": 0.005, "max_grad_norm": 200.0,
         "baseline_cost": 2.0, "entropy_cost": 5e-3, "discount": 0.998, "unroll_steps": 100, "batch_unrolls": 32,
     },
     for_gpu=True,
@@ -26,7 +26,7 @@ FAST_ON_CPU = Preset(
     name=CPU,
     summary="what learns eat fastest on a 2-core CPU",
     run={"envs": 2, "resolution": 48, "difficulty_step": 5e-3},
-    config={"learning_rate": 2e-3, "entropy_cost": 1.5e-4},
+    config={"learning_rate": 2e-3, "learning_rate_end": 0.0, "entropy_cost": 1.5e-4},
 )
 
 PRESETS = (FAST_ON_CPU, TABLE_7)

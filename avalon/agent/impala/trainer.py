@@ -82,7 +82,7 @@ class IMPALACycle:
         self, loop: TrainingLoop, pool: ActorPool, model: ActorCritic, optimizer: torch.optim.Optimizer, config: IMPALAConfig,
         device: torch.device,
     ) -> None:
-        self.pool, self.model, self.optimizer, self.config, self.device = pool, model, optimizer, config, device
+        self.loop, self.pool, self.model, self.optimizer, self.config, self.device = loop, pool, model, optimizer, config, device
         self.curriculum = loop.curriculum
         self.unrolls_per_batch = config.unrolls(loop.num_envs) // pool.envs_per_actor  # actor results per batch
         self.batch_size = config.batch_size(loop.num_envs)
@@ -123,8 +123,12 @@ class IMPALACycle:
         return {}
 
     def learn(self, observations: Any) -> dict[str, float]:
+        learning_rate = self.config.learning_rate_at(self.loop.env_steps, self.loop.total_steps)
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate
         batch = stack_unrolls(self.batch, self.device)
         stats = impala_update(self.model, self.optimizer, batch, self.config)
+        stats["learning_rate"] = learning_rate
         self.version += 1
         self.weights = self.pool.put_weights(self.model.state_dict())
         stats["policy_lag"] = float(np.mean(self.lags))  # updates between the acting weights and these

@@ -78,13 +78,6 @@ class PPOConfig(ActorCriticConfigBase):
         if self.clip_range >= 1:
             raise ValueError(f"clip_range={self.clip_range!r} must be below 1 (ratios are clipped to [1 - eps, 1 + eps])")
 
-    def learning_rate_at(self, env_steps: int, total_steps: int) -> float:
-        """The learning rate of an update that starts at ``env_steps`` of a run of ``total_steps``."""
-        if self.learning_rate_end is None or total_steps <= 0:
-            return self.learning_rate
-        done = min(max(env_steps / total_steps, 0.0), 1.0)
-        return self.learning_rate + (self.learning_rate_end - self.learning_rate) * done
-
     def batch_size(self, num_envs: int) -> int:
         """Transitions per update for ``num_envs`` envs."""
         return self.unroll_steps * num_envs

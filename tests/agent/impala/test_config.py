@@ -85,3 +85,13 @@ def test_an_option_of_another_algorithm_is_an_error(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["train", "ppo", "--ray", "local"])
     assert "unrecognized arguments: --ray local" in capsys.readouterr().err
+
+
+def test_the_learning_rate_falls_to_its_end_over_the_run_as_ppos_does():
+    assert IMPALAConfig().learning_rate_end is None and IMPALAConfig().learning_rate_at(50_000, 80_000) == 1.5e-4  # Table 7
+    falling = IMPALAConfig(learning_rate=2e-3, learning_rate_end=0.0)
+    assert [falling.learning_rate_at(steps, 60_000) for steps in (0, 30_000, 60_000, 90_000)] == pytest.approx([2e-3, 1e-3, 0.0, 0.0])
+    with pytest.raises(ValueError, match="learning_rate_end=-0.001 must be"):
+        IMPALAConfig(learning_rate_end=-1e-3)
+    args = build_parser().parse_args(["train", "impala", "--lr", "1e-3", "--lr-end", "1e-4"])
+    assert (args.lr, args.lr_end) == (1e-3, 1e-4)
