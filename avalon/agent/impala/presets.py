@@ -18,10 +18,11 @@ TABLE_7 = Preset(
     for_gpu=True,
 )
 
-#: Each value's reason (docs/agent.md, "IMPALA learning eat"): both simulators in one actor and 48 px,
+#: Each value's reason (docs/agent.md, "IMPALA learning eat on a CPU"): both simulators in one actor and 48 px,
 #: as PPO's; an entropy cost of PPO's 1.5e-4 (Table 7's 5e-3 held the continuous std at its bound);
 #: a learning rate 13x Table 7's (at 6e-4 training success stayed at 23-35% for 35k steps, at 2e-3
-#: it passed 50% at 25k). Table 7's curriculum step.
+#: it passed 50% at 20-25k), falling to 0 over the run (held constant, training success fell from
+#: 64-69% at 30-40k steps to 30-44% by 60-75k). Table 7's curriculum step.
 FAST_ON_CPU = Preset(
     name=CPU,
     summary="what learns eat fastest on a 2-core CPU",
