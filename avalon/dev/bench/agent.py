@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         if not args.no_port:
             _port_infrastructure(skeleton_dir)
         try:
-            worlds = {d: generate_world(task_for("first"), d, 1, scratch_dir / f"{task_for('first')}-{d}") for d in DIFFICULTIES}
+            task = task_for("first")
+            worlds = {d: generate_world(task, d, 1, scratch_dir / f"{task}-{d}") for d in DIFFICULTIES}
             agents = {"skeleton": skeleton_dir, "full": REPOSITORY}
             figures: dict[tuple[str, float], list[dict[str, float]]] = {}
             for round_index in range(args.rounds):

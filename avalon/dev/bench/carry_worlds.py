@@ -16,10 +16,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from avalon.dev.bench.worlds import WARMUP_STEPS, WorldBenchOptions, _measure, format_rows
+from avalon.dev.bench.worlds import WARMUP_STEPS, WorldBenchOptions, _measure, format_rows, smoke_row
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
-from avalon.tasks import build_world, carry, check_difficulty, smoke_world, task_for
+from avalon.tasks import build_world, carry, check_difficulty
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.error(str(error))
     options = WorldBenchOptions(renderer=args.renderer, seeds=args.seeds, steps=args.steps, tasks=("carry",), sizes=(),
                                 difficulties=tuple(difficulties), carry=args.carry)
-    plan = [(task_for("smoke"), lambda seed: smoke_world(seed=seed, time_limit_frames=10**6))]
+    plan = [smoke_row()]
     for base in bases:
         for difficulty in difficulties:
             plan.append((f"carry-{base} {difficulty:g}",

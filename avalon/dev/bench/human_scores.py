@@ -27,7 +27,8 @@ from avalon.tasks import task_for
 
 
 def write_episodes(root: Path, episodes: int, steps: int) -> None:
-    env = RecordEpisodes(AvalonEnv(EnvConfig(renderer="GLES2", action_space="vr", is_training=False, task=task_for("first"))),
+    task = task_for("first")
+    env = RecordEpisodes(AvalonEnv(EnvConfig(renderer="GLES2", action_space="vr", is_training=False, task=task)),
                          root / ".recording")
     try:
         for k in range(episodes):
@@ -41,7 +42,7 @@ def write_episodes(root: Path, episodes: int, steps: int) -> None:
             run = root / world_folder_name(world.task, world.seed, world.difficulty) / f"player{k % 5}" / f"{k:03d}"
             run.mkdir(parents=True)
             shutil.move(str(env.last_path), run / "episode.npz")
-            (run / "meta.json").write_text(json.dumps({"player": f"player{k % 5}", "restarts": 0, "task": task_for("first")}))
+            (run / "meta.json").write_text(json.dumps({"player": f"player{k % 5}", "restarts": 0, "task": task}))
     finally:
         env.close()
         shutil.rmtree(root / ".recording", ignore_errors=True)
