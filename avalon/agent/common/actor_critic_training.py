@@ -39,3 +39,12 @@ def resumed_actor_critic(
 
     loop.resume_from_latest(restore)
     return model, optimizer
+
+
+def scheduled_learning_rate(loop: TrainingLoop, config: ActorCriticConfigBase, optimizer: torch.optim.Optimizer) -> float:
+    """Sets every parameter group of ``optimizer`` to the config's learning rate at the loop's env
+    steps (:meth:`~avalon.agent.common.config.ActorCriticConfigBase.learning_rate_at`) and returns it."""
+    learning_rate = config.learning_rate_at(loop.env_steps, loop.total_steps)
+    for group in optimizer.param_groups:
+        group["lr"] = learning_rate
+    return learning_rate

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from avalon.agent.common.actor_critic_training import resumed_actor_critic
+from avalon.agent.common.actor_critic_training import resumed_actor_critic, scheduled_learning_rate
 from avalon.agent.common.device import resolve_device
 from avalon.agent.common.loop import LoopOptions, TrainingLoop, TrainResult
 from avalon.agent.common.network import ActorCritic
@@ -123,9 +123,7 @@ class IMPALACycle:
         return {}
 
     def learn(self, observations: Any) -> dict[str, float]:
-        learning_rate = self.config.learning_rate_at(self.loop.env_steps, self.loop.total_steps)
-        for group in self.optimizer.param_groups:
-            group["lr"] = learning_rate
+        learning_rate = scheduled_learning_rate(self.loop, self.config, self.optimizer)
         batch = stack_unrolls(self.batch, self.device)
         stats = impala_update(self.model, self.optimizer, batch, self.config)
         stats["learning_rate"] = learning_rate

@@ -17,7 +17,7 @@ import gymnasium
 import numpy as np
 import torch
 
-from avalon.agent.common.actor_critic_training import resumed_actor_critic
+from avalon.agent.common.actor_critic_training import resumed_actor_critic, scheduled_learning_rate
 from avalon.agent.common.device import resolve_device
 from avalon.agent.common.loop import LoopOptions, TrainingLoop, TrainResult
 from avalon.agent.common.network import ActorCritic
@@ -126,9 +126,7 @@ class PPOCycle:
         return observations
 
     def learn(self, observations: dict[str, np.ndarray]) -> dict[str, float]:
-        learning_rate = self.config.learning_rate_at(self.loop.env_steps, self.loop.total_steps)
-        for group in self.optimizer.param_groups:
-            group["lr"] = learning_rate
+        learning_rate = scheduled_learning_rate(self.loop, self.config, self.optimizer)
         with torch.inference_mode():
             tensors = self.layout.to_tensors(observations)
             self.storage.set_observation(self.config.unroll_steps, tensors)
