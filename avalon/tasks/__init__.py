@@ -82,8 +82,9 @@ def task_for(role: str) -> str:
 def smoke_world(seed: int = 0, time_limit_frames: int | None = None) -> World:
     """The world of the ``smoke`` role's task (the same for every seed and difficulty; ``seed`` is
     recorded), with its episodes' time limit replaced when ``time_limit_frames`` is given."""
-    world = attr.evolve(TASKS[task_for("smoke")].generate(np.random.default_rng(seed), 0.0), seed=seed)
-    return world if time_limit_frames is None else attr.evolve(world, time_limit_frames=time_limit_frames)
+    world = TASKS[task_for("smoke")].generate(np.random.default_rng(seed), 0.0)
+    limit = world.time_limit_frames if time_limit_frames is None else time_limit_frames
+    return attr.evolve(world, seed=seed, time_limit_frames=limit)
 
 
 def check_task(task: str) -> TaskSpec:
