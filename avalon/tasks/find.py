@@ -1,0 +1,64 @@
+"""The ``find`` task: reach food hidden from the spawn past up to four obstacles in sequence.
+
+Paper, Appendix F.2: find is navigate without the sight of the goal: the agent must search for
+the food. Difficulty sets every factor through :data:`KNOBS` (:class:`FindKnobs`;
+``docs/tasks/find.md`` quotes it):
+
+- how many obstacles stand between the spawn and the food: a normal draw round 1.25 at d = 0
+  and 4.49 at d = 1, rounded and clipped to 1-4; the food about 21 m farther per obstacle;
+- every obstacle at the world's difficulty, each in its band round the spawn along the path, of
+  a kind drawn from every task whose obstacle the terrain certifies
+  (:mod:`avalon.tasks.kit.composition`);
+- the food is out of the spawn's sight (terrain or plants hide it); worlds where it is not are drawn again.
+
+The certificate is the route through every crossing (:func:`~avalon.tasks.kit.composition.certify_composition`).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attr
+import numpy as np
+
+from avalon.datagen.world import World
+from avalon.rules import mechanics
+from avalon.tasks.kit import composition
+from avalon.tasks.kit.certificate import Certificate
+from avalon.tasks.kit.curves import Ramp
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
+
+#: Fifteen minutes (paper, Appendix G.3).
+TIME_LIMIT_FRAMES = 15 * 60 * mechanics.STEPS_PER_SECOND
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class FindKnobs:
+    """Every factor of a find world that the difficulty d in [0, 1] sets."""
+
+    #: The obstacles and the island (see :class:`~avalon.tasks.kit.composition.CompositionKnobs`).
+    composition: composition.CompositionKnobs = composition.CompositionKnobs()
+    #: Training episodes are truncated after this many seconds (2 min at d = 0, 8 min at 1).
+    training_time_limit_s: Ramp = Ramp(120.0, 360.0)
+
+
+#: The find task's difficulty curves.
+KNOBS = FindKnobs()
+
+COMPOSED = composition.ComposedTask(task="find", knobs=KNOBS.composition, kinds=composition.piece_kinds,
+                                    goal_in_sight=False, time_limit_frames=TIME_LIMIT_FRAMES)
+
+
+def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:
+    """The find world for ``difficulty`` (see the module's docstring)."""
+    return composition.build_layout(rng, difficulty, config, COMPOSED)
+
+
+def certificate(world: World) -> Certificate:
+    """The route through every crossing of a find world."""
+    return composition.certificate_of(world, COMPOSED)
+
+
+TASK = TaskSpec(name="find", generate=build_layout, knobs=KNOBS, certificate=certificate, group="compositional",
+                table_row=18, in_sets_from_version=4, evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
+                food_visible_from_spawn=False, food_reachable_on_foot=False, reference_agent=ROUTE_FOLLOWER)

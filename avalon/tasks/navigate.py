@@ -1,0 +1,70 @@
+"""The ``navigate`` task: reach food in sight of the spawn past up to four obstacles in sequence.
+
+Paper, Appendix F.2: navigate composes the basic tasks' obstacles between the agent and a food
+it can see from where it starts. Difficulty sets every factor through :data:`KNOBS`
+(:class:`NavigateKnobs`; ``docs/tasks/navigate.md`` quotes it):
+
+- how many obstacles stand between the spawn and the food: a normal draw round 1.25 at d = 0
+  and 4.49 at d = 1, rounded and clipped to 1-4; the food about 21 m farther per obstacle;
+- every obstacle at the world's difficulty, each in its band round the spawn along the path, of
+  a kind drawn from the tasks whose obstacle keeps their own food in sight
+  (``food_visible_from_spawn``) and that the terrain certifies (:mod:`avalon.tasks.kit.composition`);
+- the spawn stands on a mound raised (up to ``spawn_rise_steps_m``'s last) until the food is in
+  sight over the terrain; plants that hide it are removed.
+
+The certificate is the route through every crossing (:func:`~avalon.tasks.kit.composition.certify_composition`).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attr
+import numpy as np
+
+from avalon.datagen.world import World
+from avalon.rules import mechanics
+from avalon.tasks.kit import composition
+from avalon.tasks.kit.certificate import Certificate
+from avalon.tasks.kit.curves import Ramp
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
+
+#: Fifteen minutes (paper, Appendix G.3).
+TIME_LIMIT_FRAMES = 15 * 60 * mechanics.STEPS_PER_SECOND
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class NavigateKnobs:
+    """Every factor of a navigate world that the difficulty d in [0, 1] sets."""
+
+    #: The obstacles and the island (see :class:`~avalon.tasks.kit.composition.CompositionKnobs`).
+    composition: composition.CompositionKnobs = composition.CompositionKnobs(points_per_m=1.0)
+    #: The spawn's mound rises by the first of these that brings the food into sight, metres.
+    spawn_rise_steps_m: tuple[float, ...] = (0.0, 0.5, 1.0, 1.5, 2.0)
+    #: Training episodes are truncated after this many seconds (2 min at d = 0, 8 min at 1).
+    training_time_limit_s: Ramp = Ramp(120.0, 360.0)
+
+
+#: The navigate task's difficulty curves.
+KNOBS = NavigateKnobs()
+
+COMPOSED = composition.ComposedTask(
+    task="navigate", knobs=KNOBS.composition,
+    kinds=lambda: composition.piece_kinds(lambda spec: spec.food_visible_from_spawn),
+    goal_in_sight=True, spawn_rise_steps_m=KNOBS.spawn_rise_steps_m, time_limit_frames=TIME_LIMIT_FRAMES,
+)
+
+
+def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:
+    """The navigate world for ``difficulty`` (see the module's docstring)."""
+    return composition.build_layout(rng, difficulty, config, COMPOSED)
+
+
+def certificate(world: World) -> Certificate:
+    """The route through every crossing of a navigate world."""
+    return composition.certificate_of(world, COMPOSED)
+
+
+TASK = TaskSpec(name="navigate", generate=build_layout, knobs=KNOBS, certificate=certificate, group="compositional",
+                table_row=17, in_sets_from_version=4, evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
+                food_visible_from_spawn=True, food_reachable_on_foot=False, reference_agent=ROUTE_FOLLOWER)
