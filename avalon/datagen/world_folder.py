@@ -11,7 +11,8 @@ A world folder holds ``world.tscn`` (the Godot scene), the data files its nodes 
       "seed": 3,
       "food_count": 1,
       "time_limit_frames": 200,       # the episode is truncated after this many steps
-      "content_hash": "sha256:..."    # over every other file in the folder, see content_hash
+      "content_hash": "sha256:...",   # over every other file in the folder, see content_hash
+      "success_rule": "all_food_or_energy_gain"  # optional (absent: "all_food"), see SUCCESS_RULES
     }
 
 World folders (and the episode files that carry them) may come from other people: they are data,
@@ -35,6 +36,7 @@ from pathlib import Path
 
 import attr
 
+from avalon.datagen.world import SUCCESS_RULES
 from avalon.errors import WorldLoadError
 
 FORMAT_VERSION = 1
@@ -65,6 +67,8 @@ _REQUIRED_KEYS = {
     "time_limit_frames": int,
     "content_hash": str,
 }
+#: Keys world.json may hold, and their values when it does not.
+_OPTIONAL_KEYS = {"success_rule": (str, "all_food")}
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -80,6 +84,8 @@ class WorldInfo:
     food_count: int
     time_limit_frames: int
     content_hash: str
+    #: How an episode succeeds (a key of ``avalon.datagen.world.SUCCESS_RULES``).
+    success_rule: str = "all_food"
 
 
 def read_world_info(folder: str | os.PathLike) -> WorldInfo:
@@ -221,9 +227,13 @@ def _check_info(data: bytes, info_path: Path) -> dict:
             raise WorldLoadError(f"{info_path} lacks the key {key!r}")
         if not isinstance(info[key], expected) or isinstance(info[key], bool):
             raise WorldLoadError(f"{info_path}: {key!r} is {info[key]!r}, expected {_type_names(expected)}")
-    unknown = sorted(set(info) - set(_REQUIRED_KEYS))
+    for key, (expected, _) in _OPTIONAL_KEYS.items():
+        if key in info and not isinstance(info[key], expected):
+            raise WorldLoadError(f"{info_path}: {key!r} is {_short(info[key])}, expected {_type_names(expected)}")
+    unknown = sorted(set(info) - set(_REQUIRED_KEYS) - set(_OPTIONAL_KEYS))
     if unknown:
-        raise WorldLoadError(f"{info_path} has unknown key(s) {unknown}; it holds exactly {sorted(_REQUIRED_KEYS)}")
+        raise WorldLoadError(f"{info_path} has unknown key(s) {unknown}; it holds {sorted(_REQUIRED_KEYS)} "
+                             f"and may hold {sorted(_OPTIONAL_KEYS)}")
     if info["format_version"] != FORMAT_VERSION:
         raise WorldLoadError(
             f"{info_path} has format_version {info['format_version']}, this version reads {FORMAT_VERSION}; regenerate the world"
@@ -247,7 +257,10 @@ def _check_info(data: bytes, info_path: Path) -> dict:
         refuse("generator_version", "a version such as 0.1.0")
     if not _HASH_RE.match(info["content_hash"]):
         refuse("content_hash", "'sha256:' and 64 lower-case hex digits")
+    if info.get("success_rule", "all_food") not in SUCCESS_RULES:
+        refuse("success_rule", f"one of {sorted(SUCCESS_RULES)}")
     fields = {key: info[key] for key in _REQUIRED_KEYS}
+    fields.update({key: info.get(key, default) for key, (_, default) in _OPTIONAL_KEYS.items()})
     fields["difficulty"] = difficulty
     return fields
 

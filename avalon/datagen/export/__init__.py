@@ -60,6 +60,7 @@ def write_world_files(world: World, folder: Path) -> None:
 
 
 def world_info(world: World, folder_hash: str) -> dict:
+    optional = {} if world.success_rule == "all_food" else {"success_rule": world.success_rule}
     return {
         "format_version": FORMAT_VERSION,
         "generator_version": GENERATOR_VERSION,
@@ -69,6 +70,7 @@ def world_info(world: World, folder_hash: str) -> dict:
         "food_count": world.food_count,
         "time_limit_frames": world.time_limit_frames,
         "content_hash": folder_hash,
+        **optional,
     }
 
 
