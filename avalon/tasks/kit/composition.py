@@ -37,6 +37,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstacleFunction
 from avalon.tasks.kit.sight import eye_position, scenery_occluders, terrain_clear
+from avalon.tasks.kit.solved import window
 
 #: The spawn's own disc: no band comes nearer it, metres.
 SPAWN_CLEAR_M = 6.0
@@ -266,28 +267,48 @@ def assemble(streams: assembly.Streams, config: assembly.OutdoorTaskConfig, comp
     return assembly.TaskLayout(outdoor=outdoor, world=world)
 
 
-def certify_composition(world: World, food: Entity, crossings: Sequence[Crossing]) -> Certificate:
+#: A crossing's bypass search sees the terrain this far beyond its band's outer radius, metres.
+BYPASS_WINDOW_MARGIN_M = 8.0
+
+
+def _bypass_question(world: World, placed: PlacedPiece) -> tuple[World, tuple, tuple]:
+    """The terrain round ``placed``'s band as a world of its own (:func:`~avalon.tasks.kit.solved.window`,
+    the whole world where the window would reach past its edge), and the crossing's start (feet)
+    and end (a point ``CROSSING_TARGET_ABOVE_M`` above the ground) in it."""
+    heightmap = world.ground.heightmap
+    crossing, constraint = placed.crossing, placed.constraint
+    start = (crossing.start[0], float(ground_height(heightmap, *crossing.start)), crossing.start[1])
+    end = (crossing.end[0], float(ground_height(heightmap, *crossing.end)) + CROSSING_TARGET_ABOVE_M, crossing.end[1])
+    half = constraint.outer_radius_m + BYPASS_WINDOW_MARGIN_M
+    try:
+        cut = window(world, constraint.centre, half, start)
+    except ValueError:  # the band reaches near the world's edge: search it all
+        return world, start, end
+    ox, oz = cut.offset
+    return cut.world, (start[0] - ox, start[1], start[2] - oz), (end[0] - ox, end[1], end[2] - oz)
+
+
+def certify_composition(world: World, food: Entity, pieces: Sequence[PlacedPiece]) -> Certificate:
     """The certificate of a compositional world: ``food`` reached from the spawn with every skill
     any crossing allows, out of every crossing's keep-out discs, falls up to the smallest limit
     (the route through every crossing); and no crossing that requires skills is passed from its
-    start to its end without them (the bypass search at the crossing's limits)."""
-    needs = [crossing.requirement for crossing in crossings]
+    start to its end without them (the bypass search at the crossing's limits, on the terrain
+    within ``BYPASS_WINDOW_MARGIN_M`` of its band: the whole ring, so any way round it)."""
+    needs = [placed.crossing.requirement for placed in pieces]
     allowed = frozenset().union(*(need.allowed for need in needs)) if needs else frozenset({"walk"})
     required = frozenset().union(*(need.skills for need in needs)) if needs else frozenset()
     max_fall = min((need.max_fall_m for need in needs), default=None)
     limits = {} if max_fall is None else {"max_fall_m": max_fall}
     keep_out = [disc for need in needs for disc in need.keep_out]
     found = certify(world, food, frozenset(), allowed | {"walk"}, keep_out=keep_out, **limits)
-    heightmap = world.ground.heightmap
     bypassed = []
-    for index, crossing in enumerate(crossings):
-        need = crossing.requirement
+    for index, placed in enumerate(pieces):
+        crossing, need = placed.crossing, placed.crossing.requirement
         if not need.skills:
             continue
-        start = (crossing.start[0], float(ground_height(heightmap, *crossing.start)), crossing.start[1])
-        end = (crossing.end[0], float(ground_height(heightmap, *crossing.end)) + CROSSING_TARGET_ABOVE_M, crossing.end[1])
+        local, start, end = _bypass_question(world, placed)
         fall = need.max_fall_m if need.bypass_max_fall_m is None else need.bypass_max_fall_m
-        if reaches(attr.evolve(world, spawn_position=start), end, need.allowed - need.skills, bypass=True, max_fall_m=fall):
+        if reaches(attr.evolve(local, spawn_position=start), end, need.allowed - need.skills, bypass=True, max_fall_m=fall):
             bypassed.append(f"crossing {index} ({sorted(need.skills)}) is passed from {crossing.start} to {crossing.end} "
                             f"without {sorted(need.skills)}")
     reasons = [found.reason] if found.reason else []
@@ -376,7 +397,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
         raise ImpossibleWorldError(f"{task.task}: the food at {goal} is in sight of the spawn")
     if task.extra_entities is not None:
         world = task.extra_entities(world, streams)
-    certified = certify_composition(world, world.food[0], [placed.crossing for placed in composition.pieces])
+    certified = certify_composition(world, world.food[0], composition.pieces)
     if not certified.ok:
         raise ImpossibleWorldError(f"{task.task}: {certified.reason}")
     return ComposedLayout(outdoor=made.outdoor, world=world, composition=composition, certificate=certified)
@@ -393,4 +414,4 @@ def certificate_of(world: World, task: ComposedTask) -> Certificate:
     from avalon.tasks.kit.chasm import layout_of
 
     layout = layout_of(world, lambda rng, difficulty: build_layout(rng, difficulty, None, task))
-    return certify_composition(world, world.food[0], [placed.crossing for placed in layout.composition.pieces])
+    return certify_composition(world, world.food[0], layout.composition.pieces)
