@@ -1,0 +1,166 @@
+"""The four compositional tasks (navigate, find, gather, survive): golden digests, their specs'
+facts (group, Table 1 row, time limits, set version), their worlds' obstacles in sequence round
+the spawn, what each promises of its foods, and what difficulty changes."""
+
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+
+import attr
+import numpy as np
+import pytest
+
+from avalon.datagen.world import Terrain
+from avalon.rules.animals import PREY_KINDS, animal_spec
+from avalon.tasks import TASKS, build_world, with_retries
+from avalon.tasks.kit import composition
+from avalon.tasks.kit.sight import EYE_HEIGHT_M, scenery_occluders
+from tests.tasks.helpers import terrain_hides, world_digest
+
+COMPOSITIONAL = ("navigate", "find", "survive", "gather")
+
+#: If a change to generation is intended, update the digests (and say so in the commit).
+GOLDEN = {
+    ("navigate", 0.0, 0): "b532a50a91761b74e2f28b2cecbd077d9680cc2da549f173d7618a07fd581bdd",
+    ("navigate", 0.5, 1): "d2000ea409ae7a56585f3f9dc1a2d6509bebbccc4b653b847f9b15eaf0fb29e0",
+    ("navigate", 1.0, 2): "94d2a06f6e7d1fd5e27760e6500d562bf4b423f8f457a9dd4344f265327fc9ec",
+    ("find", 0.0, 0): "c7efd238bcd940b66ff7b7b686b17b920426e2e48b25f405f152bcf224816ed1",
+    ("find", 0.5, 1): "c5d352b49d8e51f4ead2e9e3f8d01fe35ddaed11e5a926f9b014048647294dce",
+    ("find", 1.0, 2): "a8cbe4f7d57526df77e978ef0da83d00405189b281fe91c44ac9edf003795019",
+    ("gather", 0.0, 0): "2b9b82c8677da69d4cb7c86d545d7d80c527e6cea464bb82e3517280139b5e0b",
+    ("gather", 0.5, 1): "cde1ce6602907e17ab39f1bf384bf117508650f5b59c9fcbd087ec7bfb161a14",
+    ("gather", 1.0, 2): "757803490af68e221dd667201000750c7c2d64b5eb856eed8f796dee9092655c",
+    ("survive", 0.0, 0): "1fe3a7b49020c2ef98ca5189621b856489a53e3b6158277c9fa1e1b90b289564",
+    ("survive", 0.5, 1): "8eb62e5d4788563dfaeb984d1dc74f1f60d19119a427a96a73d8d9b7e8e3f824",
+    ("survive", 1.0, 2): "e41024ea9beb73ef0c0e816eed2876dfdbe90806470885f22013c105276fe7e2",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _layout(task: str, difficulty: float, seed: int) -> composition.ComposedLayout:
+    """The task's layout, built as ``build_world`` builds its world."""
+    module = __import__(f"avalon.tasks.{task}", fromlist=["build_layout"])
+    return with_retries(lambda rng: module.build_layout(rng, difficulty), task, difficulty, seed)
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN), ids=lambda case: "{}-{}-{}".format(*case))
+def test_golden_digests(case):
+    assert world_digest(build_world(*case)) == GOLDEN[case]
+
+
+def test_the_specs_say_what_the_paper_does():
+    rows = {name: TASKS[name].table_row for name in COMPOSITIONAL}
+    assert rows == {"navigate": 17, "find": 18, "survive": 19, "gather": 20}
+    minutes = {name: TASKS[name].evaluation_time_limit_frames / 600 for name in COMPOSITIONAL}
+    assert minutes == {"navigate": 15, "find": 15, "survive": 10, "gather": 10}  # Appendix G.3
+    for name in COMPOSITIONAL:
+        spec = TASKS[name]
+        assert spec.group == "compositional" and spec.in_sets_from_version > 3 and spec.certificate is not None
+        assert spec.succeeds_on_energy_gain == (name in ("gather", "survive"))  # Appendix M
+    assert {name for name, spec in TASKS.items() if spec.group == "compositional"} == set(COMPOSITIONAL)
+
+
+def test_the_pieces_are_read_from_the_specs():
+    kinds = composition.piece_kinds()
+    expected = [spec.name for spec in sorted(TASKS.values(), key=lambda s: (s.table_row or 0, s.name))
+                if spec.obstacle is not None and not spec.obstacle_needs_solved_items]
+    assert [kind.task for kind in kinds] == expected and len(expected) >= 5
+    assert all(kind.obstacle is TASKS[kind.task].obstacle for kind in kinds)
+    seen = [kind.task for kind in composition.piece_kinds(lambda spec: spec.food_visible_from_spawn)]
+    assert seen and all(TASKS[name].food_visible_from_spawn for name in seen) and set(seen) < set(expected)
+
+
+@pytest.mark.parametrize("case", [("navigate", 1.0, 0), ("find", 1.0, 0), ("find", 0.5, 3), ("gather", 1.0, 1)],
+                         ids=lambda case: "{}-{}-{}".format(*case))
+def test_the_obstacles_stand_in_sequence_round_the_spawn_each_crossed_in_its_band(case):
+    layout = _layout(*case)
+    made = layout.composition
+    spec = TASKS[case[0]].knobs.composition
+    low, high = spec.obstacle_count_range
+    assert low <= len(made.pieces) <= high
+    outer = composition.SPAWN_CLEAR_M
+    for placed in made.pieces:  # from the spawn out, band after band
+        band = placed.constraint
+        assert band.heights_inverted and band.centre == made.spawn and band.inner_radius_m == pytest.approx(outer)
+        outer = band.outer_radius_m
+        assert placed.kind in {kind.task for kind in composition.piece_kinds()}
+        need = placed.crossing.requirement
+        if need.skills:
+            for point in (placed.crossing.start, placed.crossing.end):
+                distance = math.dist(point, made.spawn)
+                assert band.inner_radius_m - 3.0 <= distance <= band.outer_radius_m + 3.0
+    assert math.dist(made.spawn, made.goal) == pytest.approx(outer + composition.GOAL_CLEAR_M)
+    required = frozenset().union(*(placed.crossing.requirement.skills for placed in made.pieces))
+    assert layout.certificate.ok and layout.certificate.required == required
+    assert not required or layout.certificate.route.skills() & required
+    names = [entity.name for entity in layout.world.entities]
+    assert len(names) == len(set(names))
+
+
+def test_more_obstacles_make_larger_worlds():
+    sizes = {}
+    for seed in range(4):
+        for difficulty in (0.0, 1.0):
+            layout = _layout("navigate", difficulty, seed)
+            sizes.setdefault(len(layout.composition.pieces), []).append(layout.world.ground.heightmap.size_m)
+    counts = sorted(sizes)
+    assert len(counts) >= 2
+    assert statistics.mean(sizes[counts[0]]) < statistics.mean(sizes[counts[-1]])
+
+
+def test_the_certificate_fails_when_a_crossing_can_be_walked_past():
+    layout = _layout("find", 0.5, 3)
+    skilled = [placed for placed in layout.composition.pieces if placed.crossing.requirement.skills]
+    assert skilled
+    # The same crossings on the island as it was before any piece: walked past.
+    biome_map = layout.world.ground.biome_map
+    natural = layout.composition.pieces[0].obstacle.draft.natural
+    unshaped = attr.evolve(layout.world, ground=Terrain(biome_map=attr.evolve(
+        biome_map, heightmap=attr.evolve(biome_map.heightmap, heights=natural.heights))))
+    found = composition.certify_composition(unshaped, unshaped.food[0], skilled)
+    assert found.solvable and found.bypassed and not found.ok and "without" in found.reason
+
+
+def test_navigate_sees_its_food_and_find_does_not():
+    for seed in range(3):
+        world = _layout("find", 0.0, seed).world
+        x, y, z = world.spawn_position
+        eye = (x, y + EYE_HEIGHT_M, z)
+        food = world.food[0].position
+        assert terrain_hides(world.ground.heightmap, eye, food) or scenery_occluders(world.scenery).blocking(eye, food).any()
+        navigate = _layout("navigate", 0.0, seed).world
+        assert navigate.food and navigate.spawn_position[1] >= 0.0
+
+
+def test_gather_has_several_foods_apart():
+    for seed in range(3):
+        world = _layout("gather", 0.5, seed).world
+        foods = [np.asarray(f.position)[[0, 2]] for f in world.food]
+        assert len(foods) >= 2
+        spacing = TASKS["gather"].knobs.extra_food_spacing_m.at(0.5)
+        for index, a in enumerate(foods[1:], start=1):
+            assert all(np.hypot(*(a - b)) >= spacing - 1e-6 for j, b in enumerate(foods) if j != index)
+
+
+def _survive_counts(difficulty: float, seeds) -> dict:
+    counts = {"apples": [], "predators": [], "prey": [], "tools": [], "ladder": set(), "area": []}
+    for seed in seeds:
+        world = _layout("survive", difficulty, seed).world
+        predators = [a for a in world.animals if animal_spec(a.kind).is_predator]
+        counts["apples"].append(len(world.food))
+        counts["predators"].append(len(predators))
+        counts["prey"].append(sum(a.kind in PREY_KINDS for a in world.animals))
+        counts["tools"].append(sum(e.name.startswith("tool_") for e in world.entities))
+        counts["ladder"] |= {a.kind for a in predators}
+        counts["area"].append(world.ground.heightmap.size_m ** 2)
+    return counts
+
+
+def test_survive_has_more_and_harder_predators_and_less_food_with_difficulty():
+    easy, hard = _survive_counts(0.0, range(3)), _survive_counts(1.0, range(3))
+    per_m2 = lambda counts, key: sum(counts[key]) / sum(counts["area"])  # noqa: E731
+    assert per_m2(hard, "predators") > 5 * per_m2(easy, "predators")
+    assert per_m2(hard, "apples") < per_m2(easy, "apples") and per_m2(hard, "prey") < per_m2(easy, "prey")
+    assert len(hard["ladder"]) > len(easy["ladder"]) and min(hard["tools"]) >= 1
