@@ -38,7 +38,7 @@ class NavigateKnobs:
     """Every factor of a navigate world that the difficulty d in [0, 1] sets."""
 
     #: The obstacles and the island (see :class:`~avalon.tasks.kit.composition.CompositionKnobs`).
-    composition: composition.CompositionKnobs = composition.CompositionKnobs(points_per_m=1.0)
+    composition: composition.CompositionKnobs = composition.CompositionKnobs(grid_points_per_metre=1.0)
     #: The spawn's mound rises by the first of these that brings the food into sight, metres.
     spawn_rise_steps_m: tuple[float, ...] = (0.0, 0.5, 1.0, 1.5, 2.0)
     #: Training episodes are truncated after this many seconds (2 min at d = 0, 8 min at 1).

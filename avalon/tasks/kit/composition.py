@@ -64,8 +64,9 @@ class CompositionKnobs:
 
     #: Obstacles between spawn and food: a normal draw with this mean (1.25 at d = 0, 4.49 at 1)...
     obstacle_count_mean: Ramp = Ramp(1.25, 3.24)
-    #: ...and this standard deviation, rounded and clipped to ``obstacle_count_range``.
+    #: ...and this standard deviation...
     obstacle_count_sd: float = 1.0
+    #: ...rounded and clipped to this range (the paper's 1-4).
     obstacle_count_range: tuple[int, int] = (1, 4)
     #: Each obstacle's band along the path, metres (U[0.8, 1] of 21 m, the paper's size per obstacle).
     band_width_m: Band = Band(Ramp(16.8), Ramp(21.0))
@@ -74,7 +75,7 @@ class CompositionKnobs:
     #: The coarsest noise of the island's ground, metres (gentle: a bump hides food far away).
     terrain_noise_m: float = 0.2
     #: Height-map grid points per metre (a climbable strip needs 2; chasms, drops and predators do with 1).
-    points_per_m: float = 2.0
+    grid_points_per_metre: float = 2.0
 
     def draw_obstacle_count(self, rng: np.random.Generator, difficulty: float) -> int:
         """The number of obstacles of one world at ``difficulty`` (one draw from ``rng``)."""
@@ -148,7 +149,7 @@ def build_island(streams: assembly.Streams, config: assembly.OutdoorTaskConfig, 
                  difficulty: float, goal_distance: float) -> HeightMap:
     """A gentle island (no mountains, hills or pools) sized for ``goal_distance`` (``config``'s size and grid where it sets them)."""
     size = config.world_size or world_size_m(goal_distance)
-    return assembly.build_island(streams.terrain, size, config.points_per_m or knobs.points_per_m, mountain_count=0,
+    return assembly.build_island(streams.terrain, size, config.points_per_m or knobs.grid_points_per_metre, mountain_count=0,
                                  hill_count=0, pool_count=0, initial_noise_scale_m=knobs.terrain_noise_m,
                                  land_height_m=knobs.land_height_m.at(difficulty), coast_distance_m=COAST_DISTANCE_M,
                                  coast_ramp_m=COAST_RAMP_M, coast_noise_m=COAST_NOISE_M)
