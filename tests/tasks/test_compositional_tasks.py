@@ -164,3 +164,27 @@ def test_survive_has_more_and_harder_predators_and_less_food_with_difficulty():
     assert per_m2(hard, "predators") > 5 * per_m2(easy, "predators")
     assert per_m2(hard, "apples") < per_m2(easy, "apples") and per_m2(hard, "prey") < per_m2(easy, "prey")
     assert len(hard["ladder"]) > len(easy["ladder"]) and min(hard["tools"]) >= 1
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [("navigate", 0.0, 0), ("navigate", 0.5, 1), ("find", 0.0, 1), ("find", 0.5, 0),
+                                  ("gather", 0.5, 0)], ids=lambda case: "{}-{}-{}".format(*case))
+def test_the_reference_agent_follows_the_route_through_every_crossing_to_success(case):
+    """The spec's reference agent (the route follower) on the certificate's route, in the real
+    simulator: navigate and find at d <= 0.5, and gather, whose first apple eaten with energy
+    gained is a success (Appendix M)."""
+    from avalon.agent.scripted.actions import ACTION_SPACE
+    from avalon.agent.scripted.episode import run_episode
+    from avalon.agent.scripted.policy import follower_for
+    from avalon.agent.scripted.task_routes import task_route
+    from avalon.env.avalon_env import AvalonEnv
+    from avalon.env.config import EnvConfig
+
+    task, difficulty, seed = case
+    world, route = task_route(task, difficulty, seed)
+    env = AvalonEnv(EnvConfig(task=task, difficulty=difficulty, seed=seed, action_space=ACTION_SPACE, is_training=False))
+    try:
+        assert run_episode(env, follower_for(world, route), seed=seed).success
+    finally:
+        env.close()
