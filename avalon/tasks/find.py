@@ -1,7 +1,7 @@
-"""The ``find`` task: reach food hidden from the spawn past up to four obstacles in sequence.
+"""The ``find`` task: reach food past up to four obstacles in sequence, not necessarily in sight.
 
-Paper, Appendix F.2: find is navigate without the sight of the goal: the agent must search for
-the food. Difficulty sets every factor through :data:`KNOBS` (:class:`FindKnobs`;
+Paper, section 5.1: "find is the same [as navigate] but the food is not guaranteed to be visible
+from the agent's starting location". Difficulty sets every factor through :data:`KNOBS` (:class:`FindKnobs`;
 ``docs/tasks/find.md`` quotes it):
 
 - how many obstacles stand between the spawn and the food: a normal draw round 1.25 at d = 0
@@ -9,7 +9,7 @@ the food. Difficulty sets every factor through :data:`KNOBS` (:class:`FindKnobs`
 - every obstacle at the world's difficulty, each in its band round the spawn along the path, of
   a kind drawn from every task whose obstacle the terrain certifies
   (:mod:`avalon.tasks.kit.composition`);
-- the food is out of the spawn's sight (terrain or plants hide it); worlds where it is not are drawn again.
+- nothing is promised of the food's sight: no mound raises the spawn, no plant is removed for it.
 
 The certificate is the route through every crossing (:func:`~avalon.tasks.kit.composition.certify_composition`).
 """
@@ -46,7 +46,7 @@ class FindKnobs:
 KNOBS = FindKnobs()
 
 COMPOSED = composition.ComposedTask(task="find", knobs=KNOBS.composition, kinds=composition.piece_kinds,
-                                    goal_in_sight=False, time_limit_frames=TIME_LIMIT_FRAMES)
+                                    time_limit_frames=TIME_LIMIT_FRAMES)
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:

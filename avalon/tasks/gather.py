@@ -59,7 +59,7 @@ def extra_foods(difficulty: float):
     def foods(streams: Streams, ground: HeightMap, made: composition.Composition) -> list:
         count = int(round(float(streams.food.uniform(*KNOBS.extra_food_count.at(difficulty)))))
         spacing = KNOBS.extra_food_spacing_m.at(difficulty)
-        return scatter.scattered_apples(streams.food, ground, count, away_from=(made.spawn, made.goal),
+        return scatter.scattered_foods(streams.food, ground, count, away_from=(made.spawn, made.goal),
                                         min_distance_m=spacing, spacing_m=spacing)
 
     return foods

@@ -7,8 +7,9 @@ more and harder predators and less food with difficulty. Difficulty sets every f
 - at most one obstacle (with chance ``obstacle_chance``) between the spawn and the first apple,
   of a kind drawn from every task whose obstacle the terrain certifies
   (:mod:`avalon.tasks.kit.composition`); the island sized for it;
-- apples, prey, predators and tools scattered over the island's dry ground, each count
-  round(area x density) + 1 (the paper's densities per square metre): apples 3e-4 to 1e-4,
+- fruit (every kind that may lie on the ground, drawn uniformly), prey, predators and tools
+  scattered over the island's dry ground, each count round(area x density) + 1 (the paper's
+  densities per square metre): fruit 3e-4 to 1e-4,
   prey 5e-4 to 1e-4, predators 1e-5 to 8e-4, tools 5e-4 to 4e-4;
 - the predators' species: the first ``1 + floor(predator_kinds_per_unit x d)`` of the ladder
   from the weakest (``kit.predators.PREDATOR_LADDER``); prey likewise from the easiest.
@@ -49,15 +50,15 @@ class SurviveKnobs:
     composition: composition.CompositionKnobs = composition.CompositionKnobs()
     #: Chance of one obstacle before the first apple (else none).
     obstacle_chance: Ramp = Ramp(0.5)
-    #: Densities, things per square metre of the island's square.
-    apples_per_m2: Ramp = Ramp(3e-4, -2e-4)
+    #: Densities, things per square metre of the island's square (fruit besides the first apple).
+    fruit_per_m2: Ramp = Ramp(3e-4, -2e-4)
     prey_per_m2: Ramp = Ramp(5e-4, -4e-4)
     predators_per_m2: Ramp = Ramp(1e-5, 7.9e-4)
     tools_per_m2: Ramp = Ramp(5e-4, -1e-4)
     #: One more predator species of the ladder per this fraction of difficulty's unit.
     predator_kinds_per_unit: int = len(PREDATOR_LADDER)
     prey_kinds_per_unit: int = len(PREY_LADDER)
-    #: Scattered things keep this far from the spawn, metres (and apples from one another).
+    #: Scattered things keep this far from the spawn, metres (and foods from one another).
     spawn_distance_m: float = 12.0
     spacing_m: float = 4.0
     #: Training episodes are truncated after this many seconds (3 min at d = 0, 8 min at 1).
@@ -72,11 +73,12 @@ def _obstacle_count(rng: np.random.Generator, difficulty: float) -> int:
     return int(rng.uniform() < KNOBS.obstacle_chance.at(difficulty))
 
 
-def _apples(difficulty: float):
+def _fruit(difficulty: float):
     def foods(streams: Streams, ground: HeightMap, made: composition.Composition) -> list:
-        count = scatter.count_for_area(ground, KNOBS.apples_per_m2.at(difficulty))
-        return scatter.scattered_apples(streams.food, ground, count, away_from=(made.spawn, made.goal),
-                                        min_distance_m=KNOBS.spawn_distance_m, spacing_m=KNOBS.spacing_m)
+        count = scatter.count_for_area(ground, KNOBS.fruit_per_m2.at(difficulty))
+        return scatter.scattered_foods(streams.food, ground, count, away_from=(made.spawn, made.goal),
+                                       min_distance_m=KNOBS.spawn_distance_m, spacing_m=KNOBS.spacing_m,
+                                       kinds=scatter.GROUND_FOODS)
 
     return foods
 
@@ -105,7 +107,7 @@ def _animals_and_tools(difficulty: float):
 def _composed(difficulty: float) -> composition.ComposedTask:
     return composition.ComposedTask(task="survive", knobs=KNOBS.composition, kinds=composition.piece_kinds,
                                     obstacle_count=_obstacle_count, time_limit_frames=TIME_LIMIT_FRAMES,
-                                    extra_foods=_apples(difficulty), extra_entities=_animals_and_tools(difficulty))
+                                    extra_foods=_fruit(difficulty), extra_entities=_animals_and_tools(difficulty))
 
 
 def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:

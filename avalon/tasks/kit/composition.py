@@ -36,7 +36,7 @@ from avalon.tasks.kit.certificate import Certificate, certify, reaches
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstacleFunction
-from avalon.tasks.kit.sight import eye_position, scenery_occluders, terrain_clear
+from avalon.tasks.kit.sight import eye_position, terrain_clear
 from avalon.tasks.kit.solved import window
 
 #: The spawn's own disc: no band comes nearer it, metres.
@@ -344,9 +344,9 @@ class ComposedTask:
     kinds: Callable[[], Sequence[PieceKind]]
     #: ``(rng, difficulty) -> int``: the number of obstacles (default: the knobs' draw).
     obstacle_count: Optional[Callable[[np.random.Generator, float], int]] = None
-    #: True: the goal's food must be in sight of the spawn (raised by ``spawn_rise_steps_m`` if
-    #: needed); False: it must be out of sight; None: either.
-    goal_in_sight: Optional[bool] = None
+    #: Whether the goal's food must be in sight of the spawn (raised by ``spawn_rise_steps_m`` if
+    #: needed; plants that hide it are removed); else nothing is promised of its sight.
+    goal_in_sight: bool = False
     spawn_rise_steps_m: tuple[float, ...] = (0.0,)
     #: The world's time limit, frames.
     time_limit_frames: int = assembly.TIME_LIMIT_FRAMES
@@ -361,8 +361,8 @@ SPAWN_MOUND_RADIUS_M = 5.0
 def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object], task: ComposedTask) -> ComposedLayout:
     """The world of a compositional ``task`` at ``difficulty``: the obstacles between the spawn and
     an apple at the goal, the task's extra foods and entities, certified through every crossing.
-    ``ImpossibleWorldError`` when a band takes no piece, the goal's sight is not what the task
-    asks, or the certificate fails."""
+    ``ImpossibleWorldError`` when a band takes no piece, the goal is out of the sight the task
+    asks for, or the certificate fails."""
     config = assembly.resolve_config(config)
     if config.time_limit_frames == assembly.TIME_LIMIT_FRAMES:  # the config's default: the task's own limit
         config = attr.evolve(config, time_limit_frames=task.time_limit_frames)
@@ -391,22 +391,14 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     if task.extra_foods is not None:
         foods = foods + task.extra_foods(streams, composition.draft.heightmap, composition)
     made = assemble(streams, config, composition, task=task.task, difficulty=difficulty, foods=foods,
-                    food_in_sight=bool(task.goal_in_sight))
+                    food_in_sight=task.goal_in_sight)
     world = made.world
-    if task.goal_in_sight is False and goal_in_sight(world.ground.heightmap, spawn, goal) and \
-            not _plants_hide(world, world.food[0]):
-        raise ImpossibleWorldError(f"{task.task}: the food at {goal} is in sight of the spawn")
     if task.extra_entities is not None:
         world = task.extra_entities(world, streams)
     certified = certify_composition(world, world.food[0], composition.pieces)
     if not certified.ok:
         raise ImpossibleWorldError(f"{task.task}: {certified.reason}")
     return ComposedLayout(outdoor=made.outdoor, world=world, composition=composition, certificate=certified)
-
-
-def _plants_hide(world: World, food: Entity) -> bool:
-    """Whether a plant stands between the spawn's eyes and ``food``."""
-    return bool(scenery_occluders(world.scenery).blocking(eye_position(world.spawn_position), food.position).any())
 
 
 def certificate_of(world: World, task: ComposedTask) -> Certificate:

@@ -1,4 +1,4 @@
-"""Things scattered over an island by density: the extra foods, prey, predators and tools of the
+"""Things scattered over an island by density: the extra foods and tools of the
 compositional tasks (gather, survive). Sites are drawn uniformly over the island's dry, gentle
 ground, away from the spawn and from one another; nothing about them is guaranteed reachable."""
 
@@ -11,6 +11,7 @@ import numpy as np
 
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, World, tool_entity
+from avalon.rules.foods import FOODS
 from avalon.tasks.kit import ImpossibleWorldError, assembly
 from avalon.tasks.kit.geometry import XZ, ground_height, is_dry_land, triangle_index, triangle_slopes_deg
 
@@ -46,12 +47,21 @@ def scatter_sites(rng: np.random.Generator, heightmap: HeightMap, count: int, *,
     return placed
 
 
-def scattered_apples(rng: np.random.Generator, heightmap: HeightMap, count: int, *, away_from: Sequence[XZ],
-                     min_distance_m: float, spacing_m: float) -> list[assembly.FoodPlacement]:
-    """``count`` apples on the ground at :func:`scatter_sites`, their yaws drawn from ``rng``."""
+#: The foods that may lie on the ground (not those that spoil there: they only hang in trees).
+GROUND_FOODS: tuple[str, ...] = tuple(kind for kind, food in FOODS.items() if not food.dirty_on_ground)
+
+
+def scattered_foods(rng: np.random.Generator, heightmap: HeightMap, count: int, *, away_from: Sequence[XZ],
+                    min_distance_m: float, spacing_m: float, kinds: Sequence[str] = ("apple",)) -> list[assembly.FoodPlacement]:
+    """``count`` foods on the ground at :func:`scatter_sites`, each of a kind drawn from ``kinds``
+    (no draw for one kind) and a yaw, from ``rng``."""
     sites = scatter_sites(rng, heightmap, count, away_from=away_from, min_distance_m=min_distance_m,
                           spacing_m=spacing_m, what="food")
-    return [assembly.FoodPlacement(kind="apple", x=x, z=z, yaw_rad=float(rng.uniform(-math.pi, math.pi))) for x, z in sites]
+    foods = []
+    for x, z in sites:
+        kind = kinds[int(rng.integers(len(kinds)))] if len(kinds) > 1 else kinds[0]
+        foods.append(assembly.FoodPlacement(kind=kind, x=x, z=z, yaw_rad=float(rng.uniform(-math.pi, math.pi))))
+    return foods
 
 
 def scattered_tools(rng: np.random.Generator, world: World, kinds: Sequence[str], *, min_distance_m: float,
