@@ -16,17 +16,11 @@ The certificate is the route through every crossing (:func:`~avalon.tasks.kit.co
 
 from __future__ import annotations
 
-from typing import Optional
-
 import attr
-import numpy as np
 
-from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks.kit import composition
-from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Ramp
-from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 #: Fifteen minutes (paper, Appendix G.3).
 TIME_LIMIT_FRAMES = 15 * 60 * mechanics.STEPS_PER_SECOND
@@ -45,20 +39,10 @@ class FindKnobs:
 #: The find task's difficulty curves.
 KNOBS = FindKnobs()
 
+#: What find decides of its worlds: pieces of every task the terrain certifies, nothing promised of sight.
 COMPOSED = composition.ComposedTask(task="find", knobs=KNOBS.composition, kinds=composition.piece_kinds,
                                     time_limit_frames=TIME_LIMIT_FRAMES)
+#: ``(rng, difficulty, config) -> ComposedLayout``: the find world (see the module's docstring).
+build_layout = COMPOSED.build_layout
 
-
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:
-    """The find world for ``difficulty`` (see the module's docstring)."""
-    return composition.build_layout(rng, difficulty, config, COMPOSED)
-
-
-def certificate(world: World) -> Certificate:
-    """The route through every crossing of a find world."""
-    return composition.certificate_of(world, COMPOSED)
-
-
-TASK = TaskSpec(name="find", generate=build_layout, knobs=KNOBS, certificate=certificate, group="compositional",
-                table_row=18, in_sets_from_version=4, evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-                food_visible_from_spawn=False, food_reachable_on_foot=False, reference_agent=ROUTE_FOLLOWER)
+TASK = COMPOSED.task_spec(knobs=KNOBS, table_row=18, food_visible_from_spawn=False)

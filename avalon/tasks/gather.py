@@ -17,19 +17,13 @@ the first food (:func:`~avalon.tasks.kit.composition.certify_composition`).
 
 from __future__ import annotations
 
-from typing import Optional
-
 import attr
-import numpy as np
 
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks.kit import composition, scatter
 from avalon.tasks.kit.assembly import Streams
-from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Band, Ramp
-from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 #: Ten minutes (paper, Appendix G.3; the original code's 15 minutes disagree: the paper's value).
 TIME_LIMIT_FRAMES = 10 * 60 * mechanics.STEPS_PER_SECOND
@@ -53,34 +47,18 @@ class GatherKnobs:
 KNOBS = GatherKnobs()
 
 
-def extra_foods(difficulty: float):
-    """The extra apples of a world at ``difficulty`` (see :data:`~avalon.tasks.kit.composition.ExtraFoods`)."""
-
-    def foods(streams: Streams, ground: HeightMap, made: composition.Composition) -> list:
-        count = int(round(float(streams.food.uniform(*KNOBS.extra_food_count.at(difficulty)))))
-        spacing = KNOBS.extra_food_spacing_m.at(difficulty)
-        return scatter.scattered_foods(streams.food, ground, count, away_from=(made.spawn, made.goal),
-                                        min_distance_m=spacing, spacing_m=spacing)
-
-    return foods
+def extra_foods(streams: Streams, ground: HeightMap, made: composition.Composition, difficulty: float) -> list:
+    """The apples besides the first (see :data:`~avalon.tasks.kit.composition.ExtraFoods`)."""
+    count = int(round(float(streams.food.uniform(*KNOBS.extra_food_count.at(difficulty)))))
+    spacing = KNOBS.extra_food_spacing_m.at(difficulty)
+    return scatter.scattered_foods(streams.food, ground, count, away_from=(made.spawn, made.goal),
+                                   min_distance_m=spacing, spacing_m=spacing)
 
 
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:
-    """The gather world for ``difficulty`` (see the module's docstring)."""
-    return composition.build_layout(rng, difficulty, config, _composed(difficulty))
+#: What gather decides of its worlds: pieces of every task the terrain certifies, more apples.
+COMPOSED = composition.ComposedTask(task="gather", knobs=KNOBS.composition, kinds=composition.piece_kinds,
+                                    time_limit_frames=TIME_LIMIT_FRAMES, extra_foods=extra_foods)
+#: ``(rng, difficulty, config) -> ComposedLayout``: the gather world (see the module's docstring).
+build_layout = COMPOSED.build_layout
 
-
-def _composed(difficulty: float) -> composition.ComposedTask:
-    return composition.ComposedTask(task="gather", knobs=KNOBS.composition, kinds=composition.piece_kinds,
-                                    time_limit_frames=TIME_LIMIT_FRAMES, extra_foods=extra_foods(difficulty))
-
-
-def certificate(world: World) -> Certificate:
-    """The route through every crossing of a gather world to its first food."""
-    return composition.certificate_of(world, _composed(world.difficulty))
-
-
-TASK = TaskSpec(name="gather", generate=build_layout, knobs=KNOBS, certificate=certificate, group="compositional",
-                table_row=20, in_sets_from_version=4, evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-                food_visible_from_spawn=False, food_reachable_on_foot=False, succeeds_on_energy_gain=True,
-                reference_agent=ROUTE_FOLLOWER)
+TASK = COMPOSED.task_spec(knobs=KNOBS, table_row=20, food_visible_from_spawn=False, succeeds_on_energy_gain=True)

@@ -17,17 +17,11 @@ The certificate is the route through every crossing (:func:`~avalon.tasks.kit.co
 
 from __future__ import annotations
 
-from typing import Optional
-
 import attr
-import numpy as np
 
-from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks.kit import composition
-from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Ramp
-from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 #: Fifteen minutes (paper, Appendix G.3).
 TIME_LIMIT_FRAMES = 15 * 60 * mechanics.STEPS_PER_SECOND
@@ -48,23 +42,13 @@ class NavigateKnobs:
 #: The navigate task's difficulty curves.
 KNOBS = NavigateKnobs()
 
+#: What navigate decides of its worlds: pieces of the tasks that keep their own food in sight, the food in sight.
 COMPOSED = composition.ComposedTask(
     task="navigate", knobs=KNOBS.composition,
     kinds=lambda: composition.piece_kinds(lambda spec: spec.food_visible_from_spawn),
     goal_in_sight=True, spawn_rise_steps_m=KNOBS.spawn_rise_steps_m, time_limit_frames=TIME_LIMIT_FRAMES,
 )
+#: ``(rng, difficulty, config) -> ComposedLayout``: the navigate world (see the module's docstring).
+build_layout = COMPOSED.build_layout
 
-
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:
-    """The navigate world for ``difficulty`` (see the module's docstring)."""
-    return composition.build_layout(rng, difficulty, config, COMPOSED)
-
-
-def certificate(world: World) -> Certificate:
-    """The route through every crossing of a navigate world."""
-    return composition.certificate_of(world, COMPOSED)
-
-
-TASK = TaskSpec(name="navigate", generate=build_layout, knobs=KNOBS, certificate=certificate, group="compositional",
-                table_row=17, in_sets_from_version=4, evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-                food_visible_from_spawn=True, food_reachable_on_foot=False, reference_agent=ROUTE_FOLLOWER)
+TASK = COMPOSED.task_spec(knobs=KNOBS, table_row=17, food_visible_from_spawn=True)

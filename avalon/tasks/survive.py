@@ -21,8 +21,6 @@ its obstacle, if any (:func:`~avalon.tasks.kit.composition.certify_composition`)
 
 from __future__ import annotations
 
-from typing import Optional
-
 import attr
 import numpy as np
 
@@ -32,11 +30,9 @@ from avalon.datagen.world import World
 from avalon.rules import mechanics
 from avalon.tasks.kit import ImpossibleWorldError, composition, scatter
 from avalon.tasks.kit.assembly import Streams
-from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.predators import PREDATOR_LADDER, ladder_prefix
 from avalon.tasks.kit.prey import PREY_LADDER, PREY_TOOLS
-from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 #: Ten minutes (paper, Appendix G.3).
 TIME_LIMIT_FRAMES = 10 * 60 * mechanics.STEPS_PER_SECOND
@@ -73,54 +69,37 @@ def _obstacle_count(rng: np.random.Generator, difficulty: float) -> int:
     return int(rng.uniform() < KNOBS.obstacle_chance.at(difficulty))
 
 
-def _fruit(difficulty: float):
-    def foods(streams: Streams, ground: HeightMap, made: composition.Composition) -> list:
-        count = scatter.count_for_area(ground, KNOBS.fruit_per_m2.at(difficulty))
-        return scatter.scattered_foods(streams.food, ground, count, away_from=(made.spawn, made.goal),
-                                       min_distance_m=KNOBS.spawn_distance_m, spacing_m=KNOBS.spacing_m,
-                                       kinds=scatter.GROUND_FOODS)
-
-    return foods
+def scattered_fruit(streams: Streams, ground: HeightMap, made: composition.Composition, difficulty: float) -> list:
+    """The fruit besides the first apple, by density (see :data:`~avalon.tasks.kit.composition.ExtraFoods`)."""
+    count = scatter.count_for_area(ground, KNOBS.fruit_per_m2.at(difficulty))
+    return scatter.scattered_foods(streams.food, ground, count, away_from=(made.spawn, made.goal),
+                                   min_distance_m=KNOBS.spawn_distance_m, spacing_m=KNOBS.spacing_m, kinds=scatter.GROUND_FOODS)
 
 
-def _animals_and_tools(difficulty: float):
-    def add(world: World, streams: Streams) -> World:
-        ground = world.ground.heightmap
-        rng = streams.food
-        for ladder, per_m2, per_unit, prefix in ((PREY_LADDER, KNOBS.prey_per_m2, KNOBS.prey_kinds_per_unit, "prey"),
-                                                 (PREDATOR_LADDER, KNOBS.predators_per_m2, KNOBS.predator_kinds_per_unit,
-                                                  "predator")):
-            kinds = ladder_prefix(ladder, per_unit, difficulty)
-            species = [kinds[int(i)] for i in rng.integers(len(kinds), size=scatter.count_for_area(ground, per_m2.at(difficulty)))]
-            try:
-                world = place_animals(world, rng, species, min_spawn_distance_m=KNOBS.spawn_distance_m, name_prefix=prefix)
-            except ValueError as error:
-                raise ImpossibleWorldError(f"survive: {error}") from error
-        tools = [PREY_TOOLS[int(i)] for i in rng.integers(len(PREY_TOOLS), size=scatter.count_for_area(
-            ground, KNOBS.tools_per_m2.at(difficulty)))]
-        laid = scatter.scattered_tools(rng, world, tools, min_distance_m=2.0, spacing_m=1.0, name_prefix="tool")
-        return attr.evolve(world, entities=world.entities + laid)
-
-    return add
+def animals_and_tools(world: World, streams: Streams, difficulty: float) -> World:
+    """``world`` with its prey, predators and tools, by density (see :data:`~avalon.tasks.kit.composition.ExtraEntities`)."""
+    ground = world.ground.heightmap
+    rng = streams.food
+    for ladder, per_m2, per_unit, prefix in ((PREY_LADDER, KNOBS.prey_per_m2, KNOBS.prey_kinds_per_unit, "prey"),
+                                             (PREDATOR_LADDER, KNOBS.predators_per_m2, KNOBS.predator_kinds_per_unit,
+                                              "predator")):
+        kinds = ladder_prefix(ladder, per_unit, difficulty)
+        species = [kinds[int(i)] for i in rng.integers(len(kinds), size=scatter.count_for_area(ground, per_m2.at(difficulty)))]
+        try:
+            world = place_animals(world, rng, species, min_spawn_distance_m=KNOBS.spawn_distance_m, name_prefix=prefix)
+        except ValueError as error:
+            raise ImpossibleWorldError(f"survive: {error}") from error
+    tools = [PREY_TOOLS[int(i)] for i in rng.integers(len(PREY_TOOLS), size=scatter.count_for_area(
+        ground, KNOBS.tools_per_m2.at(difficulty)))]
+    laid = scatter.scattered_tools(rng, world, tools, min_distance_m=2.0, spacing_m=1.0, name_prefix="tool")
+    return attr.evolve(world, entities=world.entities + laid)
 
 
-def _composed(difficulty: float) -> composition.ComposedTask:
-    return composition.ComposedTask(task="survive", knobs=KNOBS.composition, kinds=composition.piece_kinds,
+#: What survive decides of its worlds: at most one obstacle, fruit, prey, predators and tools by density.
+COMPOSED = composition.ComposedTask(task="survive", knobs=KNOBS.composition, kinds=composition.piece_kinds,
                                     obstacle_count=_obstacle_count, time_limit_frames=TIME_LIMIT_FRAMES,
-                                    extra_foods=_fruit(difficulty), extra_entities=_animals_and_tools(difficulty))
+                                    extra_foods=scattered_fruit, extra_entities=animals_and_tools)
+#: ``(rng, difficulty, config) -> ComposedLayout``: the survive world (see the module's docstring).
+build_layout = COMPOSED.build_layout
 
-
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> composition.ComposedLayout:
-    """The survive world for ``difficulty`` (see the module's docstring)."""
-    return composition.build_layout(rng, difficulty, config, _composed(difficulty))
-
-
-def certificate(world: World) -> Certificate:
-    """The route to a survive world's first apple, through its obstacle if it has one."""
-    return composition.certificate_of(world, _composed(world.difficulty))
-
-
-TASK = TaskSpec(name="survive", generate=build_layout, knobs=KNOBS, certificate=certificate, group="compositional",
-                table_row=19, in_sets_from_version=4, evaluation_time_limit_frames=TIME_LIMIT_FRAMES,
-                food_visible_from_spawn=False, food_reachable_on_foot=False, succeeds_on_energy_gain=True,
-                reference_agent=ROUTE_FOLLOWER)
+TASK = COMPOSED.task_spec(knobs=KNOBS, table_row=19, food_visible_from_spawn=False, succeeds_on_energy_gain=True)

@@ -38,6 +38,7 @@ from avalon.tasks.kit.geometry import XZ, ground_height, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstacleFunction
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 from avalon.tasks.kit.solved import window
+from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
 
 #: The spawn's own disc: no band comes nearer it, metres.
 SPAWN_CLEAR_M = 6.0
@@ -48,9 +49,7 @@ GOAL_CLEAR_M = 6.0
 EDGE_MARGIN_M = 24.0
 #: The island's coast whatever its size (the terrain's defaults grow with the side): from the
 #: edge, its foot, the ramp up to the land and how far the coastline wanders, metres.
-COAST_DISTANCE_M = 3.0
-COAST_RAMP_M = 10.0
-COAST_NOISE_M = 4.0
+COAST = {"coast_distance_m": 3.0, "coast_ramp_m": 10.0, "coast_noise_m": 4.0}
 #: Kinds drawn for one band before the world is given up (the paper's 4 per ring).
 PIECE_ATTEMPTS = 4
 #: A crossing's end counts as reached by the bypass search when the shoulders come within reach of
@@ -109,21 +108,24 @@ def piece_kinds(accept: Callable[[object], bool] = lambda spec: True) -> tuple[P
 class PlacedPiece:
     """One obstacle of a compositional world: its kind, its band and the piece as built."""
 
+    #: Its band (round the spawn, heights inverted; or round the goal).
+    constraint: Constraint = attr.ib(validator=attr.validators.instance_of(Constraint))
+    #: The task whose piece it is.
     kind: str
-    constraint: Constraint
-    obstacle: Obstacle
-
-    @property
-    def crossing(self) -> Crossing:
-        return self.obstacle.crossing
+    obstacle: Obstacle = attr.ib(repr=False)
+    #: Where the agent takes it (the obstacle's).
+    crossing: Crossing = attr.ib(default=attr.Factory(lambda placed: placed.obstacle.crossing, takes_self=True))
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class Composition:
     """The island with its obstacles, before biomes, scenery and food."""
 
-    draft: Draft
+    #: The island with every piece in it.
+    draft: Draft = attr.ib(repr=False)
+    #: Where the agent starts (x, z metres)...
     spawn: XZ
+    #: ...and where the path ends, the goal's food.
     goal: XZ
     #: The pieces along the path from the spawn out (the goal-site piece, if any, last).
     pieces: tuple[PlacedPiece, ...]
@@ -151,8 +153,7 @@ def build_island(streams: assembly.Streams, config: assembly.OutdoorTaskConfig, 
     size = config.world_size or world_size_m(goal_distance)
     return assembly.build_island(streams.terrain, size, config.points_per_m or knobs.grid_points_per_metre, mountain_count=0,
                                  hill_count=0, pool_count=0, initial_noise_scale_m=knobs.terrain_noise_m,
-                                 land_height_m=knobs.land_height_m.at(difficulty), coast_distance_m=COAST_DISTANCE_M,
-                                 coast_ramp_m=COAST_RAMP_M, coast_noise_m=COAST_NOISE_M)
+                                 land_height_m=knobs.land_height_m.at(difficulty), **COAST)
 
 
 #: ``draft -> reason or None``: why a composition built so far breaks what its task promises.
@@ -328,15 +329,15 @@ class ComposedLayout(assembly.TaskLayout):
     certificate: Certificate
 
 
-#: ``(streams, ground, composition) -> foods``: the foods besides the goal's (a task's extra foods).
-ExtraFoods = Callable[[assembly.Streams, HeightMap, Composition], list]
-#: ``(world, streams) -> world``: what a task adds once the world is assembled (animals, tools).
-ExtraEntities = Callable[[World, assembly.Streams], World]
+#: ``(streams, ground, composition, difficulty) -> foods``: the foods besides the goal's.
+ExtraFoods = Callable[[assembly.Streams, HeightMap, Composition, float], list]
+#: ``(world, streams, difficulty) -> world``: what a task adds once the world is assembled (animals, tools).
+ExtraEntities = Callable[[World, assembly.Streams, float], World]
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class ComposedTask:
-    """What a compositional task decides about its worlds (the rest is :func:`build_layout`'s)."""
+    """What a compositional task decides about its worlds (the rest is :func:`compose_world`'s)."""
 
     task: str
     knobs: CompositionKnobs
@@ -353,12 +354,33 @@ class ComposedTask:
     extra_foods: Optional[ExtraFoods] = None
     extra_entities: Optional[ExtraEntities] = None
 
+    def build_layout(self, rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> "ComposedLayout":
+        """The task's generator (see :func:`compose_world`)."""
+        return compose_world(rng, difficulty, config, self)
 
+    def task_spec(self, **fields) -> TaskSpec:
+        """The task's spec: its generator, certificate and evaluation limit, the compositional
+        group, the sets from :data:`SET_VERSION`, the route follower as its reference agent, its
+        food not promised on foot; ``fields`` add the rest (``knobs``, ``table_row``, ...)."""
+        return TaskSpec(name=self.task, generate=self.build_layout, certificate=self.certificate, group="compositional",
+                        in_sets_from_version=SET_VERSION, evaluation_time_limit_frames=self.time_limit_frames,
+                        food_reachable_on_foot=False, reference_agent=ROUTE_FOLLOWER, **fields)
+
+    def certificate(self, world: World) -> Certificate:
+        """The certificate of one of the task's worlds: its layout rebuilt from the world's seed
+        (the registry's retry rule, the default config), certified again on ``world``."""
+        from avalon.tasks.kit.chasm import layout_of
+
+        return certify_composition(world, world.food[0], layout_of(world, self.build_layout).composition.pieces)
+
+
+#: The first version of the evaluation sets that holds compositional worlds (the sets v1-v3 hold none).
+SET_VERSION = 4
 #: Radius of the mound that raises a spawn, metres (inside the spawn's clear disc and the first band's slack).
 SPAWN_MOUND_RADIUS_M = 5.0
 
 
-def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object], task: ComposedTask) -> ComposedLayout:
+def compose_world(rng: np.random.Generator, difficulty: float, config: Optional[object], task: ComposedTask) -> ComposedLayout:
     """The world of a compositional ``task`` at ``difficulty``: the obstacles between the spawn and
     an apple at the goal, the task's extra foods and entities, certified through every crossing.
     ``ImpossibleWorldError`` when a band takes no piece, the goal is out of the sight the task
@@ -389,22 +411,15 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
                                                                  SPAWN_MOUND_RADIUS_M))
     foods = assembly.ground_apple(streams, goal)
     if task.extra_foods is not None:
-        foods = foods + task.extra_foods(streams, composition.draft.heightmap, composition)
+        foods = foods + task.extra_foods(streams, composition.draft.heightmap, composition, difficulty)
     made = assemble(streams, config, composition, task=task.task, difficulty=difficulty, foods=foods,
                     food_in_sight=task.goal_in_sight)
     world = made.world
     if task.extra_entities is not None:
-        world = task.extra_entities(world, streams)
+        world = task.extra_entities(world, streams, difficulty)
     certified = certify_composition(world, world.food[0], composition.pieces)
     if not certified.ok:
         raise ImpossibleWorldError(f"{task.task}: {certified.reason}")
     return ComposedLayout(outdoor=made.outdoor, world=world, composition=composition, certificate=certified)
 
 
-def certificate_of(world: World, task: ComposedTask) -> Certificate:
-    """The certificate of a world of ``task``: its layout rebuilt from the world's seed (the
-    registry's retry rule, the default config), certified again on ``world``."""
-    from avalon.tasks.kit.chasm import layout_of
-
-    layout = layout_of(world, lambda rng, difficulty: build_layout(rng, difficulty, None, task))
-    return certify_composition(world, world.food[0], layout.composition.pieces)
