@@ -24,17 +24,17 @@ COMPOSITIONAL = ("navigate", "find", "survive", "gather")
 #: If a change to generation is intended, update the digests (and say so in the commit).
 GOLDEN = {
     ("navigate", 0.0, 0): "b532a50a91761b74e2f28b2cecbd077d9680cc2da549f173d7618a07fd581bdd",
-    ("navigate", 0.5, 1): "d2000ea409ae7a56585f3f9dc1a2d6509bebbccc4b653b847f9b15eaf0fb29e0",
-    ("navigate", 1.0, 2): "94d2a06f6e7d1fd5e27760e6500d562bf4b423f8f457a9dd4344f265327fc9ec",
+    ("navigate", 0.5, 1): "b35c79f714228030c906fc6bad62008bb0dbf3564b560da73035778a20722084",
+    ("navigate", 1.0, 2): "8d96fdd30a2917abfbdb23f760d8ec33cbb447fd372fe03071d5d9956e51bc1b",
     ("find", 0.0, 0): "c7efd238bcd940b66ff7b7b686b17b920426e2e48b25f405f152bcf224816ed1",
-    ("find", 0.5, 1): "a62d701c340292a25b4eb9f054211be2d6b964689e2002b59e4005308b50d787",
-    ("find", 1.0, 2): "a8cbe4f7d57526df77e978ef0da83d00405189b281fe91c44ac9edf003795019",
+    ("find", 0.5, 1): "3a29da966f4f622c9add1dc2c26b58fd56922977f072866599bb015486e2e9a9",
+    ("find", 1.0, 2): "ed3ed95e53a62723369f359ac642cb8bb4008006db42c0990f254764c21439c9",
     ("gather", 0.0, 0): "2b9b82c8677da69d4cb7c86d545d7d80c527e6cea464bb82e3517280139b5e0b",
-    ("gather", 0.5, 1): "cde1ce6602907e17ab39f1bf384bf117508650f5b59c9fcbd087ec7bfb161a14",
-    ("gather", 1.0, 2): "757803490af68e221dd667201000750c7c2d64b5eb856eed8f796dee9092655c",
+    ("gather", 0.5, 1): "2dbd6524134f40a5c1468cce0a559e749ef5c30a318fda08bf4b5a96524a8449",
+    ("gather", 1.0, 2): "022bd7fcb93dd44a02e90e63cf1d85b64feb11bd4bfd5139f8c4e14697dda536",
     ("survive", 0.0, 0): "83d97baca90655281855cf7a1fc8939b4be32097354ecc73f896ab22fdac2058",
-    ("survive", 0.5, 1): "288d4f83245ac2cd12e62c1a6ab6bf20b9d6994487de001f1410216243151645",
-    ("survive", 1.0, 2): "f87a6d7010b0614909f5ea14a124f91cf5c059911eb7f81a3280939aa0c5d859",
+    ("survive", 0.5, 1): "d8e7f79604b7553938384165f5ab26a5b264dc2424b1b3f4538cdc3b7b84188f",
+    ("survive", 1.0, 2): "0511d2363e5b0762c0e97b7d86557b9034ace0664cbce97ff201af5d6cc6fd57",
 }
 
 

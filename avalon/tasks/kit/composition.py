@@ -69,8 +69,9 @@ class CompositionKnobs:
     obstacle_count_range: tuple[int, int] = (1, 4)
     #: Each obstacle's band along the path, metres (U[0.8, 1] of 21 m, the paper's size per obstacle).
     band_width_m: Band = Band(Ramp(16.8), Ramp(21.0))
-    #: The island's mean height above the water, metres: room for pits round the spawn.
-    land_height_m: Ramp = Ramp(8.0, 10.0)
+    #: The island's mean height above the water, metres: room for pits round the spawn, below the
+    #: 16 m where the biomes turn to bare mountain (``BiomeConfig.mountain_elevation_min_m``).
+    land_height_m: Ramp = Ramp(8.0, 6.0)
     #: The coarsest noise of the island's ground, metres (gentle: a bump hides food far away).
     terrain_noise_m: float = 0.2
     #: Height-map grid points per metre (a climbable strip needs 2; chasms, drops and predators do with 1).
