@@ -41,7 +41,7 @@ FIRST_SEED_CASES = [case for case in CASES if case[2] == SEEDS[0]]
 #: worlds) is about 19 MiB; a task that needs more says why here.
 MAX_FOLDER_BYTES = 32 * 2**20
 #: A compositional world's island holds up to four obstacles of about 21 m each round its spawn at
-#: 2 grid points per metre (a climbable strip needs them): up to a 230 m square, about 41 MiB.
+#: 2 grid points per metre (a climbable strip needs them): up to a 236 m square, about 41 MiB.
 MAX_COMPOSITIONAL_FOLDER_BYTES = 64 * 2**20
 
 
