@@ -1,0 +1,80 @@
+extends Spatial
+# A world's buildings, built from `data_file` beside world.tscn (written by
+# avalon/datagen/export/building_data.py, checked by buildings_file.gd first): per building one
+# unshaded, vertex-coloured mesh (one draw call; lighting is baked in), one static body of box
+# colliders and, if it has any, one static body of climbable boxes in the group "climbable"
+# (a ladder's grip, climbable outside walls), whose faces the hands can hold (agent/grasp.gd).
+
+export var data_file = "buildings.bin"
+
+const StaticWorldShader = preload("res://world/static_world.shader")
+const BuildingsFile = preload("res://world/buildings_file.gd")
+
+# Drawn after the other opaque objects, as the terrain is (terrain.gd): fragments behind the
+# animals, items and hands are rejected by the depth test before they are shaded.
+const DRAWN_AFTER_OTHER_OPAQUES = 1
+
+
+# Builds the buildings from the data file in `world_dir`; returns "" or what went wrong.
+func load_data(world_dir):
+	var read = BuildingsFile.read(world_dir, data_file)
+	if read.error != "":
+		return read.error
+	var material = _static_material()
+	var buildings = read.data.buildings
+	for i in range(buildings.size()):
+		var building = buildings[i]
+		var mesh = _mesh_instance(building.mesh, material)
+		mesh.name = "Building%d" % i
+		_add_boxes(building.solid, "Solid%d" % i, false)
+		_add_boxes(building.climbable, "Climbable%d" % i, true)
+	return ""
+
+
+# The static world's material (static_world.shader), with the fog of the world's Environment.
+func _static_material():
+	var material = ShaderMaterial.new()
+	material.shader = StaticWorldShader
+	material.render_priority = DRAWN_AFTER_OTHER_OPAQUES
+	var holder = get_parent().get_node_or_null("Environment") if get_parent() != null else null
+	if holder is WorldEnvironment and holder.environment != null and holder.environment.fog_enabled:
+		var environment = holder.environment
+		material.set_shader_param("fog_enabled", true)
+		material.set_shader_param("fog_color", environment.fog_color)
+		material.set_shader_param("fog_begin_m", environment.fog_depth_begin)
+		material.set_shader_param("fog_end_m", environment.fog_depth_end)
+	return material
+
+
+func _mesh_instance(arrays_by_name, material):
+	var arrays = []
+	arrays.resize(Mesh.ARRAY_MAX)
+	arrays[Mesh.ARRAY_VERTEX] = arrays_by_name.vertices
+	arrays[Mesh.ARRAY_COLOR] = arrays_by_name.colors
+	arrays[Mesh.ARRAY_INDEX] = arrays_by_name.indices
+	var mesh = ArrayMesh.new()
+	mesh.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
+	var instance = MeshInstance.new()
+	instance.mesh = mesh
+	instance.material_override = material
+	instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
+	add_child(instance)
+	return instance
+
+
+# One static body holding every box of a set, each box a shape with its own shape owner (its
+# transform), so no node is made per box.
+func _add_boxes(boxes, name, climbable):
+	if boxes.centres.empty():
+		return
+	var body = StaticBody.new()
+	body.name = name
+	if climbable:
+		body.add_to_group("climbable")
+	for i in range(boxes.centres.size()):
+		var shape = BoxShape.new()
+		shape.extents = boxes.extents[i]
+		var box_owner = body.create_shape_owner(body)
+		body.shape_owner_add_shape(box_owner, shape)
+		body.shape_owner_set_transform(box_owner, Transform(Basis(boxes.rotations[i]), boxes.centres[i]))
+	add_child(body)
