@@ -279,3 +279,21 @@ def test_fewer_than_one_layout_in_100_does_not_fit():
         except BuildingFitError:
             failures += 1
     assert failures < 2
+
+
+def test_the_plan_preview_draws_every_story_with_its_doorways_and_links(island_terrain):
+    from avalon.datagen.preview import LINK_COLORS, TILE_COLORS, building_plan, top_down_preview
+
+    building = generate_building(CONFIGS[1], 0)
+    image = np.asarray(building_plan(building, tile_pixels=4))
+    rows, cols = building.shape
+    assert image.shape[1] == 3 * cols * 4 + 4 * 4
+    colours = {tuple(int(v) for v in pixel) for pixel in image.reshape(-1, 3)}
+    for kind in (TileKind.DOORWAY, TileKind.ENTRANCE, TileKind.WINDOW, TileKind.OUTER_WALL):
+        assert TILE_COLORS[kind] in colours
+    assert {LINK_COLORS[link.kind] for link in building.links} <= colours
+    terrain = island_terrain
+    picture = np.asarray(top_down_preview(terrain.heightmap, terrain.biome_map, pixels=240,
+                                          buildings=[building.moved_to((-12.0, 0.0, -10.0))]))
+    drawn = {tuple(int(v) for v in pixel) for pixel in picture.reshape(-1, 3)}
+    assert TILE_COLORS[TileKind.ENTRANCE] in drawn and TILE_COLORS[TileKind.DOORWAY] in drawn
