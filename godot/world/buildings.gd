@@ -10,9 +10,10 @@ export var data_file = "buildings.bin"
 const StaticWorldShader = preload("res://world/static_world.shader")
 const BuildingsFile = preload("res://world/buildings_file.gd")
 
-# Drawn after the other opaque objects, as the terrain is (terrain.gd): fragments behind the
-# animals, items and hands are rejected by the depth test before they are shaded.
-const DRAWN_AFTER_OTHER_OPAQUES = 1
+# Drawn with the other opaque objects, before the terrain (terrain.gd draws it after them): the
+# terrain's fragments behind a building's walls are rejected by the depth test before they are
+# shaded, which is most of the island seen from inside.
+const DRAWN_BEFORE_THE_TERRAIN = 0
 
 
 # Builds the buildings from the data file in `world_dir`; returns "" or what went wrong.
@@ -35,7 +36,7 @@ func load_data(world_dir):
 func _static_material():
 	var material = ShaderMaterial.new()
 	material.shader = StaticWorldShader
-	material.render_priority = DRAWN_AFTER_OTHER_OPAQUES
+	material.render_priority = DRAWN_BEFORE_THE_TERRAIN
 	var holder = get_parent().get_node_or_null("Environment") if get_parent() != null else null
 	if holder is WorldEnvironment and holder.environment != null and holder.environment.fog_enabled:
 		var environment = holder.environment

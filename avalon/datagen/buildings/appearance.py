@@ -53,7 +53,7 @@ class BuildingAppearance:
     window_height_m: float = _number(1.5, 0.5, 3.0)
     #: Height of a window's sill above the floor, metres [0.3, 2].
     window_sill_height_m: float = _number(0.9, 0.3, 2.0)
-    #: Least wall between two windows (and between a window and a corner), tiles [1, 10].
+    #: Wall between two neighbouring windows of a run, tiles [1, 10] (a run holds as many as fit, centred).
     window_gap_tiles: int = _integer(2, 1, 10)
     #: Height of the rail round the roof's edge, metres [0, 2] (0: none).
     roof_rail_height_m: float = _number(0.75, 0.0, 2.0)

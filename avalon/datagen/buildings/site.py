@@ -12,7 +12,7 @@ import numpy as np
 
 from avalon.datagen.buildings.spec import Building
 from avalon.datagen.terrain import HeightMap
-from avalon.datagen.world import FlatGround, Terrain
+from avalon.datagen.world import FlatGround, Terrain, World
 from avalon.errors import BuildingFitError
 
 #: Flat ground round the footprint, and the band beyond it over which the ground returns to its
@@ -78,3 +78,25 @@ def level_site(ground, building: Building, margin_m: float = SITE_MARGIN_M, blen
     heights = building.origin[1] * (1.0 - weight) + heightmap.heights * weight
     levelled = HeightMap(heights=heights, size_m=heightmap.size_m, water_height_m=heightmap.water_height_m)
     return attr.evolve(ground, biome_map=attr.evolve(ground.biome_map, heightmap=levelled))
+
+
+def add_building(world: World, building: Building, margin_m: float = SITE_MARGIN_M) -> World:
+    """``world`` with ``building`` standing in it: the ground levelled under it (:func:`level_site`)
+    and the plants on the levelled or blended ground removed (within ``margin_m + BLEND_M`` of
+    its grid; entities are the caller's to place). Raises :class:`BuildingFitError` if
+    it does not fit, or overlaps another building of the world (with the margins)."""
+    width, length = building.size_m
+    x0, _, z0 = building.origin
+    for other in world.buildings:
+        ow, ol = other.size_m
+        ox, _, oz = other.origin
+        if x0 - margin_m < ox + ow + margin_m and ox - margin_m < x0 + width + margin_m and \
+                z0 - margin_m < oz + ol + margin_m and oz - margin_m < z0 + length + margin_m:
+            raise BuildingFitError(f"building {building.name!r} overlaps building {other.name!r} (with {margin_m} m margins)")
+    if any(other.name == building.name for other in world.buildings):
+        raise BuildingFitError(f"the world already has a building named {building.name!r}")
+    ground = level_site(world.ground, building, margin_m)
+    reach = margin_m + BLEND_M
+    scenery = [plant for plant in world.scenery
+               if not (x0 - reach <= plant.position[0] <= x0 + width + reach and z0 - reach <= plant.position[2] <= z0 + length + reach)]
+    return attr.evolve(world, ground=ground, scenery=scenery, buildings=world.buildings + (building,))

@@ -58,7 +58,7 @@ def _outside(building: Building, points: np.ndarray) -> np.ndarray:
     return result
 
 
-def _albedos(building: Building, box: Box, normals: np.ndarray, outside: np.ndarray) -> np.ndarray:
+def _albedos(building: Building, box: Box, outside: np.ndarray) -> np.ndarray:
     """Colour of each of a box's six faces by its role and whether the face looks outside."""
     look = building.appearance
     colours = np.empty((6, 3))
@@ -89,32 +89,27 @@ def _hidden_faces(box: Box, site_height_m: float) -> list[int]:
 
 
 def building_mesh(building: Building, boxes: list[Box], lighting: Lighting) -> dict:
-    """One vertex-coloured mesh of every visible box's faces."""
-    vertices, colours, indices = [], [], []
-    for box in boxes:
-        if box.role in INVISIBLE:
-            continue
-        rotation = rotation_matrix(box.rotation)
-        corners = np.asarray(box.centre) + (_CORNERS * box.extents) @ rotation.T
-        normals = _FACE_NORMALS @ rotation.T
-        face_centres = corners[_FACES].mean(axis=1)
-        probe = face_centres + normals * 0.5
-        # A floor's side is inside if anything of the building is beyond it (a hole's edge).
-        albedo = _albedos(building, box, normals, _outside(building, probe))
-        lit = lit_colors(albedo, normals, lighting)
-        hidden = _hidden_faces(box, building.origin[1])
-        for face in range(6):
-            if face in hidden:
-                continue
-            base = sum(len(v) for v in vertices)
-            vertices.append(corners[_FACES[face]])
-            colours.append(np.repeat(lit[face][None], 4, axis=0))
-            # Godot's front faces are clockwise: the counter-clockwise quad's corners reversed.
-            indices.append(base + np.array([0, 2, 1, 0, 3, 2]))
+    """One vertex-coloured mesh of every visible box's faces (all boxes at once)."""
+    boxes = [box for box in boxes if box.role not in INVISIBLE]
+    rotations = np.array([rotation_matrix(box.rotation) for box in boxes])
+    centres = np.array([box.centre for box in boxes], np.float64)
+    extents = np.array([box.extents for box in boxes], np.float64)
+    corners = centres[:, None, :] + np.einsum("nij,nkj->nki", rotations, _CORNERS[None] * extents[:, None, :])
+    normals = np.einsum("nij,fj->nfi", rotations, _FACE_NORMALS)
+    quads = corners[:, _FACES]  # (boxes, 6 faces, 4 corners, xyz)
+    outside = _outside(building, (quads.mean(axis=2) + normals * 0.5).reshape(-1, 3)).reshape(-1, 6)
+    albedo = np.array([_albedos(building, box, outside[i]) for i, box in enumerate(boxes)])
+    lit = lit_colors(albedo, normals, lighting)
+    shown = np.ones((len(boxes), 6), bool)
+    for i, box in enumerate(boxes):
+        shown[i, _hidden_faces(box, building.origin[1])] = False
+    faces = quads[shown]  # (faces, 4, xyz)
+    base = np.arange(len(faces))[:, None] * 4
+    # Godot's front faces are clockwise: each counter-clockwise quad's corners reversed.
     return {
-        "vertices": marshal.vector3_array(np.concatenate(vertices)),
-        "colors": marshal.color_array(np.concatenate(colours)),
-        "indices": marshal.int_array(np.concatenate(indices)),
+        "vertices": marshal.vector3_array(faces.reshape(-1, 3)),
+        "colors": marshal.color_array(np.repeat(lit[shown], 4, axis=0)),
+        "indices": marshal.int_array((base + np.array([0, 2, 1, 0, 3, 2])).reshape(-1)),
     }
 
 
