@@ -28,6 +28,9 @@ LADDER_DEPTH_M = 0.1
 LADDER_BAR_M = 0.06
 LADDER_RUNG_SPACING_M = 0.4
 LADDER_OVERHANG_M = 1.0
+#: Boxes thinner than this along any axis (the bands beside a wall nearly a tile thick) are left
+#: out, metres: they show nothing, and the simulator refuses half extents under 0.1 mm.
+MIN_BOX_SIZE_M = 1e-3
 
 
 class Role(enum.Enum):
@@ -111,12 +114,12 @@ def _wall_cells(kinds: np.ndarray, selected: frozenset) -> np.ndarray:
 
 def _extruded(role: Role, rects, x_edges, z_edges, origin, y0: float, y1: float) -> list[Box]:
     boxes = []
-    if y1 - y0 <= 1e-6:
+    if y1 - y0 < MIN_BOX_SIZE_M:
         return boxes
     for r0, c0, r1, c1 in rects:
         x0, x1 = origin[0] + x_edges[c0], origin[0] + x_edges[c1]
         z0, z1 = origin[2] + z_edges[r0], origin[2] + z_edges[r1]
-        if x1 - x0 > 1e-6 and z1 - z0 > 1e-6:
+        if x1 - x0 >= MIN_BOX_SIZE_M and z1 - z0 >= MIN_BOX_SIZE_M:
             boxes.append(Box(role, ((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2, (z1 - z0) / 2)))
     return boxes
 

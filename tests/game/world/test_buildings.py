@@ -8,6 +8,7 @@ import math
 import re
 import struct
 
+import attr
 import numpy as np
 import pytest
 
@@ -221,6 +222,26 @@ def test_an_altered_buildings_file_is_refused_naming_the_problem(simulator, buil
     answer = _load(simulator, folder)
     assert re.search(reason, answer), answer
     assert _load(simulator, building_world) == "loaded"
+
+
+def test_the_buildings_files_bounds_are_the_scene_checks_and_hold_what_the_exporter_writes():
+    from avalon.datagen.buildings import BuildingAppearance
+    from avalon.datagen.export import scene_ranges
+    from avalon.datagen.export.building_data import BUILDINGS_FORMAT_VERSION, buildings_data
+    from avalon.datagen.world import Lighting
+    from avalon.sim.paths import godot_project_dir
+
+    text = (godot_project_dir() / "world" / "buildings_file.gd").read_text()
+    constants = {name: float(value) for name, value in re.findall(r"^const ([A-Z_]+) = ([0-9.e+-]+)", text, re.M)}
+    assert constants["MAX_COORDINATE_M"] == scene_ranges.MAX_COORDINATE_M
+    assert constants["FORMAT_VERSION"] == BUILDINGS_FORMAT_VERSION
+    for thickness in (0.2, 0.9995, 1.0):
+        config = attr.evolve(CONFIG, appearance=BuildingAppearance(wall_thickness_m=thickness))
+        data = buildings_data([generate_building(config, SEED)], Lighting())
+        for name in ("solid", "climbable"):
+            boxes = data["buildings"][0][name]
+            assert (boxes["extents"].values >= constants["MIN_EXTENT_M"]).all()
+            assert (np.abs(boxes["rotations"].values) <= constants["MAX_ANGLE_RAD"]).all()
 
 
 def test_the_python_checks_refuse_an_altered_buildings_file_before_godot_sees_it(building_world, tmp_path):
