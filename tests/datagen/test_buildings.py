@@ -167,10 +167,15 @@ def test_out_of_range_appearance_values_are_refused_naming_attribute_value_and_r
         BuildingAppearance(**{field: value})
 
 
-def test_every_appearance_attribute_has_a_unit_and_a_range():
+def test_every_appearance_attribute_has_a_unit_and_a_range_and_the_docs_show_them():
+    from pathlib import Path
+
     rows = appearance_ranges()
-    assert len(rows) == len(attr.fields(BuildingAppearance)) >= 20
-    assert all("[" in unit_and_range for _, _, unit_and_range, _ in rows)
+    assert [name for name, *_ in rows] == [field.name for field in attr.fields(BuildingAppearance)]
+    assert len(rows) >= 20 and all("[" in unit_and_range for _, _, unit_and_range, _ in rows)
+    docs = (Path(__file__).parents[2] / "docs" / "worldgen.md").read_text()
+    for name, default, unit_and_range, meaning in rows:
+        assert f"| `{name}` | {default} | {unit_and_range} | {meaning} |" in docs
 
 
 def test_config_values_are_checked():

@@ -15,62 +15,69 @@ from avalon.errors import between, float_triple, int_between, rgb
 TILE_SIZE_M = 1.0
 
 
-def _number(default: float, low: float, high: float):
-    return attr.ib(default=default, validator=between(low, high))
+#: Every appearance attribute, one a line: name | default | lowest, highest | unit | meaning. The
+#: unit decides the type: "tiles" an integer, "RGB" three numbers in [0, 1], any other a number.
+#: (One table for the class below and the docs' table of docs/worldgen.md.)
+APPEARANCE_TABLE = """
+story_clear_height_m | 3.0              | 2.5, 5   | metres  | clear height of a story, floor to ceiling
+floor_thickness_m    | 0.5              | 0.2, 1   | metres  | thickness of the slab between two stories (and of the roof)
+foundation_depth_m   | 1.0              | 0.2, 3   | metres  | depth of the ground floor's foundation below the site
+wall_thickness_m     | 0.4              | 0.2, 1   | metres  | thickness of every wall (centred in its one-tile row of the grid)
+min_room_side_tiles  | 3                | 3, 10    | tiles   | smallest side of a room's floor
+hallway_width_tiles  | 2                | 1, 3     | tiles   | width of a doorway (a hallway through a wall), the entrance and a ramp
+doorway_height_m     | 2.5              | 2.2, 4.5 | metres  | height of a doorway's opening (at most the story's clear height)
+max_ramp_slope_deg   | 35.0             | 20, 45   | degrees | steepest a ramp between stories may be (the agent stands on up to 45)
+window_width_tiles   | 2                | 1, 4     | tiles   | width of a window
+window_height_m      | 1.5              | 0.5, 3   | metres  | height of a window's opening (sill + height at most the clear height)
+window_sill_height_m | 0.9              | 0.3, 2   | metres  | height of a window's sill above the floor
+window_gap_tiles     | 2                | 1, 10    | tiles   | wall between two neighbouring windows of a run (as many as fit, centred)
+roof_rail_height_m   | 0.75             | 0, 2     | metres  | height of the rail round the roof's edge (0: none)
+exterior_wall_color  | 0.78, 0.72, 0.62 | 0, 1     | RGB     | outside faces of outer walls
+interior_wall_color  | 0.86, 0.84, 0.78 | 0, 1     | RGB     | walls inside
+floor_color          | 0.55, 0.42, 0.30 | 0, 1     | RGB     | floors
+ceiling_color        | 0.92, 0.92, 0.90 | 0, 1     | RGB     | ceilings (a slab's underside)
+roof_color           | 0.50, 0.22, 0.18 | 0, 1     | RGB     | the roof's top
+trim_color           | 0.35, 0.30, 0.26 | 0, 1     | RGB     | the roof rail, window sills and lintels, the entrance's lintel
+ramp_color           | 0.62, 0.50, 0.36 | 0, 1     | RGB     | ramps and ladders
+"""
 
 
-def _integer(default: int, low: int, high: int):
-    return attr.ib(default=default, validator=int_between(low, high))
+@attr.s(frozen=True, auto_attribs=True)
+class AppearanceAttribute:
+    """One row of APPEARANCE_TABLE."""
+
+    name: str
+    default: object
+    low: float
+    high: float
+    unit: str
+    meaning: str
+
+    def field(self):
+        """The attrs field: its default, converter and range check."""
+        if self.unit == "RGB":
+            return attr.ib(default=self.default, converter=float_triple, validator=rgb())
+        if self.unit == "tiles":
+            return attr.ib(default=self.default, validator=int_between(int(self.low), int(self.high)))
+        return attr.ib(default=self.default, validator=between(self.low, self.high))
 
 
-def _colour(default: tuple[float, float, float]):
-    return attr.ib(default=default, converter=float_triple, validator=rgb())
+def _attributes() -> tuple[AppearanceAttribute, ...]:
+    rows = []
+    for line in APPEARANCE_TABLE.strip().splitlines():
+        name, default, bounds, unit, meaning = (cell.strip() for cell in line.split("|"))
+        values = tuple(float(v) for v in default.split(","))
+        value = values if unit == "RGB" else int(values[0]) if unit == "tiles" else values[0]
+        low, high = (float(v) for v in bounds.split(","))
+        rows.append(AppearanceAttribute(name, value, low, high, unit, meaning))
+    return tuple(rows)
 
 
-@attr.s(frozen=True, auto_attribs=True, kw_only=True)
-class BuildingAppearance:
-    """Sizes and colours of a building; ``ranges()`` lists each attribute's unit and range."""
+APPEARANCE_ATTRIBUTES = _attributes()
 
-    #: Clear height of a story, floor to ceiling, metres [2.5, 5].
-    story_clear_height_m: float = _number(3.0, 2.5, 5.0)
-    #: Thickness of the slab between two stories (and of the roof), metres [0.2, 1].
-    floor_thickness_m: float = _number(0.5, 0.2, 1.0)
-    #: Depth of the ground floor's foundation below the site, metres [0.2, 3].
-    foundation_depth_m: float = _number(1.0, 0.2, 3.0)
-    #: Thickness of every wall (centred in its one-tile row of the grid), metres [0.2, 1].
-    wall_thickness_m: float = _number(0.4, 0.2, 1.0)
-    #: Smallest side of a room's floor, tiles [3, 10].
-    min_room_side_tiles: int = _integer(3, 3, 10)
-    #: Width of a doorway, a hallway through a wall and a ramp, tiles [1, 3].
-    hallway_width_tiles: int = _integer(2, 1, 3)
-    #: Height of a doorway's opening, metres [2.2, 4.5] (at most the story's clear height).
-    doorway_height_m: float = _number(2.5, 2.2, 4.5)
-    #: Steepest a ramp between stories may be, degrees [20, 45] (the agent stands on up to 45).
-    max_ramp_slope_deg: float = _number(35.0, 20.0, 45.0)
-    #: Width of a window, tiles [1, 4].
-    window_width_tiles: int = _integer(2, 1, 4)
-    #: Height of a window's opening, metres [0.5, 3].
-    window_height_m: float = _number(1.5, 0.5, 3.0)
-    #: Height of a window's sill above the floor, metres [0.3, 2].
-    window_sill_height_m: float = _number(0.9, 0.3, 2.0)
-    #: Wall between two neighbouring windows of a run, tiles [1, 10] (a run holds as many as fit, centred).
-    window_gap_tiles: int = _integer(2, 1, 10)
-    #: Height of the rail round the roof's edge, metres [0, 2] (0: none).
-    roof_rail_height_m: float = _number(0.75, 0.0, 2.0)
-    #: Colour of the outside faces of outer walls, RGB in [0, 1].
-    exterior_wall_color: tuple[float, float, float] = _colour((0.78, 0.72, 0.62))
-    #: Colour of walls inside, RGB in [0, 1].
-    interior_wall_color: tuple[float, float, float] = _colour((0.86, 0.84, 0.78))
-    #: Colour of floors, RGB in [0, 1].
-    floor_color: tuple[float, float, float] = _colour((0.55, 0.42, 0.30))
-    #: Colour of ceilings (a slab's underside), RGB in [0, 1].
-    ceiling_color: tuple[float, float, float] = _colour((0.92, 0.92, 0.90))
-    #: Colour of the roof's top, RGB in [0, 1].
-    roof_color: tuple[float, float, float] = _colour((0.50, 0.22, 0.18))
-    #: Colour of the roof rail, window sills and lintels seen from outside, RGB in [0, 1].
-    trim_color: tuple[float, float, float] = _colour((0.35, 0.30, 0.26))
-    #: Colour of ramps and ladders, RGB in [0, 1].
-    ramp_color: tuple[float, float, float] = _colour((0.62, 0.50, 0.36))
+
+class _Appearance:
+    """What BuildingAppearance adds to its fields: the checks across fields, derived sizes."""
 
     def __attrs_post_init__(self) -> None:
         if self.doorway_height_m > self.story_clear_height_m:
@@ -91,16 +98,21 @@ class BuildingAppearance:
         return self.story_clear_height_m + self.floor_thickness_m
 
 
-def appearance_ranges() -> list[tuple[str, str, str, str]]:
-    """(attribute, default, range, meaning) of every appearance attribute, from the docstrings
-    above (the table in docs/worldgen.md)."""
-    import inspect
-    import re
+#: Sizes and colours of a building, one field per row of APPEARANCE_TABLE (keywords only, frozen).
+BuildingAppearance = attr.make_class(
+    "BuildingAppearance", {row.name: row.field() for row in APPEARANCE_ATTRIBUTES}, bases=(_Appearance,),
+    frozen=True, kw_only=True,
+)
+BuildingAppearance.__module__ = __name__
+BuildingAppearance.__doc__ = "Sizes and colours of a building: the fields of APPEARANCE_TABLE, each with its unit and range."
 
-    source = inspect.getsource(BuildingAppearance)
+
+def appearance_ranges() -> list[tuple[str, str, str, str]]:
+    """(attribute, default, unit and range, meaning) of every appearance attribute (the table in
+    docs/worldgen.md)."""
     rows = []
-    for comment, name in re.findall(r"#: (.+)\n    (\w+):", source):
-        default = getattr(BuildingAppearance(), name)
-        meaning, unit_and_range = re.match(r"(.*), ((?:metres|tiles|degrees|RGB).*?)\.?\Z", comment).groups()
-        rows.append((name, repr(default), unit_and_range, meaning))
+    for row in APPEARANCE_ATTRIBUTES:
+        default = ", ".join(f"{v:g}" for v in row.default) if row.unit == "RGB" else f"{row.default:g}"
+        bounds = "[0, 1] each" if row.unit == "RGB" else f"[{row.low:g}, {row.high:g}]"
+        rows.append((row.name, default, f"{row.unit} {bounds}", row.meaning))
     return rows
