@@ -13,7 +13,7 @@ const BuildingsFile = preload("res://world/buildings_file.gd")
 # Drawn with the other opaque objects, before the terrain (terrain.gd draws it after them): the
 # terrain's fragments behind a building's walls are rejected by the depth test before they are
 # shaded, which is most of the island seen from inside.
-const DRAWN_BEFORE_THE_TERRAIN = 1
+const DRAWN_BEFORE_THE_TERRAIN = 0
 
 
 # Builds the buildings from the data file in `world_dir`; returns "" or what went wrong.

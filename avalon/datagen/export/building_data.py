@@ -88,6 +88,32 @@ def _hidden_faces(box: Box, site_height_m: float) -> list[int]:
     return []
 
 
+def _covered_faces(boxes: list[Box], centres: np.ndarray, extents: np.ndarray) -> np.ndarray:
+    """(boxes, 6) whether each face of an unrotated box lies against another unrotated box that
+    goes on beyond it (a wall's end against the next wall, a slab's edge against the next slab):
+    no one sees it. A face flush with another's (both facing the same way) is kept."""
+    plain = np.array([box.rotation == (0.0, 0.0, 0.0) for box in boxes])
+    low, high = centres - extents, centres + extents
+    eps = 1e-6
+    covered = np.zeros((len(boxes), 6), bool)
+    for face, normal in enumerate(_FACE_NORMALS):
+        axis = int(np.argmax(np.abs(normal)))
+        others = [a for a in range(3) if a != axis]
+        # The face's plane, and whether each other box holds it with material beyond it.
+        plane = (high if normal[axis] > 0 else low)[:, axis]
+        if normal[axis] > 0:
+            beyond = (low[None, :, axis] <= plane[:, None] + eps) & (high[None, :, axis] > plane[:, None] + eps)
+        else:
+            beyond = (high[None, :, axis] >= plane[:, None] - eps) & (low[None, :, axis] < plane[:, None] - eps)
+        within = np.ones_like(beyond)
+        for a in others:
+            within &= (low[None, :, a] <= low[:, None, a] + eps) & (high[None, :, a] >= high[:, None, a] - eps)
+        holds = beyond & within & plain[None, :] & plain[:, None]
+        np.fill_diagonal(holds, False)
+        covered[:, face] = holds.any(axis=1)
+    return covered
+
+
 def building_mesh(building: Building, boxes: list[Box], lighting: Lighting) -> dict:
     """One vertex-coloured mesh of every visible box's faces (all boxes at once)."""
     boxes = [box for box in boxes if box.role not in INVISIBLE]
@@ -100,7 +126,7 @@ def building_mesh(building: Building, boxes: list[Box], lighting: Lighting) -> d
     outside = _outside(building, (quads.mean(axis=2) + normals * 0.5).reshape(-1, 3)).reshape(-1, 6)
     albedo = np.array([_albedos(building, box, outside[i]) for i, box in enumerate(boxes)])
     lit = lit_colors(albedo, normals, lighting)
-    shown = np.ones((len(boxes), 6), bool)
+    shown = ~_covered_faces(boxes, centres, extents)
     for i, box in enumerate(boxes):
         shown[i, _hidden_faces(box, building.origin[1])] = False
     faces = quads[shown]  # (faces, 4, xyz)

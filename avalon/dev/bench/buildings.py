@@ -1,11 +1,15 @@
 """``avalon benchmark buildings``: generating and exporting worlds with buildings, their folders,
 and steps per second with the agent inside a building, each beside the trivial world's in the
-same run (the world benchmark's measurement, :func:`avalon.dev.bench.worlds._measure`).
+same run.
 
-Rows: the trivial world; a Small island with one two-story building, the agent spawned inside on
-its ground floor; a Small island with three buildings (one or two stories), the agent outside as
-the island's task placed it. Random actions, as in ``avalon world benchmark``; walls keep the
-agent inside. ``--generation-only`` times generation and export alone (no simulator).
+Rows: an indoor task's world (flat ground twice the building's extent, a two-story building, the
+agent on its ground floor); a Small island with that building and the agent inside; a Small
+island with three buildings (one or two stories), the agent outside where the island's task put
+it; the bare Small island. Steps are random actions (:func:`avalon.dev.bench.steps.measure_steps`,
+a simulator per world; walls keep the agent inside), timed by the wall clock and by the CPU
+seconds of the Godot and Python processes (steadier on a shared machine); each figure is the
+median over ``--seeds`` worlds, beside the trivial world's. ``--generation-only`` times generation
+and export alone.
 """
 
 from __future__ import annotations
@@ -32,21 +36,21 @@ from avalon.datagen.buildings import (
 from avalon.datagen.export import export_world
 from avalon.datagen.world import World
 from avalon.dev.bench.figure_files import save_figures
-from avalon.dev.bench.worlds import WARMUP_STEPS, WorldBenchOptions, _measure, format_rows, smoke_row
-from avalon.env.avalon_env import AvalonEnv
-from avalon.env.config import EnvConfig
+from avalon.dev.bench.steps import measure_steps
+from avalon.dev.bench.worlds import smoke_row
 from avalon.errors import BuildingFitError
 from avalon.sim.settings import RENDERERS
 from avalon.tasks import build_world, task_for
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
-TWO_STORIES = BuildingConfig(width_tiles=14, length_tiles=12, story_count=2, max_rooms=4)
+TWO_STORIES = BuildingConfig(width_tiles=16, length_tiles=12, story_count=2, max_rooms=4)
 SMALL = (BuildingConfig(width_tiles=10, length_tiles=10, story_count=1, max_rooms=3),
          BuildingConfig(width_tiles=12, length_tiles=10, story_count=2, max_rooms=3))
 
 
 def _island(seed: int) -> World:
-    return build_world(task_for("first"), 0.5, seed, OutdoorTaskConfig(world_size="small"))
+    world = build_world(task_for("first"), 0.5, seed, OutdoorTaskConfig(world_size="small"))
+    return attr.evolve(world, time_limit_frames=10**6)
 
 
 def with_buildings(world: World, configs, seed: int) -> World:
@@ -83,9 +87,9 @@ def inside_flat_world(seed: int) -> World:
     """An indoor task's world: flat ground twice the building's extent, the agent inside it."""
     from avalon.datagen.world import FlatGround
 
-    building = generate_building(TWO_STORIES, seed, origin=(-7.0, 0.0, -6.0))
+    building = generate_building(TWO_STORIES, seed, origin=(-8.0, 0.0, -6.0))
     x, y, z = free_floor_positions(building, 0, building.entrance.rooms[0])[0]
-    return World(task="buildings", difficulty=0.0, seed=seed, ground=FlatGround(size_m=28.0), entities=(),
+    return World(task="buildings", difficulty=0.0, seed=seed, ground=FlatGround(size_m=32.0), entities=(),
                  spawn_position=(x, y, z), time_limit_frames=10**6, buildings=(building,))
 
 
@@ -120,6 +124,21 @@ def generation_figures(seeds: int, work: Path) -> list[tuple[str, float, float, 
     return rows
 
 
+def stepping_figures(seeds: int, steps: int, renderer: str, work: Path) -> list[dict]:
+    """Per row (the trivial world first): median steps per wall second and per CPU second."""
+    rows = []
+    for label, build in [smoke_row(), *PLAN]:
+        wall, cpu = [], []
+        for seed in range(seeds):
+            folder = export_world(build(seed), work / f"{label.replace(' ', '_')}-{seed}")
+            timing = measure_steps(folder, renderer, steps, resolution=96, seed=seed)
+            wall.append(timing.steps / (timing.ended - timing.started))
+            cpu.append(timing.steps / timing.cpu_s)
+            shutil.rmtree(folder)
+        rows.append(dict(label=label, steps_per_second=statistics.median(wall), steps_per_cpu_second=statistics.median(cpu)))
+    return rows
+
+
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--renderer", choices=RENDERERS, default="GLES2")
@@ -131,23 +150,20 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="avalon-buildings-bench-"))
     try:
         figures = generation_figures(args.seeds, work)
-        print(f"median of {args.seeds} worlds: {'world':14} {'gen+exp s':>9} {'buildings.bin s':>15} {'folder MB':>9}")
+        print(f"median of {args.seeds} worlds\n{'world':14} {'gen+exp s':>9} {'buildings.bin s':>15} {'folder MB':>9}")
         for label, total, buildings_s, size in figures:
-            print(f"{'':>22}{label:14} {total:9.3f} {buildings_s:15.3f} {size:9.2f}")
+            print(f"{label:14} {total:9.3f} {buildings_s:15.3f} {size:9.2f}")
         records = [dict(label=label, generate_export_s=total, buildings_export_s=b, folder_mb=size)
                    for label, total, b, size in figures]
         if not args.generation_only:
-            options = WorldBenchOptions(renderer=args.renderer, seeds=args.seeds, steps=args.steps)
-            env = AvalonEnv(EnvConfig(renderer=args.renderer, resolution=options.resolution))
-            try:
-                env.action_space.seed(0)
-                actions = [env.action_space.sample() for _ in range(args.steps + WARMUP_STEPS)]
-                env.reset(seed=0)
-                rows = [_measure(env, build, label, args.seeds, actions, work) for label, build in [smoke_row(), *PLAN]]
-            finally:
-                env.close()
-            print(format_rows(rows, options))
-            records += [attr.asdict(row) for row in rows]
+            rows = stepping_figures(args.seeds, args.steps, args.renderer, work)
+            trivial = rows[0]
+            print(f"\n{args.renderer}, 96x96, {args.steps} random steps per world")
+            print(f"{'world':14} {'steps/s':>8} {'vs trivial':>10} {'steps/CPU-s':>11} {'vs trivial':>10}")
+            for row in rows:
+                print(f"{row['label']:14} {row['steps_per_second']:8.0f} {row['steps_per_second'] / trivial['steps_per_second']:10.0%} "
+                      f"{row['steps_per_cpu_second']:11.0f} {row['steps_per_cpu_second'] / trivial['steps_per_cpu_second']:10.0%}")
+            records += rows
         if args.json:
             save_figures(records, args.json)
     finally:
