@@ -141,6 +141,48 @@ def test_the_agent_walks_up_the_ramp_to_the_second_story(env, building, tmp_path
     assert max(info["energy_lost_to_falls"] for info in run.infos) == 0.0
 
 
+def test_a_building_levelled_onto_an_island_holds_the_agent_on_its_floor(env, tmp_path):
+    from avalon.datagen.buildings import add_building, free_floor_positions, site_height
+    from avalon.tasks import build_world, task_for
+    from avalon.tasks.kit.assembly import OutdoorTaskConfig
+
+    island = build_world(task_for("first"), 0.5, 1, OutdoorTaskConfig(world_size="small"))
+    config = BuildingConfig(width_tiles=10, length_tiles=10, story_count=1, max_rooms=2)
+    for x, z in [(0.0, 0.0), (-8.0, 0.0), (8.0, 0.0), (0.0, -8.0), (0.0, 8.0)]:
+        y = site_height(island.ground, x, z, 10, 10)
+        if y > island.ground.heightmap.water_height_m + 0.5:
+            break
+    world = add_building(island, generate_building(config, 0, origin=(x - 5.0, y, z - 5.0)))
+    building = world.buildings[0]
+    spawn = free_floor_positions(building, 0, building.entrance.rooms[0])[0]
+    folder = export_world(attr.evolve(world, spawn_position=spawn, time_limit_frames=1000), tmp_path / "island")
+    run = Run(env, str(folder))
+    for _ in range(10):
+        run.step()
+    assert run.body[1] == pytest.approx(building.floor_top_m(0), abs=0.05)
+    assert _tile_of(building, run.body) is not None
+
+
+@pytest.mark.parametrize("climbable", [True, False])
+def test_the_outside_walls_are_climbed_only_where_the_config_says(env, tmp_path, climbable):
+    from tests.game.agent.test_capabilities import _hand_over_hand
+
+    config = BuildingConfig(width_tiles=10, length_tiles=10, story_count=2, footprint="rectangle", entrance_side="north",
+                            windows=False, climbable_exterior=climbable)
+    building = generate_building(config, 0, origin=(-5.0, 0.0, -10.0))
+    face_z = building.origin[2] + 10 - (1.0 - building.appearance.wall_thickness_m) / 2.0
+    folder = export_world(_world(building, (0.0, 0.0, face_z + 0.75), 0.0), tmp_path / f"climb-{climbable}")
+    run = Run(env, str(folder))
+    if climbable:
+        _hand_over_hand(run, 60)
+    else:  # the hand pressed against the wall and closed never holds it
+        for _ in range(30):
+            run.step(head_position=[0, 1, 0], right_hand_position=[0, 0, -1], right_grasp=1)
+            assert not run.grasping(1)
+    rise = max(info["world_body_position"][1] for info in run.infos)
+    assert (rise > 2.0) == climbable, rise
+
+
 # ---------------------------------------------------------------------- altered buildings.bin
 
 
