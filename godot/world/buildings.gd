@@ -7,8 +7,8 @@ extends Spatial
 
 export var data_file = "buildings.bin"
 
-const StaticWorldShader = preload("res://world/static_world.shader")
 const BuildingsFile = preload("res://world/buildings_file.gd")
+const StaticMeshes = preload("res://world/static_meshes.gd")
 
 # Drawn with the other opaque objects, before the terrain (terrain.gd draws it after them): the
 # terrain's fragments behind a building's walls are rejected by the depth test before they are
@@ -21,46 +21,16 @@ func load_data(world_dir):
 	var read = BuildingsFile.read(world_dir, data_file)
 	if read.error != "":
 		return read.error
-	var material = _static_material()
+	var material = StaticMeshes.material(get_parent(), DRAWN_BEFORE_THE_TERRAIN)
 	var buildings = read.data.buildings
 	for i in range(buildings.size()):
 		var building = buildings[i]
-		var mesh = _mesh_instance(building.mesh, material)
+		var mesh = StaticMeshes.mesh_instance(building.mesh, material)
 		mesh.name = "Building%d" % i
+		add_child(mesh)
 		_add_boxes(building.solid, "Solid%d" % i, false)
 		_add_boxes(building.climbable, "Climbable%d" % i, true)
 	return ""
-
-
-# The static world's material (static_world.shader), with the fog of the world's Environment.
-func _static_material():
-	var material = ShaderMaterial.new()
-	material.shader = StaticWorldShader
-	material.render_priority = DRAWN_BEFORE_THE_TERRAIN
-	var holder = get_parent().get_node_or_null("Environment") if get_parent() != null else null
-	if holder is WorldEnvironment and holder.environment != null and holder.environment.fog_enabled:
-		var environment = holder.environment
-		material.set_shader_param("fog_enabled", true)
-		material.set_shader_param("fog_color", environment.fog_color)
-		material.set_shader_param("fog_begin_m", environment.fog_depth_begin)
-		material.set_shader_param("fog_end_m", environment.fog_depth_end)
-	return material
-
-
-func _mesh_instance(arrays_by_name, material):
-	var arrays = []
-	arrays.resize(Mesh.ARRAY_MAX)
-	arrays[Mesh.ARRAY_VERTEX] = arrays_by_name.vertices
-	arrays[Mesh.ARRAY_COLOR] = arrays_by_name.colors
-	arrays[Mesh.ARRAY_INDEX] = arrays_by_name.indices
-	var mesh = ArrayMesh.new()
-	mesh.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
-	var instance = MeshInstance.new()
-	instance.mesh = mesh
-	instance.material_override = material
-	instance.cast_shadow = GeometryInstance.SHADOW_CASTING_SETTING_OFF
-	add_child(instance)
-	return instance
 
 
 # One static body holding every box of a set, each box a shape with its own shape owner (its

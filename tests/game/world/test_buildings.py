@@ -16,16 +16,19 @@ from avalon import AvalonEnv
 from avalon.datagen.buildings import BuildingConfig, LinkKind, TileKind, generate_building
 from avalon.datagen.export import export_world, marshal
 from avalon.datagen.world import FlatGround, World
-from avalon.env.config import EnvConfig
 from avalon.errors import WorldLoadError
 from avalon.rules import mechanics
 from avalon.sim.protocol import depth_to_metres
-from avalon.sim.simulator import Simulator
 from tests.datagen import tampering
 from tests.datagen.tampering import decode, edit_scene, replace, reseal
 from tests.game.runs import Run
+from tests.game.world import test_untrusted_worlds as untrusted
 
 pytestmark = pytest.mark.godot
+
+# A module's simulator, and what it answers RESET with when the Python checks are bypassed.
+simulator = untrusted.simulator
+_load = untrusted._load
 
 CONFIG = BuildingConfig(width_tiles=14, length_tiles=12, story_count=2, footprint="rectangle", entrance_side="south")
 SEED = 3
@@ -189,25 +192,6 @@ def test_the_outside_walls_are_climbed_only_where_the_config_says(env, tmp_path,
 @pytest.fixture(scope="module")
 def building_world(building, tmp_path_factory):
     return export_world(_world(building, (0.0, 0.0, 0.0), 0.0), tmp_path_factory.mktemp("bw") / "world")
-
-
-@pytest.fixture(scope="module")
-def simulator():
-    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator)
-    simulator.start()
-    yield simulator
-    simulator.close()
-
-
-def _load(simulator, folder) -> str:
-    """What Godot answers RESET with, bypassing the Python checks: "loaded" or the error's text."""
-    try:
-        simulator.reset(str(folder), 1, 100)
-        return "loaded"
-    except WorldLoadError as error:
-        return str(error)
-    finally:
-        assert simulator.is_running, f"Godot crashed loading {folder}: {simulator.log_tail()}"
 
 
 def _edit(edit):
