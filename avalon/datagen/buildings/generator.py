@@ -103,7 +103,7 @@ def _doorways(story: int, kinds: np.ndarray, room_ids: np.ndarray, origin, floor
         doorways.append(Doorway(
             story=story, rect=rect, rooms=(before, after), position=(x, floor_top_m, z),
             yaw_rad=math.atan2(-step[1], -step[0]) + 0.0,
-            width_m=max(rect.rows, rect.cols) * TILE_SIZE_M if len(tiles) > 1 else TILE_SIZE_M,
+            width_m=max(rect.rows, rect.cols) * TILE_SIZE_M,
             height_m=appearance.doorway_height_m, wall_thickness_m=appearance.wall_thickness_m,
         ))
     return doorways
