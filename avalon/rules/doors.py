@@ -139,7 +139,8 @@ class LockSpec:
     size_m: Vector3
     mass_kg: float
     color: Color
-    #: Its centre's height above the floor, metres.
+    #: Its centre's height above the floor, metres. The bolt below the handles and the bar above
+    #: them, each out of a hand's grasp at the handle (a hand takes the nearest part it reaches).
     height_m: float
     #: How far it moves (bolt: metres along the door toward the hinge; bar: radians up about its
     #: pivot; button: 0) and from where on it no longer locks (same unit).
@@ -169,9 +170,9 @@ class LockSpec:
 
 LOCKS: dict[str, LockSpec] = {lock.kind: lock for lock in (
     LockSpec(kind="bolt", description="a bolt on the door's front, slid aside toward the hinge",
-             size_m=(0.3, 0.06, 0.05), mass_kg=2.0, color=(0.62, 0.62, 0.66), height_m=1.4, travel=0.2, unlocked_from=0.16),
+             size_m=(0.3, 0.06, 0.05), mass_kg=2.0, color=(0.62, 0.62, 0.66), height_m=0.7, travel=0.2, unlocked_from=0.16),
     LockSpec(kind="bar", description="a bar across the latch edge, rotated up about its pivot",
-             size_m=(0.5, 0.07, 0.05), mass_kg=3.0, color=(0.3, 0.2, 0.12), height_m=0.75,
+             size_m=(0.45, 0.07, 0.05), mass_kg=3.0, color=(0.3, 0.2, 0.12), height_m=1.5,
              travel=math.radians(90.0), unlocked_from=math.radians(60.0)),
     LockSpec(kind="button", description=f"a button on the wall beside the latch edge: touched, it unlocks the door for "
              f"{BUTTON_UNLOCK_S:g} s", size_m=(0.16, 0.16, 0.06), mass_kg=1.0, color=(0.85, 0.1, 0.1), height_m=1.2,

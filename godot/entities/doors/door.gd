@@ -63,9 +63,11 @@ func _problem():
 		return "hinge_side %s is not one of %s" % [hinge_side, Protocol.SIDES]
 	if not latch in Protocol.LATCHES:
 		return "latch %s is not one of %s" % [latch, Protocol.LATCHES]
+	var seen = []
 	for kind in locks:
-		if not kind in Protocol.LOCK_KINDS or locks.count(kind) > 1:
+		if not kind in Protocol.LOCK_KINDS or kind in seen:
 			return "locks %s: expected distinct kinds of %s" % [locks, Protocol.LOCK_KINDS]
+		seen.append(kind)
 	return ""
 
 

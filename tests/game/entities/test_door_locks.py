@@ -1,0 +1,123 @@
+"""Door locks in the real simulator (docs/doors.md), on a hinged push door that swings freely once
+unlocked: each lock keeps the door shut against the body's pushes and its handle out of the hand's
+grasp until the hand releases it (the bolt slid aside, the bar rotated up, the button touched);
+the button's time runs out and the door locks again; with all three locks the agent releases each
+and opens the door by its handle within the button's time."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from avalon import AvalonEnv, EnvConfig
+from avalon.rules import doors, mechanics
+from tests.game.entities import doorways as dw
+from tests.game.runs import Run
+from tests.game.world_cache import world_cache
+
+pytestmark = pytest.mark.godot
+
+BUTTON_STEPS = round(doors.BUTTON_UNLOCK_S * mechanics.STEPS_PER_SECOND)
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="vr", resolution=32))
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    return world_cache(tmp_path_factory.mktemp("locks"), dw.doorway_world)
+
+
+def _is_shut(run, by_hand=True) -> bool:
+    """Walked into, and (``by_hand``) pushed and pulled by a hand closed at its handle, the door
+    stays shut: the body stays on its side."""
+    if dw.walk_forward(run, 6) <= dw.IN_FRONT_Z:
+        return False
+    if not by_hand:
+        return True
+    handle = dw.hinged_handle()
+    dw.grasp_at(run, handle, steps=4)
+    dw.drive(run, hand_target=handle + (0.0, 0.0, -0.5), grasp=True, steps=4)
+    dw.drive(run, hand_target=handle + (0.0, 0.0, 0.5), grasp=True, steps=4)
+    dw.release(run)
+    return dw.walk_forward(run, 6) > dw.IN_FRONT_Z
+
+
+def _hand(run) -> np.ndarray:
+    return run.hand(dw.RIGHT) + run.body
+
+
+def _slide_bolt(run):
+    """Grasps the bolt and slides it its whole travel toward the hinge."""
+    assert dw.grasp_at(run, dw.bolt_centre())
+    grip = _hand(run)
+    for k in range(1, 6):
+        dw.drive(run, hand_target=grip - (min(doors.LOCKS["bolt"].travel + 0.02, 0.06 * k), 0.0, 0.0), grasp=True)
+    dw.release(run)
+
+
+def _lift_bar(run):
+    """Grasps the bar and turns it up about its pivot: the hand goes round the pivot from where it
+    took hold, 85 degrees."""
+    assert dw.grasp_at(run, dw.bar_point())
+    pivot = dw.bar_point(along_m=0.0)
+    dx, dy = (_hand(run) - pivot)[:2]
+    radius, start = float(np.hypot(dx, dy)), math.atan2(dy, dx)
+    for degrees in list(range(10, 86, 5)) + [85, 85]:
+        angle = start + math.radians(degrees)
+        dw.drive(run, hand_target=pivot + (radius * math.cos(angle), radius * math.sin(angle), 0.0), grasp=True)
+    dw.release(run)
+
+
+def _press_button(run):
+    """Touches the button: the hand comes in front of it, then moves into it (and stops on it)."""
+    button = dw.button_centre()
+    dw.drive(run, body_target=(0.6, dw.WALL_FRONT_Z + 0.55), hand_target=button + (0.0, 0.0, 0.3), steps=5)
+    dw.drive(run, hand_target=button + (0.0, 0.0, -0.2), steps=3)
+    dw.drive(run, steps=2)
+
+
+@pytest.mark.parametrize("lock, release", [("bolt", _slide_bolt), ("bar", _lift_bar), ("button", _press_button)])
+def test_a_locked_door_stays_shut_until_its_lock_is_released(env, world, lock, release):
+    run = Run(env, world(f"push_{lock}", "hinged_push", locks=(lock,)))
+    assert _is_shut(run)
+    release(run)
+    dw.walk_to(run, 0.2, dw.WALL_FRONT_Z + 0.5)
+    assert dw.walk_forward(run, 10) < dw.THROUGH_Z
+
+
+def test_a_pull_door_locked_by_its_bar_is_not_pulled_open(env, world):
+    run = Run(env, world("pull_bar", "hinged_pull", locks=("bar",)))
+    assert dw.walk_forward(run, 6) > dw.IN_FRONT_Z
+    assert not dw.grasp_at(run, dw.hinged_handle(), steps=6)
+    for _ in range(6):  # a hand pulling at where the handle is holds nothing and moves nothing
+        dw.drive(run, body_target=(0.3, dw.WALL_FRONT_Z + 0.9), hand_target=dw.hinged_handle(math.radians(30)), grasp=True)
+    assert not run.grasping(dw.RIGHT)
+    _lift_bar(run)
+    assert dw.grasp_at(run, dw.hinged_handle())
+
+
+def test_the_button_locks_the_door_again_when_its_time_runs_out(env, world):
+    run = Run(env, world("push_button", "hinged_push", locks=("button",)))
+    _press_button(run)
+    dw.drive(run, body_target=(0.0, dw.WALL_FRONT_Z + 0.8), steps=BUTTON_STEPS)
+    assert _is_shut(run)
+
+
+def test_all_three_locks_released_and_the_latched_door_opened_within_the_buttons_time(env, world):
+    run = Run(env, world("push_all", "hinged_push", latch="always", locks=("bolt", "bar", "button")))
+    assert _is_shut(run)
+    _slide_bolt(run)
+    _lift_bar(run)
+    assert _is_shut(run, by_hand=False)  # the button still locks it
+    _press_button(run)
+    dw.walk_to(run, 0.3, dw.WALL_FRONT_Z + 0.45)
+    assert dw.grasp_at(run, dw.hinged_handle())
+    dw.push_through(run)  # latched again once let go: the hand holds it open ahead of the body
+    assert run.body[2] < dw.THROUGH_Z

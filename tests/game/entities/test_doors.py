@@ -1,0 +1,90 @@
+"""Doors in the real simulator, worked by scripted hand and body motions (docs/doors.md): for each
+mechanism, the agent pushed against the closed door stays on its side; then it opens the door as
+that mechanism allows (pushing, pulling, dragging aside) and walks through."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from avalon import AvalonEnv, EnvConfig
+from tests.game.entities import doorways as dw
+from tests.game.runs import Run
+from tests.game.world_cache import world_cache
+
+pytestmark = pytest.mark.godot
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="vr", resolution=32))
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    return world_cache(tmp_path_factory.mktemp("doors"), dw.doorway_world)
+
+
+def test_a_free_push_door_is_walked_through(env, world):
+    run = Run(env, world("push_free", "hinged_push"))
+    assert dw.walk_forward(run, 12) < dw.THROUGH_Z
+
+
+def test_a_door_that_swings_both_ways_is_walked_through(env, world):
+    run = Run(env, world("both_free", "hinged_both"))
+    assert dw.walk_forward(run, 12) < dw.THROUGH_Z
+
+
+def test_a_latched_push_door_stops_the_body_until_its_handle_is_grasped_and_pushed(env, world):
+    run = Run(env, world("push_once", "hinged_push", latch="once"))
+    assert dw.walk_forward(run, 8) > dw.IN_FRONT_Z  # latched: walking into it does not open it
+    assert dw.grasp_at(run, dw.hinged_handle())
+    dw.push_through(run, steps=3)  # the hand pushes it ajar
+    dw.release(run)
+    assert dw.walk_forward(run, 10) < dw.THROUGH_Z  # unlatched for good: the body pushes it on
+
+
+def test_a_pull_door_is_not_pushed_open_but_pulled_open_and_walked_round(env, world):
+    run = Run(env, world("pull_free", "hinged_pull"))
+    assert dw.walk_forward(run, 8) > dw.IN_FRONT_Z  # it cannot turn away from the front
+    dw.walk_to(run, 0.35, dw.WALL_FRONT_Z + 0.45)
+    assert dw.grasp_at(run, dw.hinged_handle())
+    # Pull: the handle goes round the hinge toward the front while the body keeps ahead of the leaf.
+    for degrees in range(5, 90, 6):
+        angle = math.radians(degrees)
+        ahead = angle + math.radians(28.0)
+        body = (dw.HINGE_X + 1.65 * math.cos(ahead), dw.DOOR_Z + 1.65 * math.sin(ahead))
+        dw.drive(run, body_target=body, hand_target=dw.hinged_handle(angle), grasp=True)
+        assert run.grasping(dw.RIGHT), f"the hand slipped off the handle at {degrees} degrees"
+    dw.release(run)
+    for x, z in ((run.body[0], 0.4), (0.15, 0.4), (0.15, dw.WALL_FRONT_Z + 0.5)):  # round the open leaf
+        dw.walk_to(run, x, z)
+    assert dw.walk_forward(run, 10) < dw.THROUGH_Z
+
+
+def test_a_door_pulled_against_the_body_stops_there_without_moving_it(env, world):
+    run = Run(env, world("pull_free", "hinged_pull"))
+    dw.walk_to(run, 0.2, dw.WALL_FRONT_Z + 0.45)  # in the leaf's swing
+    assert dw.grasp_at(run, dw.hinged_handle())
+    standing = run.body.copy()
+    for _ in range(8):  # the hand pulls the handle toward (and past) the body
+        dw.drive(run, hand_target=dw.hinged_handle(math.radians(80)), grasp=True)
+        assert abs(run.body - standing).max() < 0.01
+    dw.release(run)
+    assert abs(run.body - standing).max() < 0.01
+
+
+def test_a_sliding_door_is_not_pushed_open_but_dragged_aside(env, world):
+    run = Run(env, world("sliding_once", "sliding", latch="once"))
+    assert dw.walk_forward(run, 8) > dw.IN_FRONT_Z
+    assert dw.grasp_at(run, dw.sliding_handle())
+    start = run.body[0]
+    for k in range(1, 12):  # drag it to the left, walking along with it
+        offset = min(1.5, 0.15 * k)
+        dw.drive(run, body_target=(start - offset, run.body[2]), hand_target=dw.sliding_handle(offset), grasp=True)
+    dw.release(run)
+    dw.walk_to(run, 0.0, dw.WALL_FRONT_Z + 0.6)
+    assert dw.walk_forward(run, 10) < dw.THROUGH_Z
