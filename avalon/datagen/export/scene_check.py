@@ -333,15 +333,14 @@ class _SceneChecker:
         self.seen.add(key)
         kind = _kind(value)
         if self.allowed is None:  # an instanced node: entity params are open-ended, values plain
-            if key in PLACEMENT_ALIASES:
-                raise _Refusal(f"a {key!r} property: a node is placed by its transform only, as the exporter writes it")
-            if kind not in PLAIN_KINDS:
-                raise _Refusal(f"property {key!r} = {_short(value)}: an instanced node takes plain values only")
-            if key == DATA_FILE_PROPERTY:
-                self._data_file(value, kind)
-            if self.door_values is not None:
-                self.door_values[key] = value
-            _check_range(key, value, kind)
+            if self.door_values is None:
+                self._instance_property(key, value, kind)
+                return
+            try:
+                self._instance_property(key, value, kind)
+            except _Refusal as refusal:
+                raise _Refusal(f"door node {_quote(self.path)}: {refusal}") from None
+            self.door_values[key] = value
             return
         if key not in self.allowed:
             known = sorted(self.allowed) or "none"
@@ -356,6 +355,15 @@ class _SceneChecker:
             raise _Refusal(f"property {key!r} = {_short(value)}: expected a {expected}")
         else:
             _check_range(key, value, kind)
+
+    def _instance_property(self, key: str, value: str, kind: str | None) -> None:
+        if key in PLACEMENT_ALIASES:
+            raise _Refusal(f"a {key!r} property: a node is placed by its transform only, as the exporter writes it")
+        if kind not in PLAIN_KINDS:
+            raise _Refusal(f"property {key!r} = {_short(value)}: an instanced node takes plain values only")
+        if key == DATA_FILE_PROPERTY:
+            self._data_file(value, kind)
+        _check_range(key, value, kind)
 
     def _data_file(self, value: str, kind: str) -> None:
         if self.instance not in DATA_FILE_SCENES:

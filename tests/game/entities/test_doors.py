@@ -9,6 +9,9 @@ import math
 import pytest
 
 from avalon import AvalonEnv, EnvConfig
+from avalon.errors import WorldLoadError
+from tests.conftest import zero_action
+from tests.datagen.tampering import copy_world, edit_scene
 from tests.game.entities import doorways as dw
 from tests.game.runs import Run
 from tests.game.world_cache import world_cache
@@ -88,3 +91,12 @@ def test_a_sliding_door_is_not_pushed_open_but_dragged_aside(env, world):
     dw.release(run)
     dw.walk_to(run, 0.0, dw.WALL_FRONT_Z + 0.6)
     assert dw.walk_forward(run, 10) < dw.THROUGH_Z
+
+
+def test_a_world_whose_door_row_was_altered_is_refused_at_reset_naming_the_row(env, world, tmp_path):
+    folder = copy_world(world("push_once", "hinged_push", latch="once"), tmp_path / "altered")
+    edit_scene(folder, lambda text: text.replace("locks = PoolStringArray(  )", 'locks = PoolStringArray( "padlock" )'))
+    with pytest.raises(WorldLoadError, match=r"door node 'Entities/door': locks = .*unknown lock kind 'padlock'"):
+        env.reset(options={"world_dir": str(folder)})
+    env.reset(options={"world_dir": world("push_once", "hinged_push", latch="once")})  # the next reset works
+    env.step(zero_action())
