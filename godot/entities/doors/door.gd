@@ -10,6 +10,12 @@ extends Spatial
 const Protocol = preload("res://generated/protocol.gd")
 const DoorPart = preload("res://entities/doors/door_part.gd")
 const DoorMesh = preload("res://entities/doors/door_mesh.gd")
+# The lock scenes by kind (generated; never a path made from a world's values).
+const LOCK_SCENES = {
+	"bolt": preload("res://entities/doors/bolt.tscn"),
+	"bar": preload("res://entities/doors/bar.tscn"),
+	"button": preload("res://entities/doors/button.tscn"),
+}
 
 # The mechanism's row (its scene)
 export var mechanism = ""
@@ -44,7 +50,7 @@ func _ready():
 	latched = latch != "none"
 	_build_leaf()
 	for kind in locks:
-		var lock = load("res://entities/doors/%s.tscn" % kind).instance()
+		var lock = LOCK_SCENES[kind].instance()
 		if kind == "button":
 			_place_button(lock)
 		else:
@@ -65,7 +71,7 @@ func _problem():
 		return "latch %s is not one of %s" % [latch, Protocol.LATCHES]
 	var seen = []
 	for kind in locks:
-		if not kind in Protocol.LOCK_KINDS or kind in seen:
+		if not kind in Protocol.LOCK_KINDS or not kind in LOCK_SCENES or kind in seen:
 			return "locks %s: expected distinct kinds of %s" % [locks, Protocol.LOCK_KINDS]
 		seen.append(kind)
 	return ""

@@ -10,9 +10,11 @@ import math
 
 import numpy as np
 
+from avalon import AvalonEnv, EnvConfig
 from avalon.datagen.doors import door_entity
 from avalon.rules import doors, mechanics
 from tests.game.runs import box, flat_world
+from tests.game.world_cache import world_cache
 
 WIDTH_M, HEIGHT_M, WALL_M, DOOR_Z = 1.4, 2.5, 0.3, -2.0
 WALL_FRONT_Z = DOOR_Z + WALL_M / 2
@@ -33,6 +35,18 @@ def doorway_world(mechanism: str, latch: str = "none", locks: tuple[str, ...] = 
     door = door_entity("door", (0.0, 0.0, DOOR_Z), 0.0, WIDTH_M, HEIGHT_M, mechanism=mechanism, wall_thickness_m=WALL_M,
                        hinge_side=hinge_side, latch=latch, locks=locks)
     return flat_world(walls + [door], time_limit=2000)
+
+
+def vr_env():
+    """A module's simulator (a fixture's body): VR actions, small frames."""
+    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="vr", resolution=32))
+    yield env
+    env.close()
+
+
+def doorway_worlds(tmp_path_factory):
+    """A module's doorway worlds (a fixture's body): ``world(name, mechanism, **door)``."""
+    return world_cache(tmp_path_factory.mktemp("doorways"), doorway_world)
 
 
 # ---------------------------------------------------------------------- where the parts are (hinge on the left)

@@ -11,27 +11,17 @@ import math
 import numpy as np
 import pytest
 
-from avalon import AvalonEnv, EnvConfig
 from avalon.rules import doors, mechanics
 from tests.game.entities import doorways as dw
 from tests.game.runs import Run
-from tests.game.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
 BUTTON_STEPS = round(doors.BUTTON_UNLOCK_S * mechanics.STEPS_PER_SECOND)
 
 
-@pytest.fixture(scope="module")
-def env():
-    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="vr", resolution=32))
-    yield env
-    env.close()
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    return world_cache(tmp_path_factory.mktemp("locks"), dw.doorway_world)
+env = pytest.fixture(scope="module")(dw.vr_env)
+world = pytest.fixture(scope="module")(dw.doorway_worlds)
 
 
 def _is_shut(run, by_hand=True) -> bool:

@@ -8,27 +8,17 @@ import math
 
 import pytest
 
-from avalon import AvalonEnv, EnvConfig
 from avalon.errors import WorldLoadError
 from tests.conftest import zero_action
 from tests.datagen.tampering import copy_world, edit_scene
 from tests.game.entities import doorways as dw
 from tests.game.runs import Run
-from tests.game.world_cache import world_cache
 
 pytestmark = pytest.mark.godot
 
 
-@pytest.fixture(scope="module")
-def env():
-    env = AvalonEnv(EnvConfig(renderer="GLES2", action_space="vr", resolution=32))
-    yield env
-    env.close()
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    return world_cache(tmp_path_factory.mktemp("doors"), dw.doorway_world)
+env = pytest.fixture(scope="module")(dw.vr_env)
+world = pytest.fixture(scope="module")(dw.doorway_worlds)
 
 
 def test_a_free_push_door_is_walked_through(env, world):
