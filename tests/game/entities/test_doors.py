@@ -21,8 +21,9 @@ env = pytest.fixture(scope="module")(dw.vr_env)
 world = pytest.fixture(scope="module")(dw.doorway_worlds)
 
 
-def test_a_free_push_door_is_walked_through(env, world):
-    run = Run(env, world("push_free", "hinged_push"))
+@pytest.mark.parametrize("hinge_side", ["left", "right"])
+def test_a_free_push_door_is_walked_through(env, world, hinge_side):
+    run = Run(env, world(f"push_free_{hinge_side}", "hinged_push", hinge_side=hinge_side))
     assert dw.walk_forward(run, 12) < dw.THROUGH_Z
 
 
