@@ -1,12 +1,12 @@
 """Steps per second of a world with 4 doors of 3 locks each (bolt, bar, button) against the trivial
-world and the same doorways without their doors, in the same run.
+world (the ``smoke`` role's task's) and the same doorways without their doors, in the same run.
 
-The doors world is the trivial world (``avalon.tasks.trivial``) with four doorways 5 m from the
+The doors world is that world with four doorways 5 m from the
 spawn, at 45, 135, 225 and 315 degrees, each two wall boxes and a lintel with a door in it facing
 the spawn: two hinged push doors and two sliding doors, each latched again after every release
 and holding all three locks (4 meshes and 4 bodies a door). The agent takes the same pre-drawn
 random VR actions in the three worlds; one simulator runs them, alternating, and the medians are
-printed, with the median of the repeats' ratios to the trivial world (each repeat runs the worlds
+printed, with the median of the repeats' ratios to the smoke world (each repeat runs the worlds
 one right after the other) and its distribution-free 95% interval (``avalon.dev.bench.stats``);
 the doorways without doors tell the doors' own cost from their walls'.
 Usage: ``avalon benchmark doors [--repeats 10] [--steps 1000] [--resolution 96] [--renderer GLES2]``.
@@ -32,7 +32,7 @@ from avalon.dev.bench.stats import median_interval
 from avalon.dev.bench.steps import process_cpu_s
 from avalon.env.config import EnvConfig
 from avalon.sim.simulator import Simulator
-from avalon.tasks.trivial import trivial_world
+from avalon.tasks import smoke_world
 
 WARMUP_STEPS = 50
 DOORWAY_DISTANCE_M = 5.0
@@ -62,7 +62,7 @@ def doorway(index: int, angle_rad: float, mechanism: str) -> list[Entity]:
 
 def doors_world(with_doors: bool = True) -> World:
     """The trivial world with four doorways round the spawn, with (``with_doors``) a locked door in each."""
-    world = trivial_world()
+    world = smoke_world(time_limit_frames=10**6)
     added = []
     for index, degrees in enumerate((45, 135, 225, 315)):
         added += doorway(index, math.radians(degrees), "hinged_push" if index % 2 == 0 else "sliding")
@@ -93,10 +93,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.error(f"--repeats ({args.repeats}) and --steps ({args.steps}) must be positive")
     work = Path(tempfile.mkdtemp(prefix="avalon-bench-doors-"))
     sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator)
-    names = ("trivial", "4 doorways, no doors", "4 doors, 3 locks each")
+    names = ("smoke world", "4 doorways, no doors", "4 doors, 3 locks each")
     rates: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     try:
-        dirs = {names[0]: str(export_world(trivial_world(), work / "trivial")),
+        dirs = {names[0]: str(export_world(smoke_world(time_limit_frames=10**6), work / "smoke")),
                 names[1]: str(export_world(doors_world(with_doors=False), work / "doorways")),
                 names[2]: str(export_world(doors_world(), work / "doors"))}
         actions = random_actions(args.steps + WARMUP_STEPS)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
             values = [rate[index] for rate in rates[name]]
             interval = median_interval([value / b for value, b in zip(values, base)])
             spread = "" if interval.low is None else f", 95% interval {interval.low:.1%}-{interval.high:.1%}"
-            print(f"  {name:22} {statistics.median(values):7.0f}: {interval.median:.1%} of trivial (the repeats' ratios{spread})")
+            print(f"  {name:22} {statistics.median(values):7.0f}: {interval.median:.1%} of the smoke world (the repeats' ratios{spread})")
 
 
 if __name__ == "__main__":
