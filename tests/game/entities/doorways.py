@@ -65,28 +65,36 @@ def hinged_handle(angle_rad: float = 0.0) -> np.ndarray:
                      DOOR_Z + radius * math.sin(angle_rad) + out * math.cos(angle_rad)])
 
 
+SLIDING_FRONT_Z = DOOR_Z + WALL_M / 2 + doors.SLIDING_WALL_GAP_M + doors.DOOR_THICKNESS_M  # a sliding leaf's front face
+
+
 def sliding_handle(offset_m: float = 0.0) -> np.ndarray:
     """The front handle of a sliding leaf (sliding to the left) slid ``offset_m``."""
-    front = DOOR_Z + WALL_M / 2 + doors.SLIDING_WALL_GAP_M + doors.DOOR_THICKNESS_M + doors.HANDLE_SIZE_M[2] / 2
     x = (WIDTH_M / 2 + doors.SLIDING_OVERLAP_M) - doors.HANDLE_INSET_M - offset_m
-    return np.array([x, doors.HANDLE_HEIGHT_M, front])
+    return np.array([x, doors.HANDLE_HEIGHT_M, SLIDING_FRONT_Z + doors.HANDLE_SIZE_M[2] / 2])
 
 
-def lock_front_z(kind: str) -> float:
-    return FRONT_FACE_Z + doors.LOCKS[kind].size_m[2] / 2
+def _latch_edge_and_front(mechanism: str) -> tuple[float, float]:
+    """The closed leaf's latch edge (x) and front face (z): hinged on the left, or sliding to the left."""
+    if mechanism == "sliding":
+        return WIDTH_M / 2 + doors.SLIDING_OVERLAP_M, SLIDING_FRONT_Z
+    return LATCH_EDGE_X, FRONT_FACE_Z
 
 
-def bolt_centre(slid_m: float = 0.0) -> np.ndarray:
+def bolt_centre(slid_m: float = 0.0, mechanism: str = "hinged_push") -> np.ndarray:
     bolt = doors.LOCKS["bolt"]
-    x = LATCH_EDGE_X + (bolt.unlocked_from - bolt.size_m[0] / 2) - slid_m
-    return np.array([x, bolt.height_m, lock_front_z("bolt")])
+    edge, front = _latch_edge_and_front(mechanism)
+    x = edge + (bolt.unlocked_from - bolt.size_m[0] / 2) - slid_m
+    return np.array([x, bolt.height_m, front + bolt.size_m[2] / 2])
 
 
-def bar_point(lift_rad: float = 0.0, along_m: float = 0.3) -> np.ndarray:
+def bar_point(lift_rad: float = 0.0, along_m: float = 0.3, mechanism: str = "hinged_push") -> np.ndarray:
     """A point ``along_m`` from the bar's pivot along it, lifted ``lift_rad``."""
     bar = doors.LOCKS["bar"]
-    pivot_x = LATCH_EDGE_X - (bar.size_m[0] - doors.BAR_REACH_M)
-    return np.array([pivot_x + along_m * math.cos(lift_rad), bar.height_m + along_m * math.sin(lift_rad), lock_front_z("bar")])
+    edge, front = _latch_edge_and_front(mechanism)
+    pivot_x = edge - (bar.size_m[0] - doors.BAR_REACH_M)
+    return np.array([pivot_x + along_m * math.cos(lift_rad), bar.height_m + along_m * math.sin(lift_rad),
+                     front + bar.size_m[2] / 2])
 
 
 def button_centre() -> np.ndarray:
@@ -150,6 +158,14 @@ def walk_to(run, x, z, steps=20):
         drive(run, body_target=(x, z))
         if np.linalg.norm(body_xz(run) - (x, z)) < 0.05:
             return
+
+
+def drag_aside(run, steps=11):
+    """Drags a sliding leaf (its handle grasped with the right hand) to the left, walking along."""
+    start = run.body[0]
+    for k in range(1, steps + 1):
+        offset = min(1.5, 0.15 * k)
+        drive(run, body_target=(start - offset, run.body[2]), hand_target=sliding_handle(offset), grasp=True)
 
 
 def push_through(run, steps=14):

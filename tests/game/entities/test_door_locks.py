@@ -24,14 +24,14 @@ env = pytest.fixture(scope="module")(dw.vr_env)
 world = pytest.fixture(scope="module")(dw.doorway_worlds)
 
 
-def _is_shut(run, by_hand=True) -> bool:
-    """Walked into, and (``by_hand``) pushed and pulled by a hand closed at its handle, the door
-    stays shut: the body stays on its side."""
+def _is_shut(run, by_hand=True, handle=None) -> bool:
+    """Walked into, and (``by_hand``) pushed and pulled by a hand closed at its ``handle``, the
+    door stays shut: the body stays on its side."""
     if dw.walk_forward(run, 6) <= dw.IN_FRONT_Z:
         return False
     if not by_hand:
         return True
-    handle = dw.hinged_handle()
+    handle = dw.hinged_handle() if handle is None else handle
     dw.grasp_at(run, handle, steps=4)
     dw.drive(run, hand_target=handle + (0.0, 0.0, -0.5), grasp=True, steps=4)
     dw.drive(run, hand_target=handle + (0.0, 0.0, 0.5), grasp=True, steps=4)
@@ -43,20 +43,20 @@ def _hand(run) -> np.ndarray:
     return run.hand(dw.RIGHT) + run.body
 
 
-def _slide_bolt(run):
+def _slide_bolt(run, mechanism="hinged_push"):
     """Grasps the bolt and slides it its whole travel toward the hinge."""
-    assert dw.grasp_at(run, dw.bolt_centre())
+    assert dw.grasp_at(run, dw.bolt_centre(mechanism=mechanism))
     grip = _hand(run)
     for k in range(1, 6):
         dw.drive(run, hand_target=grip - (min(doors.LOCKS["bolt"].travel + 0.02, 0.06 * k), 0.0, 0.0), grasp=True)
     dw.release(run)
 
 
-def _lift_bar(run):
+def _lift_bar(run, mechanism="hinged_push"):
     """Grasps the bar and turns it up about its pivot: the hand goes round the pivot from where it
     took hold, 85 degrees."""
-    assert dw.grasp_at(run, dw.bar_point())
-    pivot = dw.bar_point(along_m=0.0)
+    assert dw.grasp_at(run, dw.bar_point(mechanism=mechanism))
+    pivot = dw.bar_point(along_m=0.0, mechanism=mechanism)
     dx, dy = (_hand(run) - pivot)[:2]
     radius, start = float(np.hypot(dx, dy)), math.atan2(dy, dx)
     for degrees in list(range(10, 86, 5)) + [85, 85]:
@@ -111,3 +111,20 @@ def test_all_three_locks_released_and_the_latched_door_opened_within_the_buttons
     assert dw.grasp_at(run, dw.hinged_handle())
     dw.push_through(run)  # latched again once let go: the hand holds it open ahead of the body
     assert run.body[2] < dw.THROUGH_Z
+
+
+def test_a_sliding_door_with_all_three_locks_released_and_dragged_aside(env, world):
+    run = Run(env, world("sliding_all", "sliding", latch="always", locks=("bolt", "bar", "button")))
+    assert _is_shut(run, handle=dw.sliding_handle())
+    dw.walk_to(run, 0.3, run.body[2])
+    _slide_bolt(run, "sliding")
+    dw.walk_to(run, 0.3, dw.SLIDING_FRONT_Z + 0.7)  # clear of the bar's swing (it stops short of the body)
+    _lift_bar(run, "sliding")
+    assert _is_shut(run, by_hand=False)
+    _press_button(run)
+    dw.walk_to(run, 0.3, dw.SLIDING_FRONT_Z + 0.45)
+    assert dw.grasp_at(run, dw.sliding_handle())
+    dw.drag_aside(run)
+    dw.release(run)
+    dw.walk_to(run, 0.0, dw.WALL_FRONT_Z + 0.6)
+    assert dw.walk_forward(run, 10) < dw.THROUGH_Z

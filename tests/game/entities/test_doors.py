@@ -75,10 +75,7 @@ def test_a_sliding_door_is_not_pushed_open_but_dragged_aside(env, world):
     run = Run(env, world("sliding_once", "sliding", latch="once"))
     assert dw.walk_forward(run, 8) > dw.IN_FRONT_Z
     assert dw.grasp_at(run, dw.sliding_handle())
-    start = run.body[0]
-    for k in range(1, 12):  # drag it to the left, walking along with it
-        offset = min(1.5, 0.15 * k)
-        dw.drive(run, body_target=(start - offset, run.body[2]), hand_target=dw.sliding_handle(offset), grasp=True)
+    dw.drag_aside(run)
     dw.release(run)
     dw.walk_to(run, 0.0, dw.WALL_FRONT_Z + 0.6)
     assert dw.walk_forward(run, 10) < dw.THROUGH_Z
