@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import shutil
 import statistics
 import tempfile
 import time
@@ -82,6 +81,23 @@ def measure(sim: Simulator, world_dir: str, actions: list, steps: int) -> tuple[
     return steps / elapsed, steps / (process_cpu_s(sim.pid) + time.process_time() - cpu_started)
 
 
+def _alternating_runs(dirs: dict[str, str], args: argparse.Namespace) -> dict[str, list[tuple[float, float]]]:
+    """Each world's (steps/s, steps/CPU-s) per repeat, the worlds run one after the other on one simulator."""
+    actions = random_actions(args.steps + WARMUP_STEPS)
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in dirs}
+    sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator)
+    sim.start()
+    try:
+        for repeat in range(args.repeats):
+            for name, world_dir in dirs.items():
+                rates[name].append(measure(sim, world_dir, actions, args.steps))
+                print(f"  run {repeat + 1}/{args.repeats} {name:22} {rates[name][-1][0]:7.0f} steps/s  "
+                      f"{rates[name][-1][1]:7.0f} steps/CPU-s", flush=True)
+    finally:
+        sim.close()
+    return rates
+
+
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=10)
@@ -91,24 +107,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     args = parser.parse_args(argv)
     if args.repeats <= 0 or args.steps <= 0:
         parser.error(f"--repeats ({args.repeats}) and --steps ({args.steps}) must be positive")
-    work = Path(tempfile.mkdtemp(prefix="avalon-bench-doors-"))
-    sim = Simulator(EnvConfig(renderer=args.renderer, resolution=args.resolution).simulator)
     names = ("smoke world", "4 doorways, no doors", "4 doors, 3 locks each")
-    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
-    try:
-        dirs = {names[0]: str(export_world(smoke_world(time_limit_frames=10**6), work / "smoke")),
-                names[1]: str(export_world(doors_world(with_doors=False), work / "doorways")),
-                names[2]: str(export_world(doors_world(), work / "doors"))}
-        actions = random_actions(args.steps + WARMUP_STEPS)
-        sim.start()
-        for repeat in range(args.repeats):
-            for name, world_dir in dirs.items():
-                rates[name].append(measure(sim, world_dir, actions, args.steps))
-                wall, cpu = rates[name][-1]
-                print(f"  run {repeat + 1}/{args.repeats} {name:22} {wall:7.0f} steps/s  {cpu:7.0f} steps/CPU-s", flush=True)
-    finally:
-        sim.close()
-        shutil.rmtree(work, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="avalon-bench-doors-") as work:
+        worlds = (smoke_world(time_limit_frames=10**6), doors_world(with_doors=False), doors_world())
+        dirs = {name: str(export_world(world, Path(work) / str(index))) for index, (name, world) in enumerate(zip(names, worlds))}
+        rates = _alternating_runs(dirs, args)
     print(f"\n{args.renderer}, {args.resolution}x{args.resolution}, {args.steps} random steps, "
           f"median of {args.repeats} alternating runs")
     for index, unit in ((0, "steps/s"), (1, "steps/CPU-s")):
