@@ -88,3 +88,15 @@ def test_a_world_whose_door_row_was_altered_is_refused_at_reset_naming_the_row(e
         env.reset(options={"world_dir": str(folder)})
     env.reset(options={"world_dir": world("push_once", "hinged_push", latch="once")})  # the next reset works
     env.step(zero_action())
+
+
+def test_the_same_actions_in_a_door_world_give_the_same_frames(env, world):
+    folder = world("push_once", "hinged_push", latch="once")
+    frames = []
+    for _ in range(2):
+        run = Run(env, folder)
+        dw.walk_forward(run, 6)
+        dw.grasp_at(run, dw.hinged_handle(), steps=6)
+        dw.push_through(run, steps=6)
+        frames.append(run.observation["rgbd"].copy())
+    assert (frames[0] == frames[1]).all()

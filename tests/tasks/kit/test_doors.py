@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from avalon.rules import doors
-from avalon.tasks.kit.doors import door_frequencies, door_params, split_difficulty
+from avalon.sim.paths import repository_dir
+from avalon.tasks.kit.doors import LATCH_LEVELS, LOCK_LEVELS, MECHANISM_LEVELS, door_frequencies, door_params, split_difficulty
 
 
 def test_the_same_seed_gives_the_same_doors():
@@ -45,3 +46,17 @@ def test_sub_difficulties_keep_their_weighted_mean():
 def test_a_difficulty_outside_zero_to_one_is_refused():
     with pytest.raises(ValueError, match=r"difficulty 1.5 must be a number in \[0, 1\]"):
         door_params(1.5, np.random.default_rng(0))
+
+
+def test_the_doors_page_quotes_every_level_and_the_frequencies_at_one():
+    page = (repository_dir() / "docs" / "doors.md").read_text()
+    for name, level in {**MECHANISM_LEVELS, **LATCH_LEVELS}.items():
+        assert f"| `{name}`" in page and f"| {level:g} |" in page
+    for locks, level in LOCK_LEVELS.items():
+        assert f"| {', '.join(locks) or 'none'} | {level:g} |" in page
+    hard = door_frequencies(1.0)
+    percent = {table: {key: round(100 * value) for key, value in counts.items()} for table, counts in hard.items()}
+    mechanisms = " / ".join(str(percent["mechanism"].get(name, 0)) for name in MECHANISM_LEVELS)
+    latches = " / ".join(str(percent["latch"].get(name, 0)) for name in LATCH_LEVELS)
+    counts = " / ".join(str(percent["lock count"].get(n, 0)) for n in range(4))
+    assert f"| 1 | {mechanisms} | {latches} | {counts} | {percent['locks'][('bolt', 'bar', 'button')]} |" in page
