@@ -102,6 +102,16 @@ def button_centre() -> np.ndarray:
     return np.array([WIDTH_M / 2 + doors.BUTTON_SIDE_OFFSET_M, button.height_m, WALL_FRONT_Z + button.size_m[2] / 2])
 
 
+def mirrored(point, hinge_side: str = "left") -> np.ndarray:
+    """``point`` (placed above for a door hinged on, or sliding to, the left) for a door on
+    ``hinge_side``: the door is the mirror image."""
+    return np.asarray(point, dtype=float) * (side_sign(hinge_side), 1.0, 1.0)
+
+
+def side_sign(hinge_side: str) -> float:
+    return 1.0 if hinge_side == "left" else -1.0
+
+
 # ---------------------------------------------------------------------- the agent's motions
 
 RIGHT = 1

@@ -43,32 +43,33 @@ def _hand(run) -> np.ndarray:
     return run.hand(dw.RIGHT) + run.body
 
 
-def _slide_bolt(run, mechanism="hinged_push"):
+def _slide_bolt(run, mechanism="hinged_push", side="left"):
     """Grasps the bolt and slides it its whole travel toward the hinge."""
-    assert dw.grasp_at(run, dw.bolt_centre(mechanism=mechanism))
+    assert dw.grasp_at(run, dw.mirrored(dw.bolt_centre(mechanism=mechanism), side))
     grip = _hand(run)
     for k in range(1, 6):
-        dw.drive(run, hand_target=grip - (min(doors.LOCKS["bolt"].travel + 0.02, 0.06 * k), 0.0, 0.0), grasp=True)
+        slid = min(doors.LOCKS["bolt"].travel + 0.02, 0.06 * k)
+        dw.drive(run, hand_target=grip - (dw.side_sign(side) * slid, 0.0, 0.0), grasp=True)
     dw.release(run)
 
 
-def _lift_bar(run, mechanism="hinged_push"):
+def _lift_bar(run, mechanism="hinged_push", side="left"):
     """Grasps the bar and turns it up about its pivot: the hand goes round the pivot from where it
     took hold, 85 degrees."""
-    assert dw.grasp_at(run, dw.bar_point(mechanism=mechanism))
-    pivot = dw.bar_point(along_m=0.0, mechanism=mechanism)
+    assert dw.grasp_at(run, dw.mirrored(dw.bar_point(mechanism=mechanism), side))
+    pivot = dw.mirrored(dw.bar_point(along_m=0.0, mechanism=mechanism), side)
     dx, dy = (_hand(run) - pivot)[:2]
     radius, start = float(np.hypot(dx, dy)), math.atan2(dy, dx)
     for degrees in list(range(10, 86, 5)) + [85, 85]:
-        angle = start + math.radians(degrees)
+        angle = start + dw.side_sign(side) * math.radians(degrees)
         dw.drive(run, hand_target=pivot + (radius * math.cos(angle), radius * math.sin(angle), 0.0), grasp=True)
     dw.release(run)
 
 
-def _press_button(run):
+def _press_button(run, side="left"):
     """Touches the button: the hand comes in front of it, then moves into it (and stops on it)."""
-    button = dw.button_centre()
-    dw.drive(run, body_target=(0.6, dw.WALL_FRONT_Z + 0.55), hand_target=button + (0.0, 0.0, 0.3), steps=5)
+    button = dw.mirrored(dw.button_centre(), side)
+    dw.drive(run, body_target=(0.6 * dw.side_sign(side), dw.WALL_FRONT_Z + 0.55), hand_target=button + (0.0, 0.0, 0.3), steps=5)
     dw.drive(run, hand_target=button + (0.0, 0.0, -0.2), steps=3)
     dw.drive(run, steps=2)
 
@@ -100,15 +101,17 @@ def test_the_button_locks_the_door_again_when_its_time_runs_out(env, world):
     assert _is_shut(run)
 
 
-def test_all_three_locks_released_and_the_latched_door_opened_within_the_buttons_time(env, world):
-    run = Run(env, world("push_all", "hinged_push", latch="always", locks=("bolt", "bar", "button")))
-    assert _is_shut(run)
-    _slide_bolt(run)
-    _lift_bar(run)
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_all_three_locks_released_and_the_latched_door_opened_within_the_buttons_time(env, world, side):
+    run = Run(env, world(f"push_all_{side}", "hinged_push", latch="always", locks=("bolt", "bar", "button"), hinge_side=side))
+    handle = dw.mirrored(dw.hinged_handle(), side)
+    assert _is_shut(run, handle=handle)
+    _slide_bolt(run, side=side)
+    _lift_bar(run, side=side)
     assert _is_shut(run, by_hand=False)  # the button still locks it
-    _press_button(run)
-    dw.walk_to(run, 0.3, dw.WALL_FRONT_Z + 0.45)
-    assert dw.grasp_at(run, dw.hinged_handle())
+    _press_button(run, side)
+    dw.walk_to(run, 0.3 * dw.side_sign(side), dw.WALL_FRONT_Z + 0.45)
+    assert dw.grasp_at(run, handle)
     dw.push_through(run)  # latched again once let go: the hand holds it open ahead of the body
     assert run.body[2] < dw.THROUGH_Z
 
