@@ -37,11 +37,10 @@ var _query = PhysicsShapeQueryParameters.new()
 func _ready():
 	mode = RigidBody.MODE_KINEMATIC
 	add_to_group("graspable")
-	add_to_group("door_parts")
 
 
-# Sets the joint (in the parent's frame) and builds a lock's shape and mesh (the leaf's are built
-# by door.gd).
+# Sets the joint (in the parent's frame: its origin at value 0, its turn sign or slide direction,
+# its range's top; the bottom stays 0 unless the door sets `low`) and poses the part at its value.
 func configure(owner_door, joint_kind, origin, sign_or_direction, range_high):
 	door = owner_door
 	joint = joint_kind
