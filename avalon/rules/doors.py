@@ -65,14 +65,15 @@ HANDLE_GRASP_M = 0.3
 #: its way) this far from the hand, metres.
 GRIP_SLIP_M = 0.3
 #: The fastest a door turns or slides, whatever the hand does (radians and metres per second):
-#: a leaf's edge then moves at most 0.4 m per step.
+#: a 1.33 m leaf's edge then moves at most 0.63 m per step.
 MAX_DOOR_TURN_RAD_PER_S = math.radians(270.0)
 MAX_DOOR_SLIDE_M_PER_S = 3.0
-#: A moving part is moved in sub-steps of at most these (radians, metres) and stops short of any
-#: body it would overlap (the agent, an animal, an item): so it neither passes through a body
-#: between two steps nor lands inside one.
-SWEEP_TURN_RAD = 0.05
-SWEEP_SLIDE_M = 0.04
+#: A moving part is moved in sub-steps of at most ``SWEEP_TURN_RAD`` or ``SWEEP_SLIDE_M`` (radians,
+#: metres) and stops short of any body it would overlap (the agent, an animal, an item; a leaf
+#: also a wall in its swing): so it neither passes through a body between two steps nor lands
+#: inside one. A leaf is swept as its box shrunk by ``SWEEP_INSET_M`` (metres) on every side, so
+#: the opening it fills does not stop it (with Bullet's margins, contacts come a few cm early).
+SWEEP_TURN_RAD, SWEEP_SLIDE_M, SWEEP_INSET_M = 0.05, 0.04, 0.03
 #: A leaf pushed by the body or a hand turns as if pushed at this distance from its hinge, as a
 #: fraction of its width.
 PUSH_LEVER_FRACTION = 0.5

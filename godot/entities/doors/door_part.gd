@@ -123,8 +123,8 @@ func _value_toward(local):
 
 
 # Drives it toward `target` (clamped to its range and to the fastest a door moves in a step), in
-# sub-steps, stopping before the first pose that overlaps a body other than static ones, its own
-# door's parts and `exclude` (the agent's hands).
+# sub-steps, stopping before the first pose that overlaps a body other than its own door's parts
+# and `exclude` (the agent's hands).
 func drive_to(target, exclude):
 	var slide = joint == "slide"
 	var most = (Protocol.MAX_DOOR_SLIDE_M_PER_S if slide else Protocol.MAX_DOOR_TURN_RAD_PER_S) * Protocol.STEP_SECONDS
@@ -139,19 +139,43 @@ func drive_to(target, exclude):
 	transform = pose(value)
 
 
+# Whether the part at `local_pose` overlaps a body. The leaf is tested as its box shrunk by
+# SWEEP_INSET_M on every side, so it stops at static walls in its way (a wall beside the doorway in
+# its swing, a corner of a hallway) but not at the opening it fills, 2-5 cm clear of it; a bolt
+# and a bar reach into the wall by design, and are stopped by movable bodies only.
 func _overlaps(local_pose, exclude):
 	var parent_transform = get_parent().global_transform
 	_query.exclude = exclude + door.own_rids()
-	for child in get_children():
-		if not child is CollisionShape or child.shape == null:
-			continue
-		_query.set_shape(child.shape)
-		_query.transform = parent_transform * local_pose * child.transform
+	for swept in _swept_shapes():
+		_query.set_shape(swept[0])
+		_query.transform = parent_transform * local_pose * swept[1]
 		for hit in get_world().direct_space_state.intersect_shape(_query, 8):
 			var body = hit.collider
-			if body != null and not body is StaticBody and not (body is RigidBody and body.mode == RigidBody.MODE_STATIC):
+			if body == null:
+				continue
+			if kind == "leaf" or not (body is StaticBody or (body is RigidBody and body.mode == RigidBody.MODE_STATIC)):
 				return true
 	return false
+
+
+var _swept = null  # [shape, transform] per collision shape, as swept
+
+
+func _swept_shapes():
+	if _swept != null:
+		return _swept
+	_swept = []
+	for child in get_children():
+		if not child is CollisionShape or not child.shape is BoxShape:
+			continue
+		var shape = child.shape
+		if kind == "leaf":
+			shape = BoxShape.new()
+			var inset = Vector3.ONE * Protocol.SWEEP_INSET_M
+			shape.extents = (child.shape.extents - inset).abs() + Vector3.ONE * 0.001
+			shape.margin = 0.001
+		_swept.append([shape, child.transform])
+	return _swept
 
 
 # A lock's box and mesh, centred `centre` in its own frame.

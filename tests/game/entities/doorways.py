@@ -26,14 +26,18 @@ WALK_STEP_M = mechanics.MAX_WALK_SPEED_M_PER_S * mechanics.STEP_SECONDS
 HAND_STEP_M = mechanics.MAX_HAND_SPEED_M_PER_S * mechanics.STEP_SECONDS
 
 
-def doorway_world(mechanism: str, latch: str = "none", locks: tuple[str, ...] = (), hinge_side: str = "left"):
-    """The doorway (two wall pieces and a lintel, static boxes) with the door in it."""
+def doorway_world(mechanism: str, latch: str = "none", locks: tuple[str, ...] = (), hinge_side: str = "left",
+                  post: tuple[float, float] | None = None):
+    """The doorway (two wall pieces and a lintel, static boxes) with the door in it, and a post
+    (a static box 0.3 m square) standing at ``post`` (x, z) if given."""
     half = WIDTH_M / 2
     walls = [box("wall_left", (-half - 1.65, 1.75, DOOR_Z), (3.3, 3.5, WALL_M)),
              box("wall_right", (half + 1.65, 1.75, DOOR_Z), (3.3, 3.5, WALL_M)),
              box("lintel", (0.0, HEIGHT_M + 0.5, DOOR_Z), (WIDTH_M, 1.0, WALL_M))]
     door = door_entity("door", (0.0, 0.0, DOOR_Z), 0.0, WIDTH_M, HEIGHT_M, mechanism=mechanism, wall_thickness_m=WALL_M,
                        hinge_side=hinge_side, latch=latch, locks=locks)
+    if post is not None:
+        walls.append(box("post", (post[0], 1.0, post[1]), (0.3, 2.0, 0.3)))
     return flat_world(walls + [door], time_limit=2000)
 
 

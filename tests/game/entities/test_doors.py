@@ -59,6 +59,18 @@ def test_a_pull_door_is_not_pushed_open_but_pulled_open_and_walked_round(env, wo
     assert dw.walk_forward(run, 10) < dw.THROUGH_Z
 
 
+def test_a_door_stops_at_a_wall_in_its_swing(env, world):
+    # A post just behind the wall, beside the hinge and out of the body's way: the leaf stops at
+    # it about 33 degrees open, leaving 0.6 m between its edge and the far jamb, too narrow for the
+    # body (swung through the post, the door would open fully and the body would walk through).
+    run = Run(env, world("push_post", "hinged_push", post=(-0.4, dw.DOOR_Z - 0.45)))
+    dw.walk_to(run, 0.25, dw.WALL_FRONT_Z + 0.5)
+    assert dw.walk_forward(run, 12) > dw.THROUGH_Z + 0.3
+    control = Run(env, world("push_free", "hinged_push"))
+    dw.walk_to(control, 0.25, dw.WALL_FRONT_Z + 0.5)
+    assert dw.walk_forward(control, 12) < dw.THROUGH_Z
+
+
 def test_a_door_pulled_against_the_body_stops_there_without_moving_it(env, world):
     run = Run(env, world("pull_free", "hinged_pull"))
     dw.walk_to(run, 0.2, dw.WALL_FRONT_Z + 0.45)  # in the leaf's swing
