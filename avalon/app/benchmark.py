@@ -31,6 +31,7 @@ BENCHMARKS = {
     "callgrind": Benchmark("avalon.dev.bench.callgrind", "Godot's instructions per step, under valgrind"),
     "carry-worlds": Benchmark("avalon.dev.bench.carry_worlds", "the world benchmark's carry rows, per base task"),
     "certificates": Benchmark("avalon.dev.bench.certificates", "what solvability certificates cost"),
+    "doors": Benchmark("avalon.dev.bench.doors", "a world with 4 doors of 3 locks each against the trivial world"),
     "dreamer": Benchmark("avalon.dev.bench.dreamer", "DreamerV2's learning speed and its replay's memory"),
     "human-scores": Benchmark("avalon.dev.bench.human_scores", "the time avalon human score takes on a folder of episodes"),
     "ppo": Benchmark("avalon.dev.bench.ppo", "PPO's acting and learning costs"),

@@ -92,8 +92,8 @@ def _normalising_files(args: argparse.Namespace) -> dict[str, Path | None]:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from avalon.evaluation.scoring.scored_evaluation import ScoredEvaluation, run_scored_evaluation
 
-    if args.eval_command == "compare":
-        return _cmd_eval_compare(args)
+    if args.eval_command in ("compare", "report"):
+        return _cmd_eval_tables(args)
     kind, policy, label, config = _eval_policy(args)
     requests, worlds_label = _eval_worlds(args)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -117,11 +117,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_eval_compare(args: argparse.Namespace) -> int:
-    from avalon.evaluation.scoring.compare import compare_runs
+def _cmd_eval_tables(args: argparse.Namespace) -> int:
+    """``avalon eval compare`` and ``avalon eval report``: tables over several evaluations."""
+    if args.eval_command == "compare":
+        from avalon.evaluation.scoring.compare import compare_runs as write_tables
+    else:
+        from avalon.evaluation.scoring.paper_table import write_paper_report as write_tables
 
-    out = Path(args.out or f"runs/compare-{time.strftime('%Y%m%d-%H%M%S')}")
-    table, written = compare_runs(
+    out = Path(args.out or f"runs/{args.eval_command}-{time.strftime('%Y%m%d-%H%M%S')}")
+    table, written = write_tables(
         args.runs, out, None if args.baseline is None else Path(args.baseline), None if args.reference is None else Path(args.reference)
     )
     print(table)
@@ -197,7 +201,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description="Each RUN is an eval.json (of `avalon eval` or `avalon train`), or NAME=A.json,B.json for several runs "
         "(e.g. training seeds) of one column.",
     )
-    compare.add_argument("runs", nargs="+", metavar="RUN")
-    compare.add_argument("--out", help="output folder (default runs/compare-TIMESTAMP)")
-    compare.add_argument("--baseline", help="normalise every run anew: the random agent's per-world score file (with --reference)")
-    compare.add_argument("--reference", help="normalise every run anew: the reference's per-world score file (with --baseline)")
+    report = eval_commands.add_parser(
+        "report", help="the paper's Table 1 (mean scores) and Table 8 (optimality gap) from evaluations on one set",
+        description="Rows per task in the paper's order, then all basic / all compositional / all; a column per RUN, each "
+        "cell the estimate with half its 95%% interval; Markdown, JSON and a figure. Each RUN is an eval.json, or "
+        "NAME=A.json,B.json for several runs of one column; every run must be on the same set and set version.",
+    )
+    for sub, default in ((compare, "compare"), (report, "report")):
+        sub.add_argument("runs", nargs="+", metavar="RUN")
+        sub.add_argument("--out", help=f"output folder (default runs/{default}-TIMESTAMP)")
+        sub.add_argument("--baseline", help="normalise every run anew: the random agent's per-world score file (with --reference)")
+        sub.add_argument("--reference", help="normalise every run anew: the reference's per-world score file (with --baseline)")

@@ -28,7 +28,7 @@ from avalon.env.config import EnvConfig
 from avalon.sim.protocol import ACTION_SPACES
 from avalon.sim.settings import RENDERERS
 from avalon.tasks import task_for
-from avalon.training.curriculum import Curriculum, CurriculumConfig, protocol_tasks
+from avalon.training.curriculum import PROTOCOLS, Curriculum, CurriculumConfig, protocol_tasks
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -227,7 +227,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     run = TrainingRun(
         out_dir=Path(args.out or f"runs/{algorithm.name}-{time.strftime('%Y%m%d-%H%M%S')}"),
         algorithm=algorithm.name,
-        tasks=task_list(args.tasks) if args.tasks else ((task_for("first"),) if args.protocol in ("single-task", "multi-task") else ()),
+        tasks=task_list(args.tasks) if args.tasks else ((task_for("first"),) if PROTOCOLS[args.protocol] is None else ()),
         protocol=args.protocol,
         total_steps=args.steps,
         num_envs=settings.run["envs"],
@@ -299,7 +299,7 @@ def _add_train_parser(trainers: argparse._SubParsersAction, algorithm: Algorithm
     parser.add_argument("--preset", choices=[preset.name for preset in algorithm.presets] or None, help=preset_help(algorithm.presets))
     parser.add_argument("--tasks", help="comma-separated training tasks (default eat; the MT-* protocols fix their own)")
     parser.add_argument(
-        "--protocol", default="multi-task", choices=("single-task", "multi-task", "MT-TB", "MT-TA", "MT-TC"),
+        "--protocol", default="multi-task", choices=tuple(PROTOCOLS),
         help="training protocol of the paper's section 5.2 (MT-* fix their own tasks)",
     )
     parser.add_argument("--steps", type=int, default=200_000, help="env steps over all simulators (default 200000)")

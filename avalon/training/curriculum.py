@@ -27,12 +27,17 @@ from avalon.tasks.kit.spec import PAPER_TASK_COUNTS, TASK_GROUPS
 #: evaluates on), groups as ``TaskSpec.group`` names them; None: the tasks given on the command
 #: line (single task: exactly one of them).
 PROTOCOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {
-    "single-task": None,  # ST-B: train and evaluate on one task
+    "ST-B": None,  # train and evaluate on one basic task
+    "single-task": None,  # train and evaluate on one task of any group (or a test world)
     "multi-task": None,  # train and evaluate on the tasks given
     "MT-TB": (("basic",), TASK_GROUPS),  # train on the 16 basic tasks, evaluate on all 20
     "MT-TA": (TASK_GROUPS, TASK_GROUPS),  # train and evaluate on all 20
     "MT-TC": (("compositional",), TASK_GROUPS),  # train on the 4 compositional tasks, evaluate on all 20
 }
+
+
+#: The protocols that train on exactly one task given on the command line.
+SINGLE_TASK_PROTOCOLS = ("ST-B", "single-task")
 
 
 def group_tasks(groups: Sequence[str]) -> tuple[str, ...]:
@@ -66,12 +71,15 @@ def protocol_tasks(protocol: str, tasks: Sequence[str] = ()) -> tuple[tuple[str,
         tasks = tuple(tasks)
         if not tasks:
             raise ValueError(f"protocol {protocol!r} needs at least one task (e.g. --tasks {group_tasks(('basic',))[0]})")
-        if protocol == "single-task" and len(tasks) != 1:
-            raise ValueError(f"protocol 'single-task' trains on exactly one task, got {len(tasks)}: {', '.join(tasks)}")
+        if protocol in SINGLE_TASK_PROTOCOLS and len(tasks) != 1:
+            raise ValueError(f"protocol {protocol!r} trains on exactly one task, got {len(tasks)}: {', '.join(tasks)}")
         if len(set(tasks)) != len(tasks):
             raise ValueError(f"tasks {', '.join(tasks)} name a task twice")
         for task in tasks:
             check_task(task)
+        if protocol == "ST-B" and TASKS[tasks[0]].group != "basic":
+            raise ValueError(f"protocol 'ST-B' trains on one basic task; {tasks[0]!r} is not one (the basic tasks: "
+                             f"{', '.join(group_tasks(('basic',)))})")
         return tasks, tasks
     train_groups, evaluation_groups = groups
     train = group_tasks(train_groups)

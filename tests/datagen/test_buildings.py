@@ -87,6 +87,13 @@ def test_doorways_join_two_rooms_or_a_room_and_the_outside_and_say_how_to_put_a_
         for sign, room in ((-1.0, a), (1.0, b)):
             tile = building.tile_at(x + sign * ahead[0], z + sign * ahead[1])
             assert (OUTSIDE if tile is None else int(ids[tile])) == room
+    # Each takes a door entity as it stands (avalon.datagen.doors: within the door table's ranges).
+    from avalon.datagen.doors import door_entity
+    from avalon.rules.doors import MECHANISM_NAMES
+
+    for i, doorway in enumerate(building.doorways):
+        door_entity(f"door{i}", doorway.position, doorway.yaw_rad, doorway.width_m, doorway.height_m,
+                    mechanism=MECHANISM_NAMES[0], wall_thickness_m=doorway.wall_thickness_m)
     # A story with n rooms has n - 1 doorways between rooms: a tree, each wall one doorway.
     for story in building.stories:
         inner = [d for d in building.doorways if d.story == story.index and not d.is_entrance]

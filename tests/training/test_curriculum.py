@@ -5,7 +5,7 @@ import threading
 import numpy as np
 import pytest
 
-from avalon.tasks import TASKS
+from avalon.tasks import TASKS, task_for
 from avalon.training.curriculum import Curriculum, CurriculumConfig, group_tasks, protocol_tasks, training_time_limit_frames
 
 
@@ -105,6 +105,13 @@ def test_protocols_name_their_tasks():
     assert group_tasks(("basic",))[:3] == ("eat", "move", "jump")  # the paper's Table 1 order, from the specs
     with pytest.raises(ValueError, match="exactly one task"):
         protocol_tasks("single-task", ["eat", "move"])
+    # ST-B, the paper's name: one basic task.
+    assert protocol_tasks("ST-B", ["move"]) == (("move",), ("move",))
+    with pytest.raises(ValueError, match="'ST-B' trains on exactly one task, got 2"):
+        protocol_tasks("ST-B", ["eat", "move"])
+    smoke = task_for("smoke")
+    with pytest.raises(ValueError, match=rf"'ST-B' trains on one basic task; '{smoke}' is not one \(the basic tasks: eat, move, "):
+        protocol_tasks("ST-B", [smoke])
     with pytest.raises(ValueError, match="at least one task"):
         protocol_tasks("multi-task", [])
     with pytest.raises(ValueError, match="unknown training protocol 'MT-XX'.*MT-TB"):

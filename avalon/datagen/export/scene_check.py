@@ -23,6 +23,9 @@ data, and its scene must be exactly of the form the exporter writes before Godot
 - every number within what the simulator can hold (:mod:`avalon.datagen.export.scene_ranges`:
   transforms are rotations with an origin within reach, colours in [0, 1], coordinates, lengths,
   scales and other numbers bounded);
+- a door (an instance of a door scene, :data:`scene_text.DOOR_SCENES`) exactly as the exporter
+  writes it: its properties, their ranges and locks its mechanism can hold
+  (:mod:`avalon.datagen.export.door_rows`), refused naming the node;
 - ``data_file`` (the only exported property any instanced script uses as a path: the terrain's
   and the buildings') is the bare name of the one data file that node reads,
   :data:`DATA_FILE_SCENES`.
@@ -38,6 +41,7 @@ import re
 
 import attr
 
+from avalon.datagen.export.door_rows import DOOR_SCENE_MECHANISMS, door_row_error
 from avalon.datagen.export.scene_ranges import PLACEMENT_ALIASES, range_error
 from avalon.datagen.export.scene_text import (
     BUILDINGS_DATA_FILE,
@@ -51,7 +55,8 @@ from avalon.datagen.export.scene_text import (
 from avalon.errors import WorldLoadError
 
 #: The scenes a world may instance: exactly those the exporter uses.
-ALLOWED_SCENES: frozenset[str] = frozenset(ENTITY_SCENES.values()) | {SKY_DOME_SCENE, TERRAIN_SCENE, BUILDINGS_SCENE}
+ENTITY_SCENE_PATHS: frozenset[str] = frozenset(ENTITY_SCENES.values()) | frozenset(DOOR_SCENE_MECHANISMS)
+ALLOWED_SCENES: frozenset[str] = ENTITY_SCENE_PATHS | {SKY_DOME_SCENE, TERRAIN_SCENE, BUILDINGS_SCENE}
 #: Instanced scenes whose ``data_file`` property names a file in the folder, and that file's name.
 DATA_FILE_SCENES: dict[str, str] = {TERRAIN_SCENE: TERRAIN_DATA_FILE, BUILDINGS_SCENE: BUILDINGS_DATA_FILE}
 #: Data files a world folder may hold beside world.tscn and world.json.
@@ -172,6 +177,8 @@ class _SceneChecker:
         self.allowed: dict[str, str] | None = None  # the current section's properties → kinds (None: plain)
         self.seen: set[str] = set()  # the current section's properties so far
         self.instance: str | None = None  # the current node's instanced scene
+        self.path = "."  # the current node's path
+        self.door_values: dict[str, str] | None = None  # a door node's property texts so far
         self.load_steps = 0
         self.data_files: set[str] = set()
         self.needs_data_file = False
@@ -287,6 +294,8 @@ class _SceneChecker:
         if refused:
             raise _Refusal(f"node {_quote(path)} joins group(s) {refused}, which the exporter never gives it")
         self.instance = None if type_name else what
+        self.path = path
+        self.door_values = {} if self.instance in DOOR_SCENE_MECHANISMS else None
         self.needs_data_file = self.instance in DATA_FILE_SCENES
         self.allowed = NODE_PROPERTIES[type_name] if type_name else None
         self.nodes.add(path)
@@ -297,13 +306,18 @@ class _SceneChecker:
         if parent is None:
             return frozenset({ROOT_NODE_TYPE})
         if parent == ENTITY_PARENT:
-            return frozenset(ENTITY_SCENES.values())
+            return ENTITY_SCENE_PATHS
         child = NODE_LAYOUT.get(parent, {}).get(name)
         return frozenset({child}) if child else frozenset()
 
     def _close_section(self) -> None:
         if self.needs_data_file:
             raise _Refusal(f"a {self.instance} node without {DATA_FILE_PROPERTY} (the exporter always writes it)")
+        if self.door_values is not None:
+            reason = door_row_error(self.instance, self.door_values)
+            self.door_values = None
+            if reason is not None:
+                raise _Refusal(f"door node {_quote(self.path)}: {reason}")
         self.seen = set()
 
     def _new_id(self, text: str, table: dict, what: str) -> int:
@@ -330,13 +344,14 @@ class _SceneChecker:
         self.seen.add(key)
         kind = _kind(value)
         if self.allowed is None:  # an instanced node: entity params are open-ended, values plain
-            if key in PLACEMENT_ALIASES:
-                raise _Refusal(f"a {key!r} property: a node is placed by its transform only, as the exporter writes it")
-            if kind not in PLAIN_KINDS:
-                raise _Refusal(f"property {key!r} = {_short(value)}: an instanced node takes plain values only")
-            if key == DATA_FILE_PROPERTY:
-                self._data_file(value, kind)
-            _check_range(key, value, kind)
+            if self.door_values is None:
+                self._instance_property(key, value, kind)
+                return
+            try:
+                self._instance_property(key, value, kind)
+            except _Refusal as refusal:
+                raise _Refusal(f"door node {_quote(self.path)}: {refusal}") from None
+            self.door_values[key] = value
             return
         if key not in self.allowed:
             known = sorted(self.allowed) or "none"
@@ -351,6 +366,15 @@ class _SceneChecker:
             raise _Refusal(f"property {key!r} = {_short(value)}: expected a {expected}")
         else:
             _check_range(key, value, kind)
+
+    def _instance_property(self, key: str, value: str, kind: str | None) -> None:
+        if key in PLACEMENT_ALIASES:
+            raise _Refusal(f"a {key!r} property: a node is placed by its transform only, as the exporter writes it")
+        if kind not in PLAIN_KINDS:
+            raise _Refusal(f"property {key!r} = {_short(value)}: an instanced node takes plain values only")
+        if key == DATA_FILE_PROPERTY:
+            self._data_file(value, kind)
+        _check_range(key, value, kind)
 
     def _data_file(self, value: str, kind: str) -> None:
         if self.instance not in DATA_FILE_SCENES:

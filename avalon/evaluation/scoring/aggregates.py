@@ -12,7 +12,7 @@ figures are given.
 from __future__ import annotations
 
 import contextlib
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import attr
 import numpy as np
@@ -67,6 +67,17 @@ def _seeded(seed: int):
         np.random.set_state(state)
 
 
+def bootstrap_intervals(matrix: np.ndarray, statistics: Callable[[np.ndarray], np.ndarray], reps: int = DEFAULT_BOOTSTRAP_REPS,
+                        seed: int = 0) -> list[Interval]:
+    """Each of ``statistics``' values over a (samples, tasks) matrix, with its stratified bootstrap
+    95 % interval (resampled within each task's column; seeded, so the same scores give the same
+    intervals)."""
+    with _seeded(seed):
+        point, interval = rly.get_interval_estimates({"run": matrix}, statistics, reps=reps, confidence_interval_size=CONFIDENCE)
+    return [Interval(float(point["run"][i]), float(interval["run"][0, i]), float(interval["run"][1, i]))
+            for i in range(len(point["run"]))]
+
+
 def score_matrix(by_task: Mapping[str, Sequence[float]]) -> np.ndarray | None:
     """The (samples, tasks) matrix rliable takes, tasks in sorted order; None when the tasks hold
     different numbers of samples."""
@@ -83,9 +94,7 @@ def per_task_intervals(samples: Samples, reps: int = DEFAULT_BOOTSTRAP_REPS, see
         result[name] = {}
         for task in sorted(by_task):
             column = np.asarray(by_task[task], np.float64).reshape(-1, 1)
-            with _seeded(seed):
-                point, interval = rly.get_interval_estimates({name: column}, _mean, reps=reps, confidence_interval_size=CONFIDENCE)
-            result[name][task] = Interval(float(point[name][0]), float(interval[name][0, 0]), float(interval[name][1, 0]))
+            result[name][task] = bootstrap_intervals(column, _mean, reps, seed)[0]
     return result
 
 
@@ -98,12 +107,7 @@ def aggregate_intervals(samples: Samples, reps: int = DEFAULT_BOOTSTRAP_REPS, se
         if matrix is None or matrix.size == 0:
             result[name] = None
             continue
-        with _seeded(seed):
-            point, interval = rly.get_interval_estimates({name: matrix}, _aggregate_all, reps=reps, confidence_interval_size=CONFIDENCE)
-        result[name] = {
-            aggregate: Interval(float(point[name][i]), float(interval[name][0, i]), float(interval[name][1, i]))
-            for i, aggregate in enumerate(AGGREGATES)
-        }
+        result[name] = dict(zip(AGGREGATES, bootstrap_intervals(matrix, _aggregate_all, reps, seed)))
     return result
 
 

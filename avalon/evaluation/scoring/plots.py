@@ -9,7 +9,8 @@ from typing import Any, Mapping
 import numpy as np
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -22,7 +23,8 @@ def _pyplot():
 LABEL_CHARS = 40
 
 
-def _short(name: str) -> str:
+def short_label(name: str) -> str:
+    """A legend label cut to LABEL_CHARS characters, keeping its end."""
     return name if len(name) <= LABEL_CHARS else "…" + name[-(LABEL_CHARS - 1):]
 
 
@@ -39,7 +41,7 @@ def plot_report(report: Mapping[str, Any], out_dir: str | Path) -> dict[str, Pat
 
 
 def _task_bars(report: Mapping[str, Any], path: Path) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     names = list(report["columns"])
     tasks = sorted({task for column in report["columns"].values() for task in column["per_task"]})
     width = 0.8 / len(names)
@@ -49,7 +51,7 @@ def _task_bars(report: Mapping[str, Any], path: Path) -> Path:
         values = np.array([np.nan if c is None else c["value"] for c in cells])
         errors = np.array([[0.0, 0.0] if c is None else [c["value"] - c["low"], c["high"] - c["value"]] for c in cells]).T
         positions = np.arange(len(tasks)) + (offset - (len(names) - 1) / 2) * width
-        axes.bar(positions, values, width, yerr=errors, capsize=3, label=_short(name))
+        axes.bar(positions, values, width, yerr=errors, capsize=3, label=short_label(name))
     axes.set_xticks(np.arange(len(tasks)), tasks, rotation=30 if len(tasks) > 6 else 0)
     axes.set_ylabel(f"mean {report['score_kind']} score (95% interval)")
     if report["score_kind"] == "normalised":
@@ -59,10 +61,10 @@ def _task_bars(report: Mapping[str, Any], path: Path) -> Path:
 
 
 def _profiles(report: Mapping[str, Any], path: Path) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     figure, axes = plt.subplots(figsize=(6.0, 4.0))
     for name, profile in report["performance_profiles"].items():
-        line = axes.plot(profile["tau"], profile["fraction"], label=_short(name))[0]
+        line = axes.plot(profile["tau"], profile["fraction"], label=short_label(name))[0]
         axes.fill_between(profile["tau"], profile["low"], profile["high"], color=line.get_color(), alpha=0.2)
     axes.set_xlabel(f"{report['score_kind']} score τ")
     axes.set_ylabel("fraction of (run, world) scores > τ")
@@ -72,7 +74,7 @@ def _profiles(report: Mapping[str, Any], path: Path) -> Path:
 
 
 def _difficulty(report: Mapping[str, Any], path: Path) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     tasks = sorted({task for column in report["columns"].values() for task in column["difficulty"]})
     count = max(1, len(tasks))
     columns = min(4, count)
@@ -86,7 +88,7 @@ def _difficulty(report: Mapping[str, Any], path: Path) -> Path:
                 continue
             points = [row for row in view["bins"] if row[key] is not None]
             if points:
-                axes.plot([(p["low"] + p["high"]) / 2 for p in points], [p[key] for p in points], marker="o", label=_short(name))
+                axes.plot([(p["low"] + p["high"]) / 2 for p in points], [p[key] for p in points], marker="o", label=short_label(name))
         axes.set_title(task)
         axes.set_xlim(0.0, 1.0)
         axes.set_xlabel("difficulty")
@@ -102,5 +104,5 @@ def _saved(figure, path: Path, rect: tuple[float, float, float, float] | None = 
     """``figure`` laid out (within ``rect``, a fraction of the figure), written as a PNG and closed."""
     figure.tight_layout(**({} if rect is None else {"rect": rect}))
     figure.savefig(path, dpi=100)
-    _pyplot().close(figure)
+    pyplot().close(figure)
     return path
