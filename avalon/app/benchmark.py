@@ -26,6 +26,8 @@ BENCHMARKS = {
                         "generation, export, reset and steps/s per task and world size (also avalon world benchmark)"),
     "agent": Benchmark("avalon.dev.bench.agent", "the full agent against the walking-skeleton agent, on the same worlds"),
     "animals": Benchmark("avalon.dev.bench.animals", "a Small island with 10 active animals against none"),
+    "buildings": Benchmark("avalon.dev.bench.buildings",
+                           "worlds with buildings: generation, export, folder size, steps/s inside one and among three"),
     "callgrind": Benchmark("avalon.dev.bench.callgrind", "Godot's instructions per step, under valgrind"),
     "carry-worlds": Benchmark("avalon.dev.bench.carry_worlds", "the world benchmark's carry rows, per base task"),
     "certificates": Benchmark("avalon.dev.bench.certificates", "what solvability certificates cost"),

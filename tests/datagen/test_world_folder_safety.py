@@ -237,7 +237,7 @@ def test_a_symlinked_data_file_is_refused_and_never_read(island, tmp_path):
 @pytest.mark.parametrize("extra", ["notes.txt", ".hidden", "world.tscn.orig"])
 def test_an_extra_file_is_refused(flat, extra):
     (flat / extra).write_text("anything")
-    refused(flat, "a world folder holds only terrain.bin, world.json, world.tscn; refusing anything else", file=extra)
+    refused(flat, "a world folder holds only buildings.bin, terrain.bin, world.json, world.tscn; refusing anything else", file=extra)
 
 
 def test_a_subfolder_and_a_fifo_are_refused(flat):

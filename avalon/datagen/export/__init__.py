@@ -1,9 +1,9 @@
 """World → world folder: the only Python that knows Godot's scene syntax, binary encoding and
 ``res://`` paths.
 
-A world folder holds ``world.tscn`` (the scene), the data file its terrain node reads
-(``terrain.bin``: terrain, water, scenery and tree colliders, in Godot's binary variant
-encoding), and
+A world folder holds ``world.tscn`` (the scene), the data files its nodes read, in Godot's
+binary variant encoding (``terrain.bin``: terrain, water, scenery and tree colliders;
+``buildings.bin``, when the world has buildings: their meshes and colliders), and
 ``world.json`` (see :mod:`avalon.datagen.world_folder`): task, difficulty, seed, food count,
 time limit, generator version and a content hash of the other files. Writing is atomic: the
 folder appears complete or not at all.
@@ -20,6 +20,7 @@ from pathlib import Path
 from avalon.datagen import world_folder
 from avalon.datagen.export import marshal
 from avalon.datagen.export.scene_text import (
+    BUILDINGS_DATA_FILE,
     ENTITY_SCENES,
     SKY_DOME_SCENE,
     STATIC_LIT_KINDS,
@@ -50,6 +51,7 @@ def content_hash(folder: Path) -> str:
 
 def write_world_files(world: World, folder: Path) -> None:
     """The scene and its data files (everything but world.json)."""
+    from avalon.datagen.export.building_data import buildings_data
     from avalon.datagen.export.terrain_data import terrain_data
 
     if world.scenery and not isinstance(world.ground, Terrain):
@@ -57,6 +59,8 @@ def write_world_files(world: World, folder: Path) -> None:
     (folder / SCENE_FILE).write_text(world_scene_text(world))
     if isinstance(world.ground, Terrain):
         marshal.store_var(folder / TERRAIN_DATA_FILE, terrain_data(world.ground, world.scenery, world.lighting))
+    if world.buildings:
+        marshal.store_var(folder / BUILDINGS_DATA_FILE, buildings_data(world.buildings, world.lighting))
 
 
 def world_info(world: World, folder_hash: str) -> dict:

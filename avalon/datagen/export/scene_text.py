@@ -39,6 +39,9 @@ SKY_DOME_SCENE = "res://world/sky_dome.tscn"
 TERRAIN_SCENE = "res://world/terrain.tscn"
 #: Data file written beside world.tscn (read by the terrain node).
 TERRAIN_DATA_FILE = "terrain.bin"
+BUILDINGS_SCENE = "res://world/buildings.tscn"
+#: Data file of a world's buildings (read by the buildings node; written only if it has any).
+BUILDINGS_DATA_FILE = "buildings.bin"
 
 
 def _num(value: float) -> str:
@@ -219,6 +222,9 @@ def world_scene_text(world: World) -> str:
     else:
         scene.node("Terrain", ".", instance=scene.ext_resource(TERRAIN_SCENE, "PackedScene"),
                    data_file=f'"{TERRAIN_DATA_FILE}"')
+    if world.buildings:
+        scene.node("Buildings", ".", instance=scene.ext_resource(BUILDINGS_SCENE, "PackedScene"),
+                   data_file=f'"{BUILDINGS_DATA_FILE}"')
     scene.node("Entities", ".", "Spatial")
     for entity in world.entities:
         instance = scene.ext_resource(entity_scene(entity), "PackedScene")
