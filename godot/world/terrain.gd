@@ -33,6 +33,10 @@ var chunk_levels = []  # per chunk: an Array of MeshInstance, finest first
 var chunk_shown = []  # per chunk: the index of the visible level
 var lod_viewer = Vector3(INF, INF, INF)
 var static_material = null  # the ShaderMaterial of terrain, water and plants (its fog: see _static_material)
+# AVALON_PROFILE=1 (`avalon world benchmark --profile`): what the renderer drew, summed over the
+# frames of this world, printed to the log (stderr: unbuffered) when the world is freed.
+var profiling = OS.get_environment("AVALON_PROFILE") == "1"
+var profiled = [0, 0, 0, 0]  # frames, draw calls, vertices, objects
 
 
 func _ready():
@@ -153,6 +157,11 @@ func _add_collider():
 # Shows, for every chunk, the level of detail for its horizontal distance from `viewer`.
 # Cheap to call every step: it does nothing until the viewer has moved a few metres.
 func update_lod(viewer, force = false):
+	if profiling:
+		profiled[0] += 1
+		profiled[1] += int(Performance.get_monitor(Performance.RENDER_DRAW_CALLS_IN_FRAME))
+		profiled[2] += int(Performance.get_monitor(Performance.RENDER_VERTICES_IN_FRAME))
+		profiled[3] += int(Performance.get_monitor(Performance.RENDER_OBJECTS_IN_FRAME))
 	if not force and Vector2(viewer.x - lod_viewer.x, viewer.z - lod_viewer.z).length() < LOD_UPDATE_DISTANCE_M:
 		return
 	lod_viewer = viewer
@@ -168,6 +177,11 @@ func update_lod(viewer, force = false):
 				chunk_levels[i][chunk_shown[i]].visible = false
 			chunk_levels[i][level].visible = true
 			chunk_shown[i] = level
+
+
+func _exit_tree():
+	if profiling and profiled[0] > 0:
+		printerr("avalon profile: frames %d draw_calls %d vertices %d objects %d" % profiled)
 
 
 # Whether the terrain surface at a world position can be climbed (nearest grid point).
