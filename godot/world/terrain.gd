@@ -31,6 +31,7 @@ var climbable = PoolByteArray()
 var tree_obstacles = []  # [x, z, radius in metres] per tree trunk (the terrain node is not scaled or moved)
 var lod_distances_m = []
 var chunk_centres = []  # Vector3 per chunk
+var chunk_half_sizes = []  # Vector3 per chunk: half its width along x and z
 var chunk_levels = []  # per chunk: an Array of MeshInstance (null until first shown), finest first
 var chunk_level_data = []  # per chunk: an Array of the levels' arrays (vertices, colours, indices)
 var chunk_shown = []  # per chunk: the index of the visible level
@@ -76,6 +77,7 @@ func load_data(world_dir):
 		var levels = []
 		levels.resize(chunk.levels.size())
 		chunk_centres.append(chunk.centre)
+		chunk_half_sizes.append(chunk.half_size)
 		chunk_levels.append(levels)
 		chunk_level_data.append(chunk.levels)
 		chunk_shown.append(-1)
@@ -164,7 +166,7 @@ func _add_collider():
 	add_child(body)
 
 
-# Shows, for every chunk, the level of detail for its horizontal distance from `viewer`.
+# Shows, for every chunk, the level of detail for the horizontal distance of its nearest point from `viewer`.
 # Cheap to call every step: it does nothing until the viewer has moved a few metres.
 func update_lod(viewer, force = false):
 	if profiling:
@@ -177,7 +179,9 @@ func update_lod(viewer, force = false):
 	lod_viewer = viewer
 	for i in range(chunk_centres.size()):
 		var centre = chunk_centres[i]
-		var distance = Vector2(centre.x - viewer.x, centre.z - viewer.z).length()
+		var half_size = chunk_half_sizes[i]
+		# To the chunk's nearest point: whatever stands within the first distance has full detail.
+		var distance = Vector2(max(abs(centre.x - viewer.x) - half_size.x, 0.0), max(abs(centre.z - viewer.z) - half_size.z, 0.0)).length()
 		var level = 0
 		while level < lod_distances_m.size() and distance >= lod_distances_m[level]:
 			level += 1

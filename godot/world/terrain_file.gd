@@ -126,6 +126,9 @@ static func _data_error(data, check):
 			return "chunk %d has no finite centre" % i
 		if not _is_coordinate(chunk.centre):
 			return "chunk %d's centre is %s, expected each %s" % [i, var2str(chunk.centre), COORDINATE]
+		var half_size = chunk.get("half_size")
+		if typeof(half_size) != TYPE_VECTOR3 or not _is_finite_vector(half_size) or not _is_coordinate(half_size) or half_size.x < 0 or half_size.z < 0:
+			return "chunk %d's half_size is %s, expected a Vector3 of sizes from 0 to 1000000 m" % [i, var2str(half_size)]
 		var levels = chunk.get("levels")
 		if typeof(levels) != TYPE_ARRAY or levels.empty():
 			return "chunk %d has no levels of detail" % i

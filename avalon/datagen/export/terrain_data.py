@@ -29,7 +29,8 @@ from avalon.datagen.world import Lighting, Terrain
 MAX_CHUNKS_PER_SIDE = 8
 MIN_CHUNK_CELLS = 16
 LOD_STEPS = (1, 2, 4)
-#: A chunk whose centre is nearer than LOD_DISTANCES_M[i] (metres, horizontally) uses LOD_STEPS[i].
+#: A chunk whose nearest point is nearer than LOD_DISTANCES_M[i] (metres, horizontally) uses
+#: LOD_STEPS[i] (the canonical encoding: whose centre is).
 LOD_DISTANCES_M = (12.0, 32.0)
 #: A level's step doubles (up to MAX_STEP) while the coarser surface stays within these of the
 #: full grid at every grid point of the chunk: heights in metres, colours in [0, 1] per channel.
@@ -52,14 +53,19 @@ class MeshEncoding:
     merged_water: bool
     #: Plants with fewer segments, and trees without trunks, at coarser levels.
     plant_levels: bool
+    #: Each chunk's horizontal half size ("half_size": x, 0, z), so that its level follows its
+    #: nearest point's distance: whatever stands within LOD_DISTANCES_M[0] is drawn at full detail.
+    chunk_sizes: bool
 
 
 #: What the exporter ships (read by godot/world/terrain.gd).
-SHIPPED = MeshEncoding(format_version=TERRAIN_FORMAT_VERSION, adaptive_steps=True, merged_water=True, plant_levels=True)
+SHIPPED = MeshEncoding(format_version=TERRAIN_FORMAT_VERSION, adaptive_steps=True, merged_water=True, plant_levels=True,
+                       chunk_sizes=True)
 #: The encoding a world's content hash is defined over (terrain.bin format 4, every level at its
 #: fixed step, a quad per wet cell, full plants): the world's content, whatever the shipped
 #: encoding, so that evaluation sets' manifests pin the same hashes across encodings.
-CANONICAL = MeshEncoding(format_version=4, adaptive_steps=False, merged_water=False, plant_levels=False)
+CANONICAL = MeshEncoding(format_version=4, adaptive_steps=False, merged_water=False, plant_levels=False,
+                         chunk_sizes=False)
 
 
 def vertex_normals(heights: np.ndarray, cell_size_m: float) -> np.ndarray:
@@ -250,7 +256,10 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
                      (plants, plant_colors, np.arange(len(plants)))]
             levels.append(_merge(parts))
         centre = marshal.vector3((xs[c0] + xs[c1]) / 2, float(full.mean()), (zs[r0] + zs[r1]) / 2)
-        chunks.append({"centre": centre, "levels": levels})
+        chunk = {"centre": centre, "levels": levels}
+        if encoding.chunk_sizes:
+            chunk["half_size"] = marshal.vector3((xs[c1] - xs[c0]) / 2, 0.0, (zs[r1] - zs[r0]) / 2)
+        chunks.append(chunk)
     sea_vertices, sea_indices = sea_ring(float(xs[-1]), water)
     return {
         "format_version": encoding.format_version,
