@@ -28,7 +28,7 @@ def _arrays(mesh):
 
 
 def test_chunks_levels_and_indices(data):
-    assert 1 <= len(data["chunks"]) <= terrain_data.MAX_CHUNKS_PER_SIDE**2
+    assert 1 <= len(data["chunks"]) <= terrain_data.SHIPPED.max_chunks_per_side**2
     for chunk in data["chunks"]:
         assert len(chunk["levels"]) == len(terrain_data.LOD_STEPS)
         counts = []

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from avalon.datagen.export import content_hash
 from avalon.datagen.world_folder import read_world_info
 from avalon.tasks import generate_world
 

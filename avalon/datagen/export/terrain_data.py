@@ -2,16 +2,22 @@
 
 Under software rendering every draw call has a large fixed cost, so all static geometry of a
 region (terrain surface, water over its wet cells, the scenery standing on it) is one mesh with
-one unshaded vertex-colour material. The grid is cut into at most ``MAX_CHUNKS_PER_SIDE`` squared
+one unshaded vertex-colour material. The grid is cut into at most ``max_chunks_per_side`` squared
 chunks (the renderer culls chunks outside the view). Each chunk has one mesh per level of
-detail: every ``step`` grid points, for the steps in ``LOD_STEPS``, with fewer small plants
-(``scenery_data.KINDS_AT_LEVEL``); the simulator shows the level whose distance band
-(``LOD_DISTANCES_M``) holds the chunk's distance from the camera. Coarser levels hang a skirt
-from their edges, deep enough to cover any crack against a finer neighbour. Every cell is split into two
-triangles along the diagonal from (col + 1, row) to (col, row + 1), the diagonal Bullet's height
-field uses, so at full detail the surface the agent stands on is exactly the surface it sees;
-the collider always has full detail. Lighting is baked into vertex colours
-(:mod:`avalon.datagen.lighting`); the terrain is drawn unshaded.
+detail: every ``step`` grid points, ``step`` starting from ``LOD_STEPS`` and doubled while the
+surface stays within the level's tolerances (``HEIGHT_TOLERANCE_M``, ``COLOR_TOLERANCE``), with
+fewer and simpler plants (``scenery_data.KINDS_AT_LEVEL``, ``SEGMENT_SHARE_AT_LEVEL``); the
+simulator shows the level whose distance band (``LOD_DISTANCES_M``) holds the distance of the
+chunk's nearest point from the camera. Coarser meshes hang a skirt from their edges, deep
+enough to cover any crack against a finer neighbour. Every cell is split into two triangles along
+the diagonal from (col + 1, row) to (col, row + 1), the diagonal Bullet's height field uses, so
+at full detail the surface the agent stands on is the surface it sees, within 1 cm; the collider
+always has full detail. Lighting is baked into vertex colours (:mod:`avalon.datagen.lighting`);
+the terrain is drawn unshaded.
+
+Two encodings of the same world (:class:`MeshEncoding`): ``SHIPPED``, what the folder holds, and
+``CANONICAL`` (format 4: fixed steps, a quad per wet cell, full plants, 8x8 chunks), which the
+content hash is defined over, so that it names the world's content whatever encoding ships it.
 """
 
 from __future__ import annotations
@@ -56,11 +62,14 @@ class MeshEncoding:
     #: Each chunk's horizontal half size ("half_size": x, 0, z), so that its level follows its
     #: nearest point's distance: whatever stands within LOD_DISTANCES_M[0] is drawn at full detail.
     chunk_sizes: bool
+    #: Chunks per side at most (each at least MIN_CHUNK_CELLS cells wide): smaller chunks let the
+    #: levels follow the distance more closely, at one draw call per chunk in view.
+    max_chunks_per_side: int = MAX_CHUNKS_PER_SIDE
 
 
 #: What the exporter ships (read by godot/world/terrain.gd).
 SHIPPED = MeshEncoding(format_version=TERRAIN_FORMAT_VERSION, adaptive_steps=True, merged_water=True, plant_levels=True,
-                       chunk_sizes=True)
+                       chunk_sizes=True, max_chunks_per_side=16)
 #: The encoding a world's content hash is defined over (terrain.bin format 4, every level at its
 #: fixed step, a quad per wet cell, full plants): the world's content, whatever the shipped
 #: encoding, so that evaluation sets' manifests pin the same hashes across encodings.
@@ -196,9 +205,9 @@ def sea_ring(half_size_m: float, water_height_m: float) -> tuple[np.ndarray, np.
     return _quads(corners, water_height_m)
 
 
-def chunk_bounds(rows: int, cols: int) -> list[tuple[int, int, int, int]]:
+def chunk_bounds(rows: int, cols: int, max_chunks_per_side: int = MAX_CHUNKS_PER_SIDE) -> list[tuple[int, int, int, int]]:
     """(r0, r1, c0, c1) grid-point bounds (inclusive) of every chunk of a rows x cols grid."""
-    chunk_cells = max(MIN_CHUNK_CELLS, math.ceil((max(rows, cols) - 1) / MAX_CHUNKS_PER_SIDE))
+    chunk_cells = max(MIN_CHUNK_CELLS, math.ceil((max(rows, cols) - 1) / max_chunks_per_side))
     return [
         (r0, min(r0 + chunk_cells, rows - 1), c0, min(c0 + chunk_cells, cols - 1))
         for r0 in range(0, rows - 1, chunk_cells)
@@ -231,7 +240,7 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
     water_color = lit_colors(np.array(WATER_COLOR), np.array([0.0, 1.0, 0.0]), lighting)
     positions = np.array([item.position for item in scenery], np.float64).reshape(-1, 3)
     chunks = []
-    for r0, r1, c0, c1 in chunk_bounds(rows, cols):
+    for r0, r1, c0, c1 in chunk_bounds(rows, cols, encoding.max_chunks_per_side):
         full = heights[r0 : r1 + 1, c0 : c1 + 1]
         inside = _in_chunk(positions, xs, zs, r0, r1, c0, c1, last_row=r1 == rows - 1, last_col=c1 == cols - 1)
         here = [item for item, keep in zip(scenery, inside) if keep]

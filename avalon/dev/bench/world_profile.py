@@ -28,8 +28,17 @@ _DRAWN_LINE = re.compile(r"avalon profile: frames (\d+) draw_calls (\d+) vertice
 
 
 @attr.s(frozen=True, auto_attribs=True)
+class Drawn:
+    """What the renderer drew, per frame (Godot's ``Performance`` monitors)."""
+
+    draw_calls: float
+    vertices: float
+    objects: float
+
+
+@attr.s(frozen=True, auto_attribs=True)
 class StepProfile:
-    """One world's step, in milliseconds per step and things drawn per frame."""
+    """One world's step, in milliseconds per step, and what was drawn (None: not logged)."""
 
     wall_ms: float
     godot_cpu_ms: float
@@ -37,9 +46,7 @@ class StepProfile:
     #: Wall time neither process spent on a CPU: the socket's round trips, waits for the other
     #: process, and other load on the machine.
     other_ms: float
-    draw_calls: Optional[float] = None
-    vertices: Optional[float] = None
-    objects: Optional[float] = None
+    drawn: Optional[Drawn] = None
 
 
 @contextmanager
@@ -81,7 +88,7 @@ class StepClock:
         if match is None:
             return profile
         frames, draw_calls, vertices, objects = (int(group) for group in match.groups())
-        return attr.evolve(profile, draw_calls=draw_calls / frames, vertices=vertices / frames, objects=objects / frames)
+        return attr.evolve(profile, drawn=Drawn(draw_calls / frames, vertices / frames, objects / frames))
 
 
 def _profile_lines(log_dir: Path) -> list[str]:
@@ -95,8 +102,8 @@ def format_profiles(labelled: list[tuple[str, StepProfile]]) -> str:
              (f"{'world':14} {'wall ms':>8} {'godot cpu':>9} {'python cpu':>10} {'other':>7} "
               f"{'draw calls':>10} {'vertices':>9} {'objects':>8}")]
     for label, profile in labelled:
-        drawn = (f"{profile.draw_calls:10.1f} {profile.vertices:9.0f} {profile.objects:8.1f}"
-                 if profile.draw_calls is not None else f"{'-':>10} {'-':>9} {'-':>8}")
+        drawn = (f"{profile.drawn.draw_calls:10.1f} {profile.drawn.vertices:9.0f} {profile.drawn.objects:8.1f}"
+                 if profile.drawn is not None else f"{'-':>10} {'-':>9} {'-':>8}")
         lines.append(f"{label:14} {profile.wall_ms:8.3f} {profile.godot_cpu_ms:9.3f} {profile.python_cpu_ms:10.3f} "
                      f"{profile.other_ms:7.3f} {drawn}")
     return "\n".join(lines)

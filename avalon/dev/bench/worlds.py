@@ -33,7 +33,7 @@ from avalon.datagen.export import export_world
 from avalon.datagen.terrain import WORLD_SIZES_M
 from avalon.dev.bench.figure_files import save_figures
 from avalon.dev.bench.moving_items import CarryActor, movable_item
-from avalon.dev.bench.world_profile import StepClock, StepProfile, format_profiles, profiling_simulators
+from avalon.dev.bench.world_profile import Drawn, StepClock, StepProfile, format_profiles, profiling_simulators
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.settings import RENDERERS
@@ -41,6 +41,11 @@ from avalon.tasks import TASKS, build_world, check_task, smoke_world, task_for
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
 WARMUP_STEPS = 50
+#: The options that add rows or a table, and what each adds.
+EXTRA_TABLES = {
+    "--carry": "also rows with the agent carrying a stone or log, or pushing a boulder (mouse_keyboard)",
+    "--profile": "also say where each row's step goes: both processes' CPU time, draw calls, vertices drawn",
+}
 
 
 def registered_tasks() -> tuple[str, ...]:
@@ -159,14 +164,12 @@ def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: l
 
 
 def _median_profile(profiles: list[StepProfile]) -> Optional[StepProfile]:
-    """Each field's median over the worlds (fields some worlds lack are left out)."""
+    """Each time's median over the worlds, and the median of what was drawn where it was logged."""
     if not profiles:
         return None
-    fields = {}
-    for name in attr.fields_dict(StepProfile):
-        values = [getattr(profile, name) for profile in profiles if getattr(profile, name) is not None]
-        fields[name] = statistics.median(values) if values else None
-    return StepProfile(**fields)
+    times = [statistics.median(column) for column in zip(*[attr.astuple(p, recurse=False)[:4] for p in profiles])]
+    drawn = [p.drawn for p in profiles if p.drawn is not None]
+    return StepProfile(*times, drawn=Drawn(*(statistics.median(column) for column in zip(*map(attr.astuple, drawn)))) if drawn else None)
 
 
 def smoke_row() -> tuple[str, Callable]:
@@ -264,10 +267,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--tasks", help="comma-separated tasks (default: every registered task)")
     parser.add_argument("--difficulties", help="comma-separated difficulties of each task's rows (default 0,0.5,1)")
     parser.add_argument("--sizes", help="comma-separated island sizes of eat d = 0.5 rows (default: every size; '' for none)")
-    parser.add_argument("--carry", action="store_true",
-                        help="also rows with the agent carrying a stone or log, or pushing a boulder (mouse_keyboard)")
-    parser.add_argument("--profile", action="store_true",
-                        help="also say where each row's step goes: both processes' CPU time, draw calls, vertices drawn")
+    for flag, says in EXTRA_TABLES.items():
+        parser.add_argument(flag, action="store_true", help=says)
     parser.add_argument("--json", help="also save the figures to this file")
     args = parser.parse_args(argv)
     defaults = WorldBenchOptions()
