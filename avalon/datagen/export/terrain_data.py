@@ -124,9 +124,9 @@ def _coarsest_step(heights: np.ndarray, colors: np.ndarray, step: int, level: in
     while step * 2 <= MAX_STEP and step * 2 < max(rows, cols):
         coarser = step * 2
         rr, cc = _lod_points(0, rows - 1, coarser), _lod_points(0, cols - 1, coarser)
-        height_error = np.abs(_interpolated(heights[:, :, None], rr, cc)[:, :, 0] - heights).max()
-        color_error = np.abs(_interpolated(colors, rr, cc) - colors).max()
-        if height_error > HEIGHT_TOLERANCE_M[level] or color_error > COLOR_TOLERANCE[level]:
+        if np.abs(_interpolated(heights[:, :, None], rr, cc)[:, :, 0] - heights).max() > HEIGHT_TOLERANCE_M[level]:
+            break
+        if np.abs(_interpolated(colors, rr, cc) - colors).max() > COLOR_TOLERANCE[level]:
             break
         step = coarser
     return step
@@ -243,12 +243,14 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
     for r0, r1, c0, c1 in chunk_bounds(rows, cols, encoding.max_chunks_per_side):
         full = heights[r0 : r1 + 1, c0 : c1 + 1]
         inside = _in_chunk(positions, xs, zs, r0, r1, c0, c1, last_row=r1 == rows - 1, last_col=c1 == cols - 1)
-        here = [item for item, keep in zip(scenery, inside) if keep]
+        here = [scenery[i] for i in np.flatnonzero(inside)]
         wet_vertices, wet_indices = _quads(_wet_cells(full, xs[c0 : c1 + 1], zs[r0 : r1 + 1], water, encoding.merged_water), water)
         levels = []
         full_colors = colors[r0 : r1 + 1, c0 : c1 + 1].astype(np.float64)
+        step = 1
         for level, base_step in enumerate(LOD_STEPS):
-            step = _coarsest_step(full.astype(np.float64), full_colors, base_step, level) if encoding.adaptive_steps else base_step
+            # (a finer level's step is within this level's looser tolerances too)
+            step = _coarsest_step(full.astype(np.float64), full_colors, max(base_step, step), level) if encoding.adaptive_steps else base_step
             rr, cc = _lod_points(r0, r1, step), _lod_points(c0, c1, step)
             grid_x, grid_z = np.meshgrid(xs[cc], zs[rr])
             vertices = np.stack([grid_x, heights[np.ix_(rr, cc)], grid_z], axis=-1).reshape(-1, 3)
