@@ -250,7 +250,10 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
         step = 1
         for level, base_step in enumerate(LOD_STEPS):
             # (a finer level's step is within this level's looser tolerances too)
-            step = _coarsest_step(full.astype(np.float64), full_colors, max(base_step, step), level) if encoding.adaptive_steps else base_step
+            if encoding.adaptive_steps:
+                step = _coarsest_step(full.astype(np.float64), full_colors, max(base_step, step), level)
+            else:
+                step = base_step
             rr, cc = _lod_points(r0, r1, step), _lod_points(c0, c1, step)
             grid_x, grid_z = np.meshgrid(xs[cc], zs[rr])
             vertices = np.stack([grid_x, heights[np.ix_(rr, cc)], grid_z], axis=-1).reshape(-1, 3)
