@@ -65,11 +65,14 @@ class MeshEncoding:
     #: Chunks per side at most (each at least MIN_CHUNK_CELLS cells wide): smaller chunks let the
     #: levels follow the distance more closely, at one draw call per chunk in view.
     max_chunks_per_side: int = MAX_CHUNKS_PER_SIDE
+    #: And each chunk at least this wide (metres; 0: MIN_CHUNK_CELLS cells only): a fine grid
+    #: (stack's 0.25 m) must not multiply the draw calls.
+    min_chunk_m: float = 0.0
 
 
 #: What the exporter ships (read by godot/world/terrain.gd).
 SHIPPED = MeshEncoding(format_version=TERRAIN_FORMAT_VERSION, adaptive_steps=True, merged_water=True, plant_levels=True,
-                       chunk_sizes=True, max_chunks_per_side=16)
+                       chunk_sizes=True, max_chunks_per_side=16, min_chunk_m=8.0)
 #: The encoding a world's content hash is defined over (terrain.bin format 4, every level at its
 #: fixed step, a quad per wet cell, full plants): the world's content, whatever the shipped
 #: encoding, so that evaluation sets' manifests pin the same hashes across encodings.
@@ -205,9 +208,10 @@ def sea_ring(half_size_m: float, water_height_m: float) -> tuple[np.ndarray, np.
     return _quads(corners, water_height_m)
 
 
-def chunk_bounds(rows: int, cols: int, max_chunks_per_side: int = MAX_CHUNKS_PER_SIDE) -> list[tuple[int, int, int, int]]:
+def chunk_bounds(rows: int, cols: int, max_chunks_per_side: int = MAX_CHUNKS_PER_SIDE,
+                 min_chunk_cells: int = MIN_CHUNK_CELLS) -> list[tuple[int, int, int, int]]:
     """(r0, r1, c0, c1) grid-point bounds (inclusive) of every chunk of a rows x cols grid."""
-    chunk_cells = max(MIN_CHUNK_CELLS, math.ceil((max(rows, cols) - 1) / max_chunks_per_side))
+    chunk_cells = max(min_chunk_cells, math.ceil((max(rows, cols) - 1) / max_chunks_per_side))
     return [
         (r0, min(r0 + chunk_cells, rows - 1), c0, min(c0 + chunk_cells, cols - 1))
         for r0 in range(0, rows - 1, chunk_cells)
@@ -240,7 +244,8 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
     water_color = lit_colors(np.array(WATER_COLOR), np.array([0.0, 1.0, 0.0]), lighting)
     positions = np.array([item.position for item in scenery], np.float64).reshape(-1, 3)
     chunks = []
-    for r0, r1, c0, c1 in chunk_bounds(rows, cols, encoding.max_chunks_per_side):
+    min_chunk_cells = max(MIN_CHUNK_CELLS, math.ceil(encoding.min_chunk_m / cell - 1e-9))
+    for r0, r1, c0, c1 in chunk_bounds(rows, cols, encoding.max_chunks_per_side, min_chunk_cells):
         full = heights[r0 : r1 + 1, c0 : c1 + 1]
         inside = _in_chunk(positions, xs, zs, r0, r1, c0, c1, last_row=r1 == rows - 1, last_col=c1 == cols - 1)
         here = [scenery[i] for i in np.flatnonzero(inside)]
