@@ -277,7 +277,7 @@ def test_the_python_checks_refuse_an_altered_buildings_file_before_godot_sees_it
     data = bytearray((folder / BUILDINGS_FILE).read_bytes())
     data[100] ^= 0xFF
     (folder / BUILDINGS_FILE).write_bytes(bytes(data))
-    with pytest.raises(WorldLoadError, match="content_hash"):
+    with pytest.raises(WorldLoadError, match="files_hash"):
         read_world_info(folder)
     wrong_name = tampering.copy_world(building_world, tmp_path / "n")
     edit_scene(wrong_name, replace('data_file = "buildings.bin"', 'data_file = "terrain.bin"'))
