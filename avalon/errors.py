@@ -55,6 +55,11 @@ class WorldLoadError(AvalonError, ValueError):
     """A world folder is missing or corrupt; the message names the path and the problem."""
 
 
+class BuildingFitError(AvalonError, ValueError):
+    """A building cannot be laid out as asked or does not fit its site; the message says why. A
+    task asks for another seed (``avalon.tasks.kit.ImpossibleWorldError``)."""
+
+
 # ---------------------------------------------------------------------------------- predicates
 
 

@@ -65,6 +65,7 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         pixels=pixels,
         footprints=footprints(world),
         animals=[(a.position[0], a.position[2], activation_radius_m(a), ANIMALS[a.kind].color) for a in world.animals],
+        buildings=world.buildings,
     )
 
 

@@ -4,8 +4,10 @@ North (-z) is up and +x is right, so image rows follow height-map rows. Water is
 blue, pools teal), scenery is drawn as dots coloured by kind (see the legend), food as red
 markers, the spawn point as a magenta disc with an arrow showing where the agent faces,
 obstacle rings as outlines with the passable gap in yellow, footprints (static boxes, tools)
-as outlined rectangles in their own colours, and animals as dots in their colours inside a thin
-circle of their activation radius.
+as outlined rectangles in their own colours, animals as dots in their colours inside a thin
+circle of their activation radius, and buildings as their roof with the ground floor's walls
+drawn over it and its doorways marked. :func:`building_plan` draws a building's stories side by
+side, tile by tile: an outline per story, rooms, walls, doorways, windows, ramps and ladders.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 from scipy import ndimage
 
 from avalon.datagen.biomes import Biome, BiomeMap
+from avalon.datagen.buildings import Building, LinkKind, TileKind
 from avalon.datagen.obstacles import RingOutline, RingResult
 from avalon.datagen.scenery import SceneryInstance, SceneryKind
 from avalon.datagen.terrain import HeightMap
@@ -28,6 +31,18 @@ SPAWN_COLOR = (255, 0, 255)
 FOOD_COLOR = (230, 20, 20)
 RING_COLOR = (255, 255, 255)
 GAP_COLOR = (255, 220, 0)
+#: A building's tiles in previews: walls, doorways (where doors go), windows, links between stories.
+TILE_COLORS: dict[int, tuple[int, int, int]] = {
+    TileKind.VOID: (40, 40, 40),
+    TileKind.ROOM: (225, 215, 190),
+    TileKind.WALL: (90, 80, 70),
+    TileKind.OUTER_WALL: (20, 20, 20),
+    TileKind.DOORWAY: (255, 140, 0),
+    TileKind.ENTRANCE: (255, 40, 40),
+    TileKind.WINDOW: (80, 170, 255),
+}
+LINK_COLORS = {LinkKind.RAMP: (70, 160, 70), LinkKind.LADDER: (150, 60, 200)}
+HOLE_COLOR = (120, 120, 120)
 OCEAN_SHALLOW = np.array([0.25, 0.50, 0.78])
 OCEAN_DEEP = np.array([0.07, 0.18, 0.45])
 POOL_COLOR = np.array([0.20, 0.55, 0.66])
@@ -162,6 +177,7 @@ def top_down_preview(
     pixels: int = 512,
     footprints: Sequence[Footprint] = (),
     animals: Sequence[AnimalMark] = (),
+    buildings: Sequence[Building] = (),
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
@@ -171,7 +187,9 @@ def top_down_preview(
     ``footprints`` are rectangles seen from above: (centre x, centre z, width along the local x,
     depth along the local z, yaw (radians, Godot's), RGB colour in [0, 1]), metres. ``animals``
     are (x, z, activation radius, RGB in [0, 1]): a dot in the animal's colour, outlined black,
-    inside a thin circle of its activation radius.
+    inside a thin circle of its activation radius. ``buildings`` are drawn from above: the ground
+    floor's tiles over the roof colour, its doorways and entrance marked (see :func:`building_plan`
+    for every story).
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -206,6 +224,9 @@ def top_down_preview(
                    for u, v in ((-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2), (-width / 2, depth / 2))]
         fill = tuple(int(round(255 * float(v))) for v in colour)
         draw.polygon([_xy(heightmap, pixels, x, z) for x, z in corners], fill=fill, outline=(255, 255, 255))
+
+    for building in buildings:
+        _draw_building(draw, heightmap, pixels, building)
 
     for mark in animals:
         if len(mark) != 4:
@@ -246,4 +267,51 @@ def top_down_preview(
 
     _draw_scale_bar(draw, heightmap, pixels)
     _draw_legend(draw, (SceneryKind(s.kind) for s in scenery), pixels)
+    return image
+
+
+def _tile_image(building: Building, story: int) -> np.ndarray:
+    """RGB (rows, cols, 3) uint8 of one story's tiles, its links and the holes above links below."""
+    kinds = building.stories[story].kinds
+    rgb = np.zeros((*kinds.shape, 3), np.uint8)
+    for kind, colour in TILE_COLORS.items():
+        rgb[kinds == kind] = colour
+    rgb[building.holes(story)] = HOLE_COLOR
+    for link in building.links:
+        if link.lower_story == story:
+            for tile in link.rect.tiles():
+                rgb[tile] = LINK_COLORS[link.kind]
+    return rgb
+
+
+def _draw_building(draw: ImageDraw.ImageDraw, heightmap: HeightMap, pixels: int, building: Building) -> None:
+    rgb = _tile_image(building, 0)
+    scale = pixels / heightmap.size_m
+    x0, _, z0 = building.origin
+    for (row, col), kind in np.ndenumerate(building.stories[0].kinds):
+        if kind == TileKind.VOID:
+            continue
+        px0, py0 = _xy(heightmap, pixels, x0 + col, z0 + row)
+        draw.rectangle([px0, py0, px0 + scale, py0 + scale], fill=tuple(int(v) for v in rgb[row, col]))
+
+
+def building_plan(building: Building, tile_pixels: int = 12) -> Image.Image:
+    """Every story of ``building`` side by side (story 0 on the left), north (-z) up, a tile
+    ``tile_pixels`` wide: rooms, inner walls, the outline, doorways (orange; the entrance red),
+    windows (blue), ramps (green) or ladders (purple) on the story they start from and the hole
+    they leave in the floor above (grey); each story's number above it."""
+    tile_pixels = check_int(tile_pixels, "tile_pixels", low=2, high=64)
+    rows, cols = building.shape
+    gap, label = tile_pixels, max(12, tile_pixels + 4)
+    stories = len(building.stories)
+    image = Image.new("RGB", (stories * cols * tile_pixels + (stories + 1) * gap, rows * tile_pixels + label + 2 * gap),
+                      (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    font = _font(max(10, tile_pixels))
+    for story in range(stories):
+        left = gap + story * (cols * tile_pixels + gap)
+        tiles = Image.fromarray(_tile_image(building, story), mode="RGB").resize(
+            (cols * tile_pixels, rows * tile_pixels), Image.NEAREST)
+        image.paste(tiles, (left, label + gap))
+        draw.text((left, gap // 2), f"story {story}", fill=(0, 0, 0), font=font)
     return image

@@ -15,6 +15,7 @@ from avalon.rules.tools import tool_spec
 
 if TYPE_CHECKING:
     from avalon.datagen.biomes import BiomeMap
+    from avalon.datagen.buildings import Building
     from avalon.datagen.obstacles import RingOutline
     from avalon.datagen.scenery import SceneryInstance
     from avalon.datagen.terrain import HeightMap
@@ -124,6 +125,8 @@ class World:
     spawn_yaw_rad: float = 0.0
     time_limit_frames: int = attr.ib()
     lighting: Lighting = attr.ib(factory=Lighting)
+    #: Buildings standing on the ground (``avalon.datagen.buildings``; their sites levelled first).
+    buildings: tuple["Building", ...] = attr.ib(default=(), converter=tuple)
     #: How an episode succeeds (paper, Appendix M): one of :data:`SUCCESS_RULES`.
     success_rule: str = attr.ib(default="all_food")
 

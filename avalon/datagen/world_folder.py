@@ -4,16 +4,21 @@ A world folder holds ``world.tscn`` (the Godot scene), the data files its nodes 
 (``terrain.bin`` for an island) and ``world.json``::
 
     {
-      "format_version": 1,            # this layout
+      "format_version": 2,            # this layout
       "generator_version": "0.1.0",   # avalon.datagen.world.GENERATOR_VERSION that wrote it
       "task": "eat",                  # task name, or "trivial" for the test world
       "difficulty": 0.5,              # in [0, 1]
       "seed": 3,
       "food_count": 1,
       "time_limit_frames": 200,       # the episode is truncated after this many steps
-      "content_hash": "sha256:...",   # over every other file in the folder, see content_hash
+      "content_hash": "sha256:...",   # over the world's content, see below
+      "files_hash": "sha256:...",     # over every other file in the folder as it is, see content_hash
       "success_rule": "all_food_or_energy_gain"  # optional (absent: "all_food"), see SUCCESS_RULES
     }
+
+The content hash is the files hash with each data file in its canonical encoding
+(:mod:`avalon.datagen.export`): it names the world, whatever encoding ships it, and is what
+evaluation sets and episode files pin. Loading checks the files hash.
 
 World folders (and the episode files that carry them) may come from other people: they are data,
 and :func:`read_world_info` checks one completely before anything of it reaches Godot
@@ -39,7 +44,9 @@ import attr
 from avalon.datagen.world import SUCCESS_RULES
 from avalon.errors import WorldLoadError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: The last release (git tag) that reads each older format.
+LAST_READING_RELEASE = {1: "world-format-1"}
 SCENE_FILE = "world.tscn"
 INFO_FILE = "world.json"
 #: Largest files read (bytes): world.json, world.tscn, a data file. Godot's pool arrays hold
@@ -66,6 +73,7 @@ _REQUIRED_KEYS = {
     "food_count": int,
     "time_limit_frames": int,
     "content_hash": str,
+    "files_hash": str,
 }
 #: Keys world.json may hold, and their values when it does not.
 _OPTIONAL_KEYS = {"success_rule": (str, "all_food")}
@@ -83,7 +91,10 @@ class WorldInfo:
     seed: int
     food_count: int
     time_limit_frames: int
+    #: Over the world's content (data files in their canonical encoding): what sets and episodes pin.
     content_hash: str
+    #: Over the folder's files as they are: checked when the folder is read.
+    files_hash: str
     #: How an episode succeeds (a key of ``avalon.datagen.world.SUCCESS_RULES``).
     success_rule: str = "all_food"
 
@@ -114,9 +125,9 @@ def read_world_info(folder: str | os.PathLike) -> WorldInfo:
     for name in sorted(names - {INFO_FILE}):
         _hash_file(digest, name, scene_bytes if name == SCENE_FILE else None, path)
     actual = _HASH_PREFIX + digest.hexdigest()
-    if actual != info["content_hash"]:
+    if actual != info["files_hash"]:
         raise WorldLoadError(
-            f"{info_path}: content_hash is {info['content_hash']} but the folder's files hash to {actual}: "
+            f"{info_path}: files_hash is {info['files_hash']} but the folder's files hash to {actual}: "
             "a file was changed, truncated, added or removed after export; regenerate the world"
         )
     try:
@@ -133,14 +144,16 @@ def read_world_info(folder: str | os.PathLike) -> WorldInfo:
     return WorldInfo(path=path, **info)
 
 
-def content_hash(folder: Path) -> str:
+def content_hash(folder: Path, replaced: dict[str, bytes] | None = None) -> str:
     """SHA-256 over every file of a world folder except ``world.json``, in name order (each
-    file's name, a NUL byte, then its bytes). Refuses (:class:`WorldLoadError`) what a world
-    folder cannot hold: symbolic links, subfolders, devices, names the exporter does not write."""
+    file's name, a NUL byte, then its bytes; ``replaced`` gives other bytes for the files it
+    names). Refuses (:class:`WorldLoadError`) what a world folder cannot hold: symbolic links,
+    subfolders, devices, names the exporter does not write."""
     folder = Path(folder)
+    replaced = replaced or {}
     digest = hashlib.sha256()
     for name in sorted(_list_files(folder) - {INFO_FILE}):
-        _hash_file(digest, name, None, folder)
+        _hash_file(digest, name, replaced.get(name), folder)
     return _HASH_PREFIX + digest.hexdigest()
 
 
@@ -222,6 +235,12 @@ def _check_info(data: bytes, info_path: Path) -> dict:
         raise WorldLoadError(f"{info_path} is not valid JSON: {error}") from None
     if not isinstance(info, dict):
         raise WorldLoadError(f"{info_path} must hold a JSON object, not {type(info).__name__}")
+    version = info.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version != FORMAT_VERSION:
+        raise WorldLoadError(
+            f"{info_path} has format_version {version}, this version reads {FORMAT_VERSION}; regenerate the world"
+            + (f" (format {version} folders load with avalon {LAST_READING_RELEASE[version]})" if version in LAST_READING_RELEASE else "")
+        )
     for key, expected in _REQUIRED_KEYS.items():
         if key not in info:
             raise WorldLoadError(f"{info_path} lacks the key {key!r}")
@@ -234,10 +253,6 @@ def _check_info(data: bytes, info_path: Path) -> dict:
     if unknown:
         raise WorldLoadError(f"{info_path} has unknown key(s) {unknown}; it holds {sorted(_REQUIRED_KEYS)} "
                              f"and may hold {sorted(_OPTIONAL_KEYS)}")
-    if info["format_version"] != FORMAT_VERSION:
-        raise WorldLoadError(
-            f"{info_path} has format_version {info['format_version']}, this version reads {FORMAT_VERSION}; regenerate the world"
-        )
 
     def refuse(key: str, expected: str) -> None:
         raise WorldLoadError(f"{info_path}: {key} is {_short(info[key])}, expected {expected}")
@@ -255,8 +270,9 @@ def _check_info(data: bytes, info_path: Path) -> dict:
         refuse("task", "a task name (lower-case letters, digits and _)")
     if not _VERSION_RE.match(info["generator_version"]):
         refuse("generator_version", "a version such as 0.1.0")
-    if not _HASH_RE.match(info["content_hash"]):
-        refuse("content_hash", "'sha256:' and 64 lower-case hex digits")
+    for key in ("content_hash", "files_hash"):
+        if not _HASH_RE.match(info[key]):
+            refuse(key, "'sha256:' and 64 lower-case hex digits")
     if info.get("success_rule", "all_food") not in SUCCESS_RULES:
         refuse("success_rule", f"one of {sorted(SUCCESS_RULES)}")
     fields = {key: info[key] for key in _REQUIRED_KEYS}

@@ -2,7 +2,8 @@
 ``tools``), the task registry and ``native_interface``: the GDScript constants
 ``godot/generated/protocol.gd``, the space tables ``docs/spaces.md``, one scene per animal
 species, food and tool (``godot/entities/animals/<species>.tscn``,
-``godot/entities/food/<kind>.tscn``, ``godot/entities/tools/<kind>.tscn``), the tables between
+``godot/entities/food/<kind>.tscn``, ``godot/entities/tools/<kind>.tscn``), one scene per door
+mechanism and lock (``godot/entities/doors/<mechanism>.tscn``, ``<lock>.tscn``), the tables between
 the ``GENERATED`` markers of ``docs/animals.md`` (species), ``docs/items.md`` (foods, tools) and
 ``docs/tasks/`` (time limits on its index; each task's knobs at d = 0, 0.5 and 1 on its page), and the native library's
 ``native/generated/animal_interface.h``;
@@ -23,7 +24,7 @@ from types import ModuleType
 
 from avalon.datagen.export.terrain_data import TERRAIN_FORMAT_VERSION
 from avalon.env.spaces import markdown_tables
-from avalon.rules import animals, foods, mechanics, tools
+from avalon.rules import animals, doors, foods, mechanics, tools
 from avalon.sim import native_interface, protocol
 from avalon.sim.paths import godot_project_dir, repository_dir
 
@@ -33,6 +34,12 @@ FOOD_SCENES_RELATIVE_DIR = Path("entities") / "food"
 TOOL_SCENES_RELATIVE_DIR = Path("entities") / "tools"
 FOOD_SCRIPT = "res://entities/food.gd"
 TOOL_SCRIPT = "res://entities/tools/tool.gd"
+DOOR_SCENES_RELATIVE_DIR = Path("entities") / "doors"
+DOOR_SCRIPT = "res://entities/doors/door.gd"
+DOOR_PART_SCRIPT = "res://entities/doors/door_part.gd"
+DOOR_BUTTON_SCRIPT = "res://entities/doors/door_button.gd"
+#: Godot's RigidBody.MODE_KINEMATIC: door parts are moved by their door, never by Bullet.
+RIGID_BODY_MODE_KINEMATIC = 3
 ITEMS_DOC_RELATIVE_PATH = Path("docs") / "items.md"
 ANIMALS_DOC_RELATIVE_PATH = Path("docs") / "animals.md"
 #: The tasks' manual: an index page with every task's time limits, and one page per task with its knobs.
@@ -43,7 +50,8 @@ TWO_SIDED_SHADER_RELATIVE_PATH = Path("generated") / "static_world_two_sided.sha
 NATIVE_INTERFACE_RELATIVE_PATH = Path("native") / "generated" / "animal_interface.h"
 _ONE_SIDED_RENDER_MODE = "render_mode unshaded,"
 #: Scene properties written as colours (three floats in [0, 1]); other 3-tuples are Vector3s.
-COLOR_PROPERTIES = frozenset({"color", "changed_color", "stem_color", "base_color"})
+COLOR_PROPERTIES = frozenset({"color", "changed_color", "stem_color", "base_color", "unlocked_color", "leaf_color",
+                              "handle_color"})
 
 
 def _gd_value(value: object) -> str:
@@ -116,6 +124,15 @@ def generate() -> str:
         if isinstance(value, (int, float)) and not isinstance(value, bool)
     ]
     lines.append("const PREY_KINDS = [%s]" % ", ".join(_gd_value(name) for name in animals.PREY_KINDS))
+    lines += ["", "# Doors and locks (avalon/rules/doors.py; per-mechanism and per-lock rows are in entities/doors/)"]
+    lines += [
+        "const %s = %s" % (name, _gd_value(value))
+        for name, value in _module_constants(doors)
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+    ]
+    lines.append("const HANDLE_SIZE_M = %s" % _gd_value(doors.HANDLE_SIZE_M))
+    for name in ("SIDES", "LATCHES", "LOCK_KINDS"):
+        lines.append("const %s = [%s]" % (name, ", ".join(_gd_value(v) for v in getattr(doors, name))))
     lines += ["", "# An animal's native AnimalBody and its script (avalon/sim/native_interface.py)"]
     lines += ["const %s = %d" % item for item in {**native_interface.STEP_BITS, **native_interface.QUESTIONS}.items()]
     lines.append("# The names of each set-up method's arguments, in the order the native library reads them")
@@ -241,6 +258,44 @@ def tool_scene(spec: tools.ToolSpec) -> str:
     """The text of ``entities/tools/<kind>.tscn``: ``tool.gd`` (which builds its shape and mesh)
     with every property of the tool's row."""
     return _item_scene(TOOL_SCRIPT, spec.kind.capitalize(), spec.mass_kg, spec.properties(), [])
+
+
+def door_scene(spec: doors.MechanismSpec) -> str:
+    """The text of ``entities/doors/<mechanism>.tscn``: ``door.gd`` (which builds the leaf and
+    instances the locks a world gives the door) with every property of the mechanism's row."""
+    properties = {**spec.properties(), "leaf_color": doors.LEAF_COLOR, "handle_color": doors.HANDLE_COLOR,
+                  "leaf_mass_kg": doors.DOOR_MASS_KG}
+    lines = [
+        "[gd_scene load_steps=2 format=2]",
+        "",
+        '[ext_resource path="%s" type="Script" id=1]' % DOOR_SCRIPT,
+        "",
+        '[node name="Door" type="Spatial"]',
+        "script = ExtResource( 1 )",
+    ]
+    lines += ["%s = %s" % (key, _scene_value(key, value)) for key, value in properties.items()]
+    return "\n".join(lines) + "\n"
+
+
+def lock_scene(spec: doors.LockSpec) -> str:
+    """The text of ``entities/doors/<lock>.tscn``: a kinematic part moved by a hand
+    (``door_part.gd``: bolt, bar) or the button (``door_button.gd``), with every property of its row."""
+    if spec.travel > 0.0:
+        script, type_name, head = DOOR_PART_SCRIPT, "RigidBody", ["mass = %s" % _gd_value(float(spec.mass_kg)),
+                                                                   "mode = %d" % RIGID_BODY_MODE_KINEMATIC]
+    else:
+        script, type_name, head = DOOR_BUTTON_SCRIPT, "StaticBody", []
+    lines = [
+        "[gd_scene load_steps=2 format=2]",
+        "",
+        '[ext_resource path="%s" type="Script" id=1]' % script,
+        "",
+        '[node name="%s" type="%s"]' % (spec.kind.capitalize(), type_name),
+        *head,
+        "script = ExtResource( 1 )",
+    ]
+    lines += ["%s = %s" % (key, _scene_value(key, value)) for key, value in spec.properties().items()]
+    return "\n".join(lines) + "\n"
 
 
 DOC_TABLE_BEGIN = "<!-- GENERATED by `python -m avalon.dev.codegen` from the %s table: do not edit -->"
@@ -421,6 +476,10 @@ def generated_files() -> dict[Path, str]:
         files[godot_project_dir() / FOOD_SCENES_RELATIVE_DIR / f"{food.kind}.tscn"] = food_scene(food)
     for tool in tools.TOOLS.values():
         files[godot_project_dir() / TOOL_SCENES_RELATIVE_DIR / f"{tool.kind}.tscn"] = tool_scene(tool)
+    for mechanism in doors.MECHANISMS.values():
+        files[godot_project_dir() / DOOR_SCENES_RELATIVE_DIR / f"{mechanism.name}.tscn"] = door_scene(mechanism)
+    for lock in doors.LOCKS.values():
+        files[godot_project_dir() / DOOR_SCENES_RELATIVE_DIR / f"{lock.kind}.tscn"] = lock_scene(lock)
     files[repository_dir() / ITEMS_DOC_RELATIVE_PATH] = items_doc((repository_dir() / ITEMS_DOC_RELATIVE_PATH).read_text())
     files[repository_dir() / ANIMALS_DOC_RELATIVE_PATH] = animals_doc((repository_dir() / ANIMALS_DOC_RELATIVE_PATH).read_text())
     index = repository_dir() / TASKS_INDEX_RELATIVE_PATH

@@ -3,7 +3,9 @@ extends Reference
 # closing hand can take: agent/grasp.gd), carrying an item with the hand, letting it go (a throw
 # when the hand moves fast enough), keeping a climbing hold, eating a food held to the mouth, and
 # a held item swung into something. Documented in docs/mechanics.md; every constant comes from
-# avalon/rules/mechanics.py.
+# avalon/rules/mechanics.py. A door's parts (entities/doors/door_part.gd: anything with
+# follow_hand) are mechanisms, not items: held, they move themselves toward the hand within their
+# joint, collide with the body as before, and are never carried, thrown or eaten (docs/doors.md).
 
 const Protocol = preload("res://generated/protocol.gd")
 const Grasp = preload("res://agent/grasp.gd")
@@ -74,6 +76,10 @@ func end_step(closed, dt):
 			if not is_instance_valid(hold.item):
 				held[i] = null
 				continue
+			if hold.item.has_method("follow_hand"):
+				if not hold.item.follow_hand(origin, _hand_rids()):
+					release(i)  # held back (a limit, a lock, something in its way): the hand slips off
+				continue
 			hold.item.global_transform = player.hands[i].global_transform * hold.offset
 			if hold.item.global_transform.origin.distance_to(hold.start) >= Protocol.CARRY_ACHIEVEMENT_M:
 				achievements.unlock("carry_20m")
@@ -110,6 +116,8 @@ func held_item_free_fraction(i, motion):
 	var hold = held[i]
 	if hold == null or hold.item == null or not is_instance_valid(hold.item) or motion.length() < 1e-6:
 		return 1.0
+	if hold.item.has_method("follow_hand"):
+		return 1.0  # a mechanism moves itself as far as it can (follow_hand)
 	var item = hold.item
 	var exclude = agent_and_held_rids()
 	var space = item.get_world().direct_space_state
@@ -133,7 +141,12 @@ func _try_grasp(i):
 	var space = hand.get_world().direct_space_state
 	grasp_query.exclude = agent_and_held_rids()  # not from the other hand
 	var target = Grasp.find_target(space, grasp_query, hand.global_transform.origin)
-	if target.has("item"):
+	if target.has("item") and target.item.has_method("follow_hand"):
+		held[i] = {"item": target.item, "anchor": Vector3.ZERO, "start": target.item.global_transform.origin, "offset": Transform()}
+		_set_exceptions(target.item, true, [hand])  # its joint moves it toward the hand, not through it
+		target.item.grasp_mechanism(hand.global_transform.origin)
+		achievements.unlock("grasp")
+	elif target.has("item"):
 		var item = target.item
 		item.mode = RigidBody.MODE_KINEMATIC
 		_set_exceptions(item, true)
@@ -155,6 +168,10 @@ func release(i):
 	if hold == null or hold.item == null or not is_instance_valid(hold.item):
 		return
 	var item = hold.item
+	if item.has_method("follow_hand"):
+		_set_exceptions(item, false, [player.hands[i]])
+		item.release_mechanism()
+		return
 	_set_exceptions(item, false)
 	item.mode = RigidBody.MODE_RIGID
 	item.sleeping = false
@@ -168,14 +185,18 @@ func release(i):
 	loose_items.watch(item, hand_velocity[i], thrown)
 
 
-func _set_exceptions(item, add):
-	for node in [player.body, player.hands[0], player.hands[1]]:
+func _set_exceptions(item, add, nodes = null):
+	for node in nodes if nodes != null else [player.body, player.hands[0], player.hands[1]]:
 		if add:
 			node.add_collision_exception_with(item)
 			item.add_collision_exception_with(node)
 		else:
 			node.remove_collision_exception_with(item)
 			item.remove_collision_exception_with(node)
+
+
+func _hand_rids():
+	return [player.hands[0].get_rid(), player.hands[1].get_rid()]
 
 
 func _eat():

@@ -37,8 +37,11 @@ func push_items(walk_velocity):
 # out of the item): a loose item is shoved horizontally so that it moves away at least as fast as
 # the part was moving into it, whatever its mass (the agent pushes as if of infinite inertia, but
 # only sideways: from above, items bear the agent's weight, and a hand pressing down on an item
-# does not drive it into the ground).
+# does not drive it into the ground). A door's parts move themselves (pushed_by_agent).
 func shove(item, normal, velocity):
+	if item != null and item.has_method("pushed_by_agent"):  # a door's leaf or button (entities/doors/)
+		item.pushed_by_agent(normal, velocity, [player.hands[0].get_rid(), player.hands[1].get_rid()])
+		return
 	if not item is RigidBody or item.mode != RigidBody.MODE_RIGID or abs(normal.y) > PUSH_MAX_NORMAL_Y:
 		return
 	var direction = Vector3(-normal.x, 0.0, -normal.z).normalized()

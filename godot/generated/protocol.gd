@@ -8,7 +8,7 @@ const SECRET_SIZE = 32
 const HEADER_SIZE = 5
 const GODOT_POOL_REAL_ARRAY_TAG = 22
 const MAX_RENDER_SIZE_PX = 4096
-const TERRAIN_FORMAT_VERSION = 4  # of terrain.bin (avalon/datagen/export/terrain_data.py)
+const TERRAIN_FORMAT_VERSION = 5  # of terrain.bin (avalon/datagen/export/terrain_data.py)
 
 # Message ids
 const MSG_RESET = 1
@@ -242,6 +242,40 @@ const STATE_EATEN = 5
 const STATE_ABSENT = -1
 const ANIMAL_STATE_FIELD_COUNT = 5
 const PREY_KINDS = ["frog", "turtle", "mouse", "rabbit", "pigeon", "squirrel", "crow", "deer"]
+
+# Doors and locks (avalon/rules/doors.py; per-mechanism and per-lock rows are in entities/doors/)
+const BUTTON_UNLOCK_S = 10.0
+const DOOR_THICKNESS_M = 0.075
+const DOOR_MASS_KG = 30.0
+const HINGE_GAP_M = 0.05
+const LATCH_GAP_M = 0.02
+const FLOOR_GAP_M = 0.04
+const TOP_GAP_M = 0.02
+const SLIDING_OVERLAP_M = 0.05
+const SLIDING_WALL_GAP_M = 0.02
+const HANDLE_HEIGHT_M = 1.1
+const HANDLE_INSET_M = 0.12
+const HANDLE_GRASP_M = 0.3
+const GRIP_SLIP_M = 0.3
+const MAX_DOOR_TURN_RAD_PER_S = 4.71238898038469
+const MAX_DOOR_SLIDE_M_PER_S = 3.0
+const SWEEP_TURN_RAD = 0.05
+const SWEEP_SLIDE_M = 0.04
+const SWEEP_INSET_M = 0.03
+const PUSH_LEVER_FRACTION = 0.5
+const MIN_OPENING_WIDTH_M = 0.9
+const MAX_OPENING_WIDTH_M = 3.0
+const MIN_OPENING_HEIGHT_M = 2.0
+const MAX_OPENING_HEIGHT_M = 6.0
+const MIN_WALL_THICKNESS_M = 0.05
+const MAX_WALL_THICKNESS_M = 2.0
+const MAX_LOCKS = 3
+const BAR_REACH_M = 0.12
+const BUTTON_SIDE_OFFSET_M = 0.3
+const HANDLE_SIZE_M = Vector3(0.05, 0.3, 0.06)
+const SIDES = ["left", "right"]
+const LATCHES = ["none", "once", "always"]
+const LOCK_KINDS = ["bolt", "bar", "button"]
 
 # An animal's native AnimalBody and its script (avalon/sim/native_interface.py)
 const MOVE_REFUSED = 1

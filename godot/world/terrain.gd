@@ -13,6 +13,7 @@ const TerrainSampler = preload("res://native/terrain_sampler.gdns")  # native/te
 const TerrainFile = preload("res://world/terrain_file.gd")
 
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
+const TRUNKS_PER_BODY = 16
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
 # Opaque materials are drawn in order of render priority: the static world after everything else
 # (animals, items, the hands), so that llvmpipe rejects its fragments behind those by the depth
@@ -27,12 +28,19 @@ var heights = PoolRealArray()
 var max_slope = 0.0  # rise over run: the ground's height differs by at most this times the horizontal distance
 var sampler = null  # TerrainSampler: surface_height(x, z), the collider's surface, in native code
 var climbable = PoolByteArray()
+var tree_obstacles = []  # [x, z, radius in metres] per tree trunk (the terrain node is not scaled or moved)
 var lod_distances_m = []
 var chunk_centres = []  # Vector3 per chunk
-var chunk_levels = []  # per chunk: an Array of MeshInstance, finest first
+var chunk_half_sizes = []  # Vector3 per chunk: half its width along x and z
+var chunk_levels = []  # per chunk: an Array of MeshInstance (null until first shown), finest first
+var chunk_level_data = []  # per chunk: an Array of the levels' arrays (vertices, colours, indices)
 var chunk_shown = []  # per chunk: the index of the visible level
 var lod_viewer = Vector3(INF, INF, INF)
 var static_material = null  # the ShaderMaterial of terrain, water and plants (its fog: see _static_material)
+# AVALON_PROFILE=1 (`avalon world benchmark --profile`): what the renderer drew, summed over the
+# frames of this world, printed to the log (stderr: unbuffered) when the world is freed.
+var profiling = OS.get_environment("AVALON_PROFILE") == "1"
+var profiled = [0, 0, 0, 0]  # frames, draw calls, vertices, objects
 
 
 func _ready():
@@ -63,14 +71,15 @@ func load_data(world_dir):
 	var material = _static_material()
 	static_material = material
 	lod_distances_m = data.lod_distances_m
+	# A level's mesh is made when it is first shown: a reset builds one level per chunk, mostly
+	# the coarsest (most of an island is far away), and the same mesh whenever it is built.
 	for chunk in data.chunks:
 		var levels = []
-		for level in chunk.levels:
-			var instance = _mesh_instance(level, material)
-			instance.visible = false
-			levels.append(instance)
+		levels.resize(chunk.levels.size())
 		chunk_centres.append(chunk.centre)
+		chunk_half_sizes.append(chunk.half_size)
 		chunk_levels.append(levels)
+		chunk_level_data.append(chunk.levels)
 		chunk_shown.append(-1)
 	update_lod(Vector3.ZERO, true)
 	_mesh_instance(data.sea, material).name = "Sea"
@@ -117,13 +126,19 @@ func _mesh_instance(arrays_by_name, material):
 	return instance
 
 
-# Trees collide (and will be climbable): a cylinder per trunk, all in one static body.
+# Trees collide (and will be climbable): a cylinder per trunk, in static bodies of at most
+# TRUNKS_PER_BODY shapes under one "Trees" node. Bullet rebuilds a body's compound shape whenever a
+# shape is added, so one body for every trunk of a Huge island cost ~0.4 s a reset.
 func _add_tree_colliders(colliders):
-	var trees = StaticBody.new()
+	var trees = Spatial.new()
 	trees.name = "Trees"
-	trees.add_to_group("trees")
+	var body = null
 	for collider in colliders:
 		for i in range(collider.bases.size()):
+			if body == null or body.get_child_count() == TRUNKS_PER_BODY:
+				body = StaticBody.new()
+				body.add_to_group("trees")
+				trees.add_child(body)
 			var scale = collider.scales[i]
 			var trunk = CylinderShape.new()
 			trunk.radius = collider.radius_m * scale
@@ -131,7 +146,8 @@ func _add_tree_colliders(colliders):
 			var shape = CollisionShape.new()
 			shape.shape = trunk
 			shape.translation = collider.bases[i] + Vector3(0.0, trunk.height / 2.0, 0.0)
-			trees.add_child(shape)
+			body.add_child(shape)
+			tree_obstacles.append([shape.translation.x, shape.translation.z, trunk.radius])
 	add_child(trees)
 
 
@@ -150,15 +166,22 @@ func _add_collider():
 	add_child(body)
 
 
-# Shows, for every chunk, the level of detail for its horizontal distance from `viewer`.
+# Shows, for every chunk, the level of detail for the horizontal distance of its nearest point from `viewer`.
 # Cheap to call every step: it does nothing until the viewer has moved a few metres.
 func update_lod(viewer, force = false):
+	if profiling:
+		profiled[0] += 1
+		profiled[1] += int(Performance.get_monitor(Performance.RENDER_DRAW_CALLS_IN_FRAME))
+		profiled[2] += int(Performance.get_monitor(Performance.RENDER_VERTICES_IN_FRAME))
+		profiled[3] += int(Performance.get_monitor(Performance.RENDER_OBJECTS_IN_FRAME))
 	if not force and Vector2(viewer.x - lod_viewer.x, viewer.z - lod_viewer.z).length() < LOD_UPDATE_DISTANCE_M:
 		return
 	lod_viewer = viewer
 	for i in range(chunk_centres.size()):
 		var centre = chunk_centres[i]
-		var distance = Vector2(centre.x - viewer.x, centre.z - viewer.z).length()
+		var half_size = chunk_half_sizes[i]
+		# To the chunk's nearest point: whatever stands within the first distance has full detail.
+		var distance = Vector2(max(abs(centre.x - viewer.x) - half_size.x, 0.0), max(abs(centre.z - viewer.z) - half_size.z, 0.0)).length()
 		var level = 0
 		while level < lod_distances_m.size() and distance >= lod_distances_m[level]:
 			level += 1
@@ -166,8 +189,15 @@ func update_lod(viewer, force = false):
 		if level != chunk_shown[i]:
 			if chunk_shown[i] >= 0:
 				chunk_levels[i][chunk_shown[i]].visible = false
+			if chunk_levels[i][level] == null:
+				chunk_levels[i][level] = _mesh_instance(chunk_level_data[i][level], static_material)
 			chunk_levels[i][level].visible = true
 			chunk_shown[i] = level
+
+
+func _exit_tree():
+	if profiling and profiled[0] > 0:
+		printerr("avalon profile: frames %d draw_calls %d vertices %d objects %d" % profiled)
 
 
 # Whether the terrain surface at a world position can be climbed (nearest grid point).

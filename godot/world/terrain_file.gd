@@ -17,6 +17,11 @@ const Protocol = preload("res://generated/protocol.gd")
 const DataCheck = preload("res://native/data_check.gdns")  # native/data_check.c
 
 const MAX_FILE_BYTES = 1 << 30  # a pool array holds fewer than 2**31 bytes
+# A compressed file (avalon/datagen/export/marshal.py, store_compressed): this magic, the u32
+# length of the encoding, then the encoding as a zstd frame. The length is allocated before
+# decompressing, so it is bounded: 7x the largest file the exporter writes (the Huge island's).
+const COMPRESSED_MAGIC = "AVZ1"
+const MAX_DECOMPRESSED_BYTES = 1 << 28
 const MAX_DEPTH = 8  # nested arrays and dictionaries; the format uses 5 (data, chunks, chunk, levels, level)
 # The ranges of avalon/datagen/export/scene_ranges.py (tests/game/world/test_untrusted_worlds.py
 # keeps them equal): coordinates and lengths, other numbers, scales.
@@ -47,17 +52,31 @@ static func read(world_dir, data_file):
 	if size < 4 or size > MAX_FILE_BYTES:
 		file.close()
 		return {"error": "%s holds %d bytes: not a terrain data file" % [path, size]}
-	var length = file.get_32()
-	var bytes = file.get_buffer(length) if length == size - 4 else PoolByteArray()
+	var compressed = file.get_buffer(4).get_string_from_ascii() == COMPRESSED_MAGIC
+	if not compressed:
+		file.seek(0)
+	var header = 8 if compressed else 4
+	var length = file.get_32() if size >= header else 0
+	var stored = size - header
+	var valid_length = length <= MAX_DECOMPRESSED_BYTES and length > 0 if compressed else length == stored
+	var bytes = file.get_buffer(stored) if valid_length and stored > 0 else PoolByteArray()
 	file.close()
-	if length != size - 4:
-		return {"error": "%s holds %d bytes after its length prefix, which says %d: truncated or altered" % [path, size - 4, length]}
+	if compressed and not valid_length:
+		return {"error": "%s says it decompresses to %d bytes, expected 1 to %d: not a terrain data file this simulator reads" % [path, length, MAX_DECOMPRESSED_BYTES]}
+	if not valid_length:
+		return {"error": "%s holds %d bytes after its length prefix, which says %d: truncated or altered" % [path, stored, length]}
+	if compressed:
+		bytes = bytes.decompress(length, File.COMPRESSION_ZSTD) if stored > 0 else PoolByteArray()
+		if bytes.size() != length:
+			return {"error": "%s does not decompress to the %d bytes it says: truncated or altered" % [path, length]}
+		header = 0  # positions below are in the decompressed encoding
 	var check = DataCheck.new()
 	if check == null:
 		return {"error": "the simulator's native library did not load (godot/native/libavalon_native.so): run `make setup`"}
 	var bad_at = check.variant_layout_error(bytes, MAX_DEPTH)
 	if bad_at != 0:
-		return {"error": "%s is not a terrain data file this simulator reads: its encoding is malformed at byte %d" % [path, 4 + bad_at - 1]}
+		return {"error": "%s is not a terrain data file this simulator reads: its encoding is malformed at byte %d%s" % [
+			path, header + bad_at - 1, " of its decompressed encoding" if compressed else ""]}
 	var data = bytes2var(bytes, false)
 	var error = _data_error(data, check)
 	if error != "":
@@ -107,6 +126,9 @@ static func _data_error(data, check):
 			return "chunk %d has no finite centre" % i
 		if not _is_coordinate(chunk.centre):
 			return "chunk %d's centre is %s, expected each %s" % [i, var2str(chunk.centre), COORDINATE]
+		var half_size = chunk.get("half_size")
+		if typeof(half_size) != TYPE_VECTOR3 or not _is_finite_vector(half_size) or not _is_coordinate(half_size) or half_size.x < 0 or half_size.z < 0:
+			return "chunk %d's half_size is %s, expected a Vector3 of sizes from 0 to 1000000 m" % [i, var2str(half_size)]
 		var levels = chunk.get("levels")
 		if typeof(levels) != TYPE_ARRAY or levels.empty():
 			return "chunk %d has no levels of detail" % i

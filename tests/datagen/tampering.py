@@ -1,7 +1,7 @@
 """Ways to tamper with an exported world folder, for the tests of what loading one refuses.
 
 Tampering that should be caught by the scene check re-seals the folder (recomputes world.json's
-content hash), as an attacker would, so the hash cannot be what catches it.
+files hash), as an attacker would, so the hash cannot be what catches it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import attr
 import numpy as np
+import zstandard
 
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import content_hash, marshal
@@ -32,9 +33,9 @@ def copy_world(source: Path, target: Path) -> Path:
 
 
 def reseal(folder: Path) -> None:
-    """Recomputes world.json's content hash over the folder's files as they are now."""
+    """Recomputes world.json's files hash over the folder's files as they are now."""
     info = json.loads((folder / INFO).read_text())
-    info["content_hash"] = content_hash(folder)
+    info["files_hash"] = content_hash(folder)
     (folder / INFO).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
 
 
@@ -161,15 +162,25 @@ def decode(data: bytes, offset: int = 0):
     return marshal.PoolArray(kind, values), offset + size + (-size % 4 if kind == marshal.POOL_BYTE_ARRAY else 0)
 
 
-def read_terrain(folder: Path) -> dict:
+def terrain_encoding(folder: Path) -> bytes:
+    """terrain.bin's encoded variant, decompressed (without the file's header)."""
     data = (folder / TERRAIN).read_bytes()
-    value, end = decode(data, 4)
+    assert data[:4] == marshal.COMPRESSED_MAGIC
+    length, = struct.unpack_from("<I", data, 4)
+    encoding = zstandard.ZstdDecompressor().decompress(data[8:], max_output_size=length)
+    assert len(encoding) == length
+    return encoding
+
+
+def read_terrain(folder: Path) -> dict:
+    data = terrain_encoding(folder)
+    value, end = decode(data)
     assert end == len(data)
     return value
 
 
 def write_terrain(folder: Path, value: dict) -> None:
-    marshal.store_var(folder / TERRAIN, value)
+    marshal.store_compressed(folder / TERRAIN, value)
 
 
 def edit_terrain(folder: Path, edit: Callable[[dict], None]) -> None:

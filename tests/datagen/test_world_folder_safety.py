@@ -66,7 +66,7 @@ def test_every_tasks_untouched_worlds_are_accepted(task, tmp_path):
     for difficulty, seed in [(0.0, 0), (1.0, 3)]:
         folder = generate_world(task, difficulty, seed, tmp_path / f"{difficulty}-{seed}")
         info = read_world_info(folder)
-        assert (info.task, info.seed, info.content_hash) == (task, seed, content_hash(folder))
+        assert (info.task, info.seed, info.files_hash) == (task, seed, content_hash(folder))
 
 
 def test_a_world_with_every_entity_kind_and_fog_is_accepted(tmp_path):
@@ -237,7 +237,7 @@ def test_a_symlinked_data_file_is_refused_and_never_read(island, tmp_path):
 @pytest.mark.parametrize("extra", ["notes.txt", ".hidden", "world.tscn.orig"])
 def test_an_extra_file_is_refused(flat, extra):
     (flat / extra).write_text("anything")
-    refused(flat, "a world folder holds only terrain.bin, world.json, world.tscn; refusing anything else", file=extra)
+    refused(flat, "a world folder holds only buildings.bin, terrain.bin, world.json, world.tscn; refusing anything else", file=extra)
 
 
 def test_a_subfolder_and_a_fifo_are_refused(flat):
@@ -260,7 +260,7 @@ def test_a_changed_byte_fails_the_content_hash(island, where):
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01
     path.write_bytes(bytes(data))
-    refused(island, "content_hash is sha256:.* but the folder's files hash to sha256:.*: a file was changed", file="world.json")
+    refused(island, "files_hash is sha256:.* but the folder's files hash to sha256:.*: a file was changed", file="world.json")
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.5, 0.9, 0.999])
@@ -288,6 +288,10 @@ def test_a_truncated_data_file_fails_the_content_hash(island, fraction):
         ({"food_count": -2}, "food_count is -2"),
         ({"task": "../../x"}, "task is '../../x', expected a task name"),
         ({"content_hash": "md5:00"}, "content_hash is 'md5:00', expected 'sha256:' and 64"),
+        ({"files_hash": "sha256:0"}, "files_hash is 'sha256:0', expected 'sha256:' and 64"),
+        ({"format_version": 1},
+         r"format_version 1, this version reads 2; regenerate the world \(format 1 folders load with avalon world-format-1\)"),
+        ({"format_version": 7}, r"format_version 7, this version reads 2; regenerate the world$"),
         ({"generator_version": "x" * 100}, "generator_version is"),
         ({"format_version": True}, "'format_version' is True, expected int"),
         ({"surprise": 1}, r"unknown key\(s\) \['surprise'\]"),

@@ -280,9 +280,9 @@ def test_corrupt_world_scene_is_reported_and_the_simulator_keeps_serving(tmp_pat
         env.reset(seed=0)
         pid = env.simulator_pid
         # Refused before Godot (content hash); Godot's own answers: tests/game/world/test_untrusted_worlds.py
-        with pytest.raises(WorldLoadError, match=f"{broken}/world.json: content_hash .* a file was changed"):
+        with pytest.raises(WorldLoadError, match=f"{broken}/world.json: files_hash .* a file was changed"):
             env.reset(options={"world_dir": str(broken)})
-        with pytest.raises(WorldLoadError, match=f"{no_spawn}/world.json: content_hash .* a file was changed"):
+        with pytest.raises(WorldLoadError, match=f"{no_spawn}/world.json: files_hash .* a file was changed"):
             env.reset(options={"world_dir": str(no_spawn)})
         with pytest.raises(WorldLoadError, match=f"{tmp_path / 'missing'} does not exist"):
             env.reset(options={"world_dir": str(tmp_path / "missing")})

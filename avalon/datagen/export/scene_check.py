@@ -9,7 +9,8 @@ data, and its scene must be exactly of the form the exporter writes before Godot
   ``[sub_resource]`` and ``[node]`` headers with the attributes the exporter writes; any other
   section (``[connection]``, ``[editable]``, ...) is refused;
 - ext_resources: only the project's own scenes the exporter instances (:data:`ENTITY_SCENES`,
-  :data:`SKY_DOME_SCENE`, :data:`TERRAIN_SCENE`), as ``PackedScene``; never a script;
+  :data:`SKY_DOME_SCENE`, :data:`TERRAIN_SCENE`, :data:`BUILDINGS_SCENE`), as ``PackedScene``;
+  never a script;
 - sub_resources: only the types the exporter writes, each with only the properties it writes
   (:data:`SUB_RESOURCE_PROPERTIES`);
 - nodes: the tree the exporter writes, each name with its type or scene (:data:`NODE_LAYOUT`;
@@ -22,8 +23,12 @@ data, and its scene must be exactly of the form the exporter writes before Godot
 - every number within what the simulator can hold (:mod:`avalon.datagen.export.scene_ranges`:
   transforms are rotations with an origin within reach, colours in [0, 1], coordinates, lengths,
   scales and other numbers bounded);
-- ``data_file`` (the only exported property any instanced script uses as a path: the terrain's)
-  is a bare name of an allowed data file, :data:`DATA_FILES`.
+- a door (an instance of a door scene, :data:`scene_text.DOOR_SCENES`) exactly as the exporter
+  writes it: its properties, their ranges and locks its mechanism can hold
+  (:mod:`avalon.datagen.export.door_rows`), refused naming the node;
+- ``data_file`` (the only exported property any instanced script uses as a path: the terrain's
+  and the buildings') is the bare name of the one data file that node reads,
+  :data:`DATA_FILE_SCENES`.
 
 Everything else is refused with :class:`~avalon.errors.WorldLoadError` naming the file, the
 line and the reason.
@@ -36,16 +41,26 @@ import re
 
 import attr
 
+from avalon.datagen.export.door_rows import DOOR_SCENE_MECHANISMS, door_row_error
 from avalon.datagen.export.scene_ranges import PLACEMENT_ALIASES, range_error
-from avalon.datagen.export.scene_text import ENTITY_SCENES, GROUND_GROUP, SKY_DOME_SCENE, TERRAIN_DATA_FILE, TERRAIN_SCENE
+from avalon.datagen.export.scene_text import (
+    BUILDINGS_DATA_FILE,
+    BUILDINGS_SCENE,
+    ENTITY_SCENES,
+    GROUND_GROUP,
+    SKY_DOME_SCENE,
+    TERRAIN_DATA_FILE,
+    TERRAIN_SCENE,
+)
 from avalon.errors import WorldLoadError
 
 #: The scenes a world may instance: exactly those the exporter uses.
-ALLOWED_SCENES: frozenset[str] = frozenset(ENTITY_SCENES.values()) | {SKY_DOME_SCENE, TERRAIN_SCENE}
+ENTITY_SCENE_PATHS: frozenset[str] = frozenset(ENTITY_SCENES.values()) | frozenset(DOOR_SCENE_MECHANISMS)
+ALLOWED_SCENES: frozenset[str] = ENTITY_SCENE_PATHS | {SKY_DOME_SCENE, TERRAIN_SCENE, BUILDINGS_SCENE}
+#: Instanced scenes whose ``data_file`` property names a file in the folder, and that file's name.
+DATA_FILE_SCENES: dict[str, str] = {TERRAIN_SCENE: TERRAIN_DATA_FILE, BUILDINGS_SCENE: BUILDINGS_DATA_FILE}
 #: Data files a world folder may hold beside world.tscn and world.json.
-DATA_FILES: frozenset[str] = frozenset({TERRAIN_DATA_FILE})
-#: Instanced scenes whose ``data_file`` property names a file in the folder.
-DATA_FILE_SCENES: frozenset[str] = frozenset({TERRAIN_SCENE})
+DATA_FILES: frozenset[str] = frozenset(DATA_FILE_SCENES.values())
 DATA_FILE_PROPERTY = "data_file"
 
 # Value kinds. "plain" is any of the plain forms (an instanced node's property).
@@ -89,7 +104,8 @@ ENTITY_PARENT = "Entities"
 NODE_LAYOUT: dict[str, dict[str, str]] = {
     ".": {
         "Environment": "WorldEnvironment", "Sun": "DirectionalLight", "SkyDome": SKY_DOME_SCENE,
-        "Ground": "StaticBody", "Terrain": TERRAIN_SCENE, ENTITY_PARENT: "Spatial", "SpawnPoint": "Position3D",
+        "Ground": "StaticBody", "Terrain": TERRAIN_SCENE, "Buildings": BUILDINGS_SCENE, ENTITY_PARENT: "Spatial",
+        "SpawnPoint": "Position3D",
     },
     "Ground": {"Mesh": "MeshInstance", "Shape": "CollisionShape"},
 }
@@ -161,6 +177,8 @@ class _SceneChecker:
         self.allowed: dict[str, str] | None = None  # the current section's properties → kinds (None: plain)
         self.seen: set[str] = set()  # the current section's properties so far
         self.instance: str | None = None  # the current node's instanced scene
+        self.path = "."  # the current node's path
+        self.door_values: dict[str, str] | None = None  # a door node's property texts so far
         self.load_steps = 0
         self.data_files: set[str] = set()
         self.needs_data_file = False
@@ -226,7 +244,7 @@ class _SceneChecker:
         if path not in ALLOWED_SCENES:
             raise _Refusal(
                 f"ext_resource {_quote(path)}: a world may use only the project's own scenes the exporter places "
-                f"(res://entities/..., {SKY_DOME_SCENE}, {TERRAIN_SCENE}), never scripts or other files"
+                f"(res://entities/..., {SKY_DOME_SCENE}, {TERRAIN_SCENE}, {BUILDINGS_SCENE}), never scripts or other files"
             )
         if type_name != "PackedScene":
             raise _Refusal(f"ext_resource {_quote(path)} of type {_quote(type_name)}: exported scenes use PackedScene only")
@@ -276,6 +294,8 @@ class _SceneChecker:
         if refused:
             raise _Refusal(f"node {_quote(path)} joins group(s) {refused}, which the exporter never gives it")
         self.instance = None if type_name else what
+        self.path = path
+        self.door_values = {} if self.instance in DOOR_SCENE_MECHANISMS else None
         self.needs_data_file = self.instance in DATA_FILE_SCENES
         self.allowed = NODE_PROPERTIES[type_name] if type_name else None
         self.nodes.add(path)
@@ -286,13 +306,18 @@ class _SceneChecker:
         if parent is None:
             return frozenset({ROOT_NODE_TYPE})
         if parent == ENTITY_PARENT:
-            return frozenset(ENTITY_SCENES.values())
+            return ENTITY_SCENE_PATHS
         child = NODE_LAYOUT.get(parent, {}).get(name)
         return frozenset({child}) if child else frozenset()
 
     def _close_section(self) -> None:
         if self.needs_data_file:
             raise _Refusal(f"a {self.instance} node without {DATA_FILE_PROPERTY} (the exporter always writes it)")
+        if self.door_values is not None:
+            reason = door_row_error(self.instance, self.door_values)
+            self.door_values = None
+            if reason is not None:
+                raise _Refusal(f"door node {_quote(self.path)}: {reason}")
         self.seen = set()
 
     def _new_id(self, text: str, table: dict, what: str) -> int:
@@ -319,13 +344,14 @@ class _SceneChecker:
         self.seen.add(key)
         kind = _kind(value)
         if self.allowed is None:  # an instanced node: entity params are open-ended, values plain
-            if key in PLACEMENT_ALIASES:
-                raise _Refusal(f"a {key!r} property: a node is placed by its transform only, as the exporter writes it")
-            if kind not in PLAIN_KINDS:
-                raise _Refusal(f"property {key!r} = {_short(value)}: an instanced node takes plain values only")
-            if key == DATA_FILE_PROPERTY:
-                self._data_file(value, kind)
-            _check_range(key, value, kind)
+            if self.door_values is None:
+                self._instance_property(key, value, kind)
+                return
+            try:
+                self._instance_property(key, value, kind)
+            except _Refusal as refusal:
+                raise _Refusal(f"door node {_quote(self.path)}: {refusal}") from None
+            self.door_values[key] = value
             return
         if key not in self.allowed:
             known = sorted(self.allowed) or "none"
@@ -341,14 +367,24 @@ class _SceneChecker:
         else:
             _check_range(key, value, kind)
 
+    def _instance_property(self, key: str, value: str, kind: str | None) -> None:
+        if key in PLACEMENT_ALIASES:
+            raise _Refusal(f"a {key!r} property: a node is placed by its transform only, as the exporter writes it")
+        if kind not in PLAIN_KINDS:
+            raise _Refusal(f"property {key!r} = {_short(value)}: an instanced node takes plain values only")
+        if key == DATA_FILE_PROPERTY:
+            self._data_file(value, kind)
+        _check_range(key, value, kind)
+
     def _data_file(self, value: str, kind: str) -> None:
         if self.instance not in DATA_FILE_SCENES:
             raise _Refusal(f"{DATA_FILE_PROPERTY} on a {self.instance} node: only {sorted(DATA_FILE_SCENES)} read data files")
         name = _string(value, DATA_FILE_PROPERTY) if kind == STRING else None
-        if name not in DATA_FILES:
+        expected = DATA_FILE_SCENES[self.instance]
+        if name != expected:
             raise _Refusal(
                 f"{DATA_FILE_PROPERTY} = {_short(value)}: must be the bare name of a data file in the world folder, "
-                f"one of {sorted(DATA_FILES)}"
+                f"one of {[expected]} (what a {self.instance} node reads)"
             )
         self.data_files.add(name)
         self.needs_data_file = False

@@ -146,27 +146,38 @@ KINDS_AT_LEVEL: tuple[frozenset, ...] = (
     frozenset(kind for kind in SHAPES if kind.is_tree),
 )
 
-_PART_CACHE: dict[tuple[SceneryKind, int, int], tuple[np.ndarray, np.ndarray]] = {}
+#: Segments around each part at each level of detail (finest first), as a share of its own (at
+#: least MIN_SEGMENTS); and whether tree trunks are drawn: beyond the second level's distance a
+#: trunk is narrower than a pixel of a 96-pixel observation.
+SEGMENT_SHARE_AT_LEVEL = (1.0, 0.75, 0.5)
+TRUNKS_AT_LEVEL = (True, True, False)
+MIN_SEGMENTS = 4
+
+_PART_CACHE: dict[tuple[SceneryKind, int, int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _part_geometry(kind: SceneryKind, index: int, lighting: Lighting) -> tuple[np.ndarray, np.ndarray]:
-    """(vertices, baked shading colours) of one part at scale 1, cached per lighting."""
-    key = (kind, index, hash(lighting))
+def _part_geometry(kind: SceneryKind, index: int, lighting: Lighting, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, baked shading colours) of one part at scale 1 and a level of detail, cached per lighting."""
+    key = (kind, index, hash(lighting), level)
     if key not in _PART_CACHE:
         part = SHAPES[kind][index]
-        vertices, normals, _ = _primitive(part)
+        segments = max(MIN_SEGMENTS, math.ceil(part.segments * SEGMENT_SHARE_AT_LEVEL[level]))
+        vertices, normals, _ = _primitive(part._replace(segments=min(part.segments, segments)))
         _PART_CACHE[key] = (vertices, _yaw_averaged_shading(normals, part.color, lighting))
     return _PART_CACHE[key]
 
 
-def scenery_geometry(instances, lighting: Lighting) -> tuple[np.ndarray, np.ndarray]:
-    """World-space triangle soup (vertices, colours) of ``instances``: three vertices a triangle."""
+def scenery_geometry(instances, lighting: Lighting, level: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """World-space triangle soup (vertices, colours) of ``instances`` at a level of detail
+    (0: finest): three vertices a triangle."""
     vertices, colors = [np.zeros((0, 3))], [np.zeros((0, 3))]
     for item in instances:
         c, s, k = math.cos(item.yaw_rad), math.sin(item.yaw_rad), item.scale
         rotation = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]) * k
         for index, part in enumerate(SHAPES[item.kind]):
-            part_vertices, shading = _part_geometry(item.kind, index, lighting)
+            if not TRUNKS_AT_LEVEL[level] and item.kind.is_tree and part is TRUNKS[item.kind]:
+                continue
+            part_vertices, shading = _part_geometry(item.kind, index, lighting, level)
             vertices.append(part_vertices @ rotation.T + np.asarray(item.position))
             tint = np.asarray(item.color) if part.color == WHITE else 1.0
             colors.append(np.clip(shading * tint, 0.0, 1.0))

@@ -2,22 +2,29 @@
 
 Under software rendering every draw call has a large fixed cost, so all static geometry of a
 region (terrain surface, water over its wet cells, the scenery standing on it) is one mesh with
-one unshaded vertex-colour material. The grid is cut into at most ``MAX_CHUNKS_PER_SIDE`` squared
+one unshaded vertex-colour material. The grid is cut into at most ``max_chunks_per_side`` squared
 chunks (the renderer culls chunks outside the view). Each chunk has one mesh per level of
-detail: every ``step`` grid points, for the steps in ``LOD_STEPS``, with fewer small plants
-(``scenery_data.KINDS_AT_LEVEL``); the simulator shows the level whose distance band
-(``LOD_DISTANCES_M``) holds the chunk's distance from the camera. Coarser levels hang a skirt
-from their edges, deep enough to cover any crack against a finer neighbour. Every cell is split into two
-triangles along the diagonal from (col + 1, row) to (col, row + 1), the diagonal Bullet's height
-field uses, so at full detail the surface the agent stands on is exactly the surface it sees;
-the collider always has full detail. Lighting is baked into vertex colours
-(:mod:`avalon.datagen.lighting`); the terrain is drawn unshaded.
+detail: every ``step`` grid points, ``step`` starting from ``LOD_STEPS`` and doubled while the
+surface stays within the level's tolerances (``HEIGHT_TOLERANCE_M``, ``COLOR_TOLERANCE``), with
+fewer and simpler plants (``scenery_data.KINDS_AT_LEVEL``, ``SEGMENT_SHARE_AT_LEVEL``); the
+simulator shows the level whose distance band (``LOD_DISTANCES_M``) holds the distance of the
+chunk's nearest point from the camera. Coarser meshes hang a skirt from their edges, deep
+enough to cover any crack against a finer neighbour. Every cell is split into two triangles along
+the diagonal from (col + 1, row) to (col, row + 1), the diagonal Bullet's height field uses, so
+at full detail the surface the agent stands on is the surface it sees, within 1 cm; the collider
+always has full detail. Lighting is baked into vertex colours (:mod:`avalon.datagen.lighting`);
+the terrain is drawn unshaded.
+
+Two encodings of the same world (:class:`MeshEncoding`): ``SHIPPED``, what the folder holds, and
+``CANONICAL`` (format 4: fixed steps, a quad per wet cell, full plants, 8x8 chunks), which the
+content hash is defined over, so that it names the world's content whatever encoding ships it.
 """
 
 from __future__ import annotations
 
 import math
 
+import attr
 import numpy as np
 
 from avalon.datagen.export import marshal
@@ -28,9 +35,49 @@ from avalon.datagen.world import Lighting, Terrain
 MAX_CHUNKS_PER_SIDE = 8
 MIN_CHUNK_CELLS = 16
 LOD_STEPS = (1, 2, 4)
-#: A chunk whose centre is nearer than LOD_DISTANCES_M[i] (metres, horizontally) uses LOD_STEPS[i].
+#: A chunk whose nearest point is nearer than LOD_DISTANCES_M[i] (metres, horizontally) uses
+#: LOD_STEPS[i] (the canonical encoding: whose centre is).
 LOD_DISTANCES_M = (12.0, 32.0)
-TERRAIN_FORMAT_VERSION = 4
+#: A level's step doubles (up to MAX_STEP) while the coarser surface stays within these of the
+#: full grid at every grid point of the chunk: heights in metres, colours in [0, 1] per channel.
+#: Flat, evenly coloured ground (a yard, a beach, the sea floor) is drawn with few triangles, and
+#: at full detail the picture differs from the full grid's by at most about one colour level.
+HEIGHT_TOLERANCE_M = (0.01, 0.05, 0.2)
+COLOR_TOLERANCE = (1.5 / 255, 4.0 / 255, 8.0 / 255)
+MAX_STEP = 16
+TERRAIN_FORMAT_VERSION = 5
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class MeshEncoding:
+    """How the meshes of ``terrain.bin`` are built from the same world."""
+
+    format_version: int
+    #: Each level's step coarsened while the surface stays within its tolerances (_coarsest_step).
+    adaptive_steps: bool
+    #: Wet cells merged into rectangles (_merged_runs) rather than a quad each.
+    merged_water: bool
+    #: Plants with fewer segments, and trees without trunks, at coarser levels.
+    plant_levels: bool
+    #: Each chunk's horizontal half size ("half_size": x, 0, z), so that its level follows its
+    #: nearest point's distance: whatever stands within LOD_DISTANCES_M[0] is drawn at full detail.
+    chunk_sizes: bool
+    #: Chunks per side at most (each at least MIN_CHUNK_CELLS cells wide): smaller chunks let the
+    #: levels follow the distance more closely, at one draw call per chunk in view.
+    max_chunks_per_side: int = MAX_CHUNKS_PER_SIDE
+    #: And each chunk at least this wide (metres; 0: MIN_CHUNK_CELLS cells only): a fine grid
+    #: (stack's 0.25 m) must not multiply the draw calls.
+    min_chunk_m: float = 0.0
+
+
+#: What the exporter ships (read by godot/world/terrain.gd).
+SHIPPED = MeshEncoding(format_version=TERRAIN_FORMAT_VERSION, adaptive_steps=True, merged_water=True, plant_levels=True,
+                       chunk_sizes=True, max_chunks_per_side=16, min_chunk_m=8.0)
+#: The encoding a world's content hash is defined over (terrain.bin format 4, every level at its
+#: fixed step, a quad per wet cell, full plants): the world's content, whatever the shipped
+#: encoding, so that evaluation sets' manifests pin the same hashes across encodings.
+CANONICAL = MeshEncoding(format_version=4, adaptive_steps=False, merged_water=False, plant_levels=False,
+                         chunk_sizes=False)
 
 
 def vertex_normals(heights: np.ndarray, cell_size_m: float) -> np.ndarray:
@@ -55,6 +102,37 @@ def _lod_points(start: int, end: int, step: int) -> np.ndarray:
     """Grid indices from start to end every ``step``, always including both ends."""
     points = list(range(start, end, step)) + [end]
     return np.array(points)
+
+
+def _interpolated(values: np.ndarray, rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
+    """``values`` (rows, cols, channels) at every grid point as drawn from only the points ``rr`` x
+    ``cc`` (relative indices, both ends included): planar over each coarse cell's two triangles,
+    split along the diagonal the meshes use."""
+    rows, cols = values.shape[:2]
+    k = np.clip(np.searchsorted(rr, np.arange(rows), side="right") - 1, 0, len(rr) - 2)
+    m = np.clip(np.searchsorted(cc, np.arange(cols), side="right") - 1, 0, len(cc) - 2)
+    v = ((np.arange(rows) - rr[k]) / (rr[k + 1] - rr[k]))[:, None, None]
+    u = ((np.arange(cols) - cc[m]) / (cc[m + 1] - cc[m]))[None, :, None]
+    top_left, top_right = values[np.ix_(rr[k], cc[m])], values[np.ix_(rr[k], cc[m + 1])]
+    bottom_left, bottom_right = values[np.ix_(rr[k + 1], cc[m])], values[np.ix_(rr[k + 1], cc[m + 1])]
+    first = top_left + u * (top_right - top_left) + v * (bottom_left - top_left)
+    second = bottom_right + (1 - u) * (bottom_left - bottom_right) + (1 - v) * (top_right - bottom_right)
+    return np.where(u + v <= 1, first, second)
+
+
+def _coarsest_step(heights: np.ndarray, colors: np.ndarray, step: int, level: int) -> int:
+    """The largest of ``step``, 2 ``step``, 4 ``step`` ... (at most MAX_STEP) whose surface over
+    this chunk's ``heights`` and ``colors`` stays within the level's tolerances."""
+    rows, cols = heights.shape
+    while step * 2 <= MAX_STEP and step * 2 < max(rows, cols):
+        coarser = step * 2
+        rr, cc = _lod_points(0, rows - 1, coarser), _lod_points(0, cols - 1, coarser)
+        if np.abs(_interpolated(heights[:, :, None], rr, cc)[:, :, 0] - heights).max() > HEIGHT_TOLERANCE_M[level]:
+            break
+        if np.abs(_interpolated(colors, rr, cc) - colors).max() > COLOR_TOLERANCE[level]:
+            break
+        step = coarser
+    return step
 
 
 def _skirt(vertices: np.ndarray, colors: np.ndarray, rows: int, cols: int, depth_m: float):
@@ -87,14 +165,38 @@ def _quads(corners: np.ndarray, height_m: float) -> tuple[np.ndarray, np.ndarray
     return vertices, (base + np.array([0, 1, 3, 1, 2, 3])).reshape(-1)
 
 
-def _wet_cells(heights: np.ndarray, xs: np.ndarray, zs: np.ndarray, water_height_m: float) -> np.ndarray:
-    """x, z corners (n, 4, 2) of every grid cell with a corner below the water line. Water is
-    drawn only there: a plane under the whole island would be shaded and then overdrawn."""
+def _wet_cells(heights: np.ndarray, xs: np.ndarray, zs: np.ndarray, water_height_m: float, merged: bool = True) -> np.ndarray:
+    """x, z corners (n, 4, 2) of rectangles that together cover exactly the grid cells with a
+    corner below the water line. Water is drawn only there: a plane under the whole island would
+    be shaded and then overdrawn. Neighbouring wet cells are merged (a row's runs of wet cells,
+    then runs of the same columns in consecutive rows): the water is flat and of one colour, so
+    the picture is the same with far fewer triangles. Unless ``merged``: a quad per cell."""
     wet = heights < water_height_m
     cells = wet[:-1, :-1] | wet[1:, :-1] | wet[:-1, 1:] | wet[1:, 1:]
-    rows, cols = np.nonzero(cells)
-    x0, x1, z0, z1 = xs[cols], xs[cols + 1], zs[rows], zs[rows + 1]
+    if merged:
+        rectangles = np.array(_merged_runs(cells), np.int64).reshape(-1, 4)
+    else:
+        rows, cols = np.nonzero(cells)
+        rectangles = np.stack([rows, rows + 1, cols, cols + 1], axis=1)
+    r0, r1, c0, c1 = rectangles.T
+    x0, x1, z0, z1 = xs[c0], xs[c1], zs[r0], zs[r1]
     return np.stack([x0, z0, x1, z0, x1, z1, x0, z1], axis=1).reshape(-1, 4, 2)
+
+
+def _merged_runs(cells: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """(r0, r1, c0, c1) cell ranges (end exclusive) covering the true cells once each: every row's
+    runs, a run extended downwards while the next row has a run of the same columns."""
+    rectangles, open_runs = [], {}  # open_runs: (c0, c1) -> first row
+    padded = np.zeros((cells.shape[0] + 1, cells.shape[1] + 2), bool)
+    padded[:-1, 1:-1] = cells
+    for r in range(padded.shape[0]):
+        edges = np.flatnonzero(np.diff(padded[r].astype(np.int8)))
+        runs = set(zip(edges[0::2].tolist(), edges[1::2].tolist()))
+        for run in [run for run in open_runs if run not in runs]:
+            rectangles.append((open_runs.pop(run), r, *run))
+        for run in sorted(runs - open_runs.keys()):
+            open_runs[run] = r
+    return sorted(rectangles)
 
 
 def sea_ring(half_size_m: float, water_height_m: float) -> tuple[np.ndarray, np.ndarray]:
@@ -106,9 +208,10 @@ def sea_ring(half_size_m: float, water_height_m: float) -> tuple[np.ndarray, np.
     return _quads(corners, water_height_m)
 
 
-def chunk_bounds(rows: int, cols: int) -> list[tuple[int, int, int, int]]:
+def chunk_bounds(rows: int, cols: int, max_chunks_per_side: int = MAX_CHUNKS_PER_SIDE,
+                 min_chunk_cells: int = MIN_CHUNK_CELLS) -> list[tuple[int, int, int, int]]:
     """(r0, r1, c0, c1) grid-point bounds (inclusive) of every chunk of a rows x cols grid."""
-    chunk_cells = max(MIN_CHUNK_CELLS, math.ceil((max(rows, cols) - 1) / MAX_CHUNKS_PER_SIDE))
+    chunk_cells = max(min_chunk_cells, math.ceil((max(rows, cols) - 1) / max_chunks_per_side))
     return [
         (r0, min(r0 + chunk_cells, rows - 1), c0, min(c0 + chunk_cells, cols - 1))
         for r0 in range(0, rows - 1, chunk_cells)
@@ -128,8 +231,9 @@ def max_slope(heights: np.ndarray, cell_size_m: float) -> float:
     return float(np.nextafter(np.float32(steepest), np.float32(np.inf)))
 
 
-def terrain_data(terrain: Terrain, scenery, lighting: Lighting) -> dict:
-    """Everything ``godot/world/terrain.gd`` needs, as a dict for :func:`marshal.store_var`."""
+def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEncoding = SHIPPED) -> dict:
+    """Everything ``godot/world/terrain.gd`` needs, as a dict for :func:`marshal.store_var`, with
+    its meshes built as ``encoding`` says."""
     heightmap = terrain.heightmap
     heights = np.asarray(heightmap.heights, np.float32)
     rows, cols = heights.shape
@@ -140,13 +244,21 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting) -> dict:
     water_color = lit_colors(np.array(WATER_COLOR), np.array([0.0, 1.0, 0.0]), lighting)
     positions = np.array([item.position for item in scenery], np.float64).reshape(-1, 3)
     chunks = []
-    for r0, r1, c0, c1 in chunk_bounds(rows, cols):
+    min_chunk_cells = max(MIN_CHUNK_CELLS, math.ceil(encoding.min_chunk_m / cell - 1e-9))
+    for r0, r1, c0, c1 in chunk_bounds(rows, cols, encoding.max_chunks_per_side, min_chunk_cells):
         full = heights[r0 : r1 + 1, c0 : c1 + 1]
         inside = _in_chunk(positions, xs, zs, r0, r1, c0, c1, last_row=r1 == rows - 1, last_col=c1 == cols - 1)
-        here = [item for item, keep in zip(scenery, inside) if keep]
-        wet_vertices, wet_indices = _quads(_wet_cells(full, xs[c0 : c1 + 1], zs[r0 : r1 + 1], water), water)
+        here = [scenery[i] for i in np.flatnonzero(inside)]
+        wet_vertices, wet_indices = _quads(_wet_cells(full, xs[c0 : c1 + 1], zs[r0 : r1 + 1], water, encoding.merged_water), water)
         levels = []
-        for level, step in enumerate(LOD_STEPS):
+        full_colors = colors[r0 : r1 + 1, c0 : c1 + 1].astype(np.float64)
+        step = 1
+        for level, base_step in enumerate(LOD_STEPS):
+            # (a finer level's step is within this level's looser tolerances too)
+            if encoding.adaptive_steps:
+                step = _coarsest_step(full.astype(np.float64), full_colors, max(base_step, step), level)
+            else:
+                step = base_step
             rr, cc = _lod_points(r0, r1, step), _lod_points(c0, c1, step)
             grid_x, grid_z = np.meshgrid(xs[cc], zs[rr])
             vertices = np.stack([grid_x, heights[np.ix_(rr, cc)], grid_z], axis=-1).reshape(-1, 3)
@@ -156,16 +268,20 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting) -> dict:
                 # Deep enough to cover the coarse surface's largest departure from the full one.
                 vertices, level_colors, skirt = _skirt(vertices, level_colors, len(rr), len(cc), float(np.ptp(full)) + 0.5)
                 indices = np.concatenate([indices, skirt])
-            plants, plant_colors = scenery_geometry([i for i in here if i.kind in KINDS_AT_LEVEL[level]], lighting)
+            kinds = KINDS_AT_LEVEL[level]
+            plants, plant_colors = scenery_geometry([i for i in here if i.kind in kinds], lighting, level if encoding.plant_levels else 0)
             parts = [(vertices, level_colors, indices),
                      (wet_vertices, np.broadcast_to(water_color, wet_vertices.shape), wet_indices),
                      (plants, plant_colors, np.arange(len(plants)))]
             levels.append(_merge(parts))
         centre = marshal.vector3((xs[c0] + xs[c1]) / 2, float(full.mean()), (zs[r0] + zs[r1]) / 2)
-        chunks.append({"centre": centre, "levels": levels})
+        chunk = {"centre": centre, "levels": levels}
+        if encoding.chunk_sizes:
+            chunk["half_size"] = marshal.vector3((xs[c1] - xs[c0]) / 2, 0.0, (zs[r1] - zs[r0]) / 2)
+        chunks.append(chunk)
     sea_vertices, sea_indices = sea_ring(float(xs[-1]), water)
     return {
-        "format_version": TERRAIN_FORMAT_VERSION,
+        "format_version": encoding.format_version,
         "rows": rows,
         "cols": cols,
         "cell_size_m": float(cell),

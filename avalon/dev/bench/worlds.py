@@ -9,11 +9,15 @@ With ``carry`` (``--carry``) each task row with a tool gets a second row measure
 holding and moving an item (:class:`~avalon.dev.bench.moving_items.CarryActor`: a stone or log carried, the
 boulder pushed) in a ``mouse_keyboard`` simulator of its own, beside that simulator's trivial
 world under random actions; its last column is the share of timed steps that held or pushed the item.
+
+With ``profile`` (``--profile``) a second table says where each row's step goes
+(:mod:`avalon.dev.bench.world_profile`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import statistics
 import sys
@@ -29,6 +33,7 @@ from avalon.datagen.export import export_world
 from avalon.datagen.terrain import WORLD_SIZES_M
 from avalon.dev.bench.figure_files import save_figures
 from avalon.dev.bench.moving_items import CarryActor, movable_item
+from avalon.dev.bench.world_profile import Drawn, StepClock, StepProfile, format_profiles, profiling_simulators
 from avalon.env.avalon_env import AvalonEnv
 from avalon.env.config import EnvConfig
 from avalon.sim.settings import RENDERERS
@@ -36,6 +41,11 @@ from avalon.tasks import TASKS, build_world, check_task, smoke_world, task_for
 from avalon.tasks.kit.assembly import OutdoorTaskConfig
 
 WARMUP_STEPS = 50
+#: The options that add rows or a table, and what each adds.
+EXTRA_TABLES = {
+    "--carry": "also rows with the agent carrying a stone or log, or pushing a boulder (mouse_keyboard)",
+    "--profile": "also say where each row's step goes: both processes' CPU time, draw calls, vertices drawn",
+}
 
 
 def registered_tasks() -> tuple[str, ...]:
@@ -59,6 +69,8 @@ class WorldBenchOptions:
     sizes: tuple[str, ...] = tuple(WORLD_SIZES_M)
     #: Rows with the agent carrying or pushing an item too (see the module doc).
     carry: bool = False
+    #: A second table: where each row's step goes.
+    profile: bool = False
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -74,6 +86,8 @@ class Row:
     steps_per_second: float
     #: Share of the timed steps in which the agent held or pushed an item (carry rows; None otherwise).
     moving_fraction: Optional[float] = None
+    #: Where a step goes (``profile`` runs; None otherwise): each field the median over the worlds.
+    profile: Optional[StepProfile] = None
 
 
 def _folder_mb(folder: Path) -> float:
@@ -115,8 +129,10 @@ def _carry_through(env: AvalonEnv, world, steps: int, seed: int, options: dict) 
 
 
 def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: list, work: Path,
-             carry: bool = False) -> Row:
-    samples = []
+             carry: bool = False, log_dir: Optional[Path] = None) -> Row:
+    """One row: the medians over ``seeds`` worlds; with ``log_dir`` (the simulator's log folder,
+    started with :func:`profiling_simulators`) its step profile too."""
+    samples, profiles = [], []
     for seed in range(seeds):
         started = time.perf_counter()
         world = build(seed)
@@ -131,7 +147,12 @@ def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: l
             stepping_s, moving = _carry_through(env, world, timed, seed, options)
         else:
             _step_through(env, actions[:WARMUP_STEPS], seed, options)
+            clock = StepClock(env.simulator_pid, log_dir) if log_dir is not None else None
             stepping_s, moving = _step_through(env, actions[WARMUP_STEPS:], seed, options), None
+            if clock is not None:
+                elapsed = clock.elapsed(timed)
+                env.reset(seed=seed, options=options)  # frees the world: its terrain logs what it drew
+                profiles.append(clock.with_drawn(elapsed))
         samples.append(
             (world.ground.size_m, built - started, exported - built, exported - started, _folder_mb(folder),
              loaded - exported, timed / stepping_s, moving)
@@ -139,7 +160,16 @@ def _measure(env: AvalonEnv, build: Callable, label: str, seeds: int, actions: l
         shutil.rmtree(folder, ignore_errors=True)
     columns = list(zip(*samples))
     return Row(label, *(statistics.median(column) for column in columns[:-1]),
-               moving_fraction=statistics.median(columns[-1]) if carry else None)
+               moving_fraction=statistics.median(columns[-1]) if carry else None, profile=_median_profile(profiles))
+
+
+def _median_profile(profiles: list[StepProfile]) -> Optional[StepProfile]:
+    """Each time's median over the worlds, and the median of what was drawn where it was logged."""
+    if not profiles:
+        return None
+    times = [statistics.median(column) for column in zip(*[attr.astuple(p, recurse=False)[:4] for p in profiles])]
+    drawn = [p.drawn for p in profiles if p.drawn is not None]
+    return StepProfile(*times, drawn=Drawn(*(statistics.median(column) for column in zip(*map(attr.astuple, drawn)))) if drawn else None)
 
 
 def smoke_row() -> tuple[str, Callable]:
@@ -150,12 +180,15 @@ def smoke_row() -> tuple[str, Callable]:
 def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] = print) -> list[Row]:
     """Measures every row, prints the table, and returns the rows."""
     work = Path(tempfile.mkdtemp(prefix="avalon-world-bench-"))
-    env = AvalonEnv(EnvConfig(renderer=options.renderer, resolution=options.resolution))
+    log_dir = work / "logs" if options.profile else None
+    env = AvalonEnv(EnvConfig(renderer=options.renderer, resolution=options.resolution,
+                              log_dir=str(log_dir) if log_dir is not None else None))
     rows: list[Row] = []
     try:
         env.action_space.seed(0)
         actions = [env.action_space.sample() for _ in range(options.steps + WARMUP_STEPS)]
-        env.reset(seed=0)  # start the simulator first: its start-up is not a reset cost
+        with profiling_simulators() if options.profile else contextlib.nullcontext():
+            env.reset(seed=0)  # start the simulator first: its start-up is not a reset cost
         plan = [smoke_row()]
         for task in options.tasks:
             for difficulty in options.difficulties:
@@ -165,7 +198,7 @@ def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] =
             config = OutdoorTaskConfig(world_size=size)
             plan.append((f"island {size}", lambda seed, c=config: build_world(island_task, 0.5, seed, c)))
         for label, build in plan:
-            rows.append(_measure(env, build, label, options.seeds, actions, work))
+            rows.append(_measure(env, build, label, options.seeds, actions, work, log_dir=log_dir))
             say(f"  measured {label}")
         if options.carry:
             rows.extend(_carry_rows(options, plan, work, say))
@@ -173,6 +206,8 @@ def run_world_benchmark(options: WorldBenchOptions, say: Callable[[str], None] =
         env.close()
         shutil.rmtree(work, ignore_errors=True)
     say(format_rows(rows, options))
+    if options.profile:
+        say(format_profiles([(row.label, row.profile) for row in rows if row.profile is not None]))
     return rows
 
 
@@ -232,8 +267,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--tasks", help="comma-separated tasks (default: every registered task)")
     parser.add_argument("--difficulties", help="comma-separated difficulties of each task's rows (default 0,0.5,1)")
     parser.add_argument("--sizes", help="comma-separated island sizes of eat d = 0.5 rows (default: every size; '' for none)")
-    parser.add_argument("--carry", action="store_true",
-                        help="also rows with the agent carrying a stone or log, or pushing a boulder (mouse_keyboard)")
+    for flag, says in EXTRA_TABLES.items():
+        parser.add_argument(flag, action="store_true", help=says)
     parser.add_argument("--json", help="also save the figures to this file")
     args = parser.parse_args(argv)
     defaults = WorldBenchOptions()
@@ -247,6 +282,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     options = WorldBenchOptions(
         renderer=args.renderer, seeds=args.seeds, steps=args.steps, tasks=tasks, sizes=sizes,
         difficulties=difficulty_list(args.difficulties) if args.difficulties else defaults.difficulties, carry=args.carry,
+        profile=args.profile,
     )
     rows = run_world_benchmark(options)
     if args.json:

@@ -2,7 +2,8 @@
 
 The manifest ``<name>.json`` (checked in beside this module) names every world by task, difficulty,
 seed and forced options, with the content hash of its world folder (``world.json``'s
-``content_hash``: SHA-256 over the folder's other files, :func:`avalon.datagen.world_folder.content_hash`)
+``content_hash``: SHA-256 over the folder's other files with their data in its canonical encoding,
+:mod:`avalon.datagen.export`; the same whatever encoding the folder ships)
 and the generator version that made it. The world folders are not kept: they are regenerated from
 these fields, and ``avalon evalset verify`` checks the hashes still match.
 """

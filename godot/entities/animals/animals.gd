@@ -110,13 +110,7 @@ func _set_obstacles(terrain, entities):
 		grid[i] = Protocol.OBSTACLE_MARGIN_M
 	var near_obstacles = {}  # cell -> PoolRealArray of [x, z, radius] after one another
 	var obstacles = []  # [x, z, radius]
-	var trees = terrain.get_node_or_null("Trees")
-	if trees != null:
-		for shape in trees.get_children():
-			if shape is CollisionShape and shape.shape is CylinderShape:
-				var at = shape.global_transform.origin
-				var scale = shape.global_transform.basis.get_scale()
-				obstacles.append([at.x, at.z, shape.shape.radius * max(scale.x, scale.z)])
+	obstacles += terrain.tree_obstacles
 	if entities != null:
 		for node in entities.get_children():
 			if node is StaticBody:

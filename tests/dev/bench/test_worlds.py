@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from avalon.app.main import main
@@ -65,3 +67,18 @@ def test_stepping_through_more_actions_than_an_episode_lasts_restarts_it_and_tim
         assert max(frames) <= 5 and frames.count(1) >= 2, frames
     finally:
         env.close()
+
+
+@pytest.mark.godot
+def test_the_profile_says_where_each_rows_step_goes():
+    options = WorldBenchOptions(seeds=1, steps=30, tasks=("eat",), difficulties=(0.0,), sizes=(), resolution=32, profile=True)
+    lines = []
+    rows = run_world_benchmark(options, say=lines.append)
+    trivial, eat = (row.profile for row in rows)
+    for profile in (trivial, eat):
+        assert profile.wall_ms > 0.0 and profile.godot_cpu_ms > 0.0 and profile.python_cpu_ms > 0.0
+        assert profile.other_ms == pytest.approx(profile.wall_ms - profile.godot_cpu_ms - profile.python_cpu_ms)
+    assert trivial.drawn is None  # no terrain node logs what it drew
+    assert eat.drawn.draw_calls >= 1 and eat.drawn.vertices > 1000 and eat.drawn.objects >= 1
+    assert "where a step goes" in lines[-1] and "draw calls" in lines[-1]
+    assert "AVALON_PROFILE" not in os.environ  # only the benchmark's simulators profile

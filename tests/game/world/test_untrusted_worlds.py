@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import zstandard
 
 from avalon import AvalonEnv
 from avalon.datagen.export import export_world, marshal, scene_ranges
@@ -158,6 +159,34 @@ def test_inverted_and_random_bytes_are_an_error_or_load_but_never_crash(simulato
         answers.append(_load(simulator, _with_terrain(island, tmp_path / f"random-{trial}", corrupted.tobytes())))
     assert all(answer == "loaded" or "could not be loaded" in answer for answer in answers)
     assert "could not be loaded" in answers[0] and "could not be loaded" in answers[1]  # the length prefix, the first header
+    assert _load(simulator, island) == "loaded"
+
+
+def _compressed(encoding: bytes, stated_length: int | None = None) -> bytes:
+    """A compressed terrain file holding ``encoding``, saying it decompresses to ``stated_length``."""
+    stated = len(encoding) if stated_length is None else stated_length
+    return marshal.COMPRESSED_MAGIC + struct.pack("<I", stated) + zstandard.ZstdCompressor().compress(encoding)
+
+
+@pytest.mark.parametrize(
+    "craft, reason",
+    [
+        (lambda encoding: _compressed(encoding, 0), "says it decompresses to 0 bytes, expected 1 to 268435456"),
+        (lambda encoding: _compressed(encoding, 2**32 - 1), "says it decompresses to 4294967295 bytes"),
+        (lambda encoding: _compressed(encoding, len(encoding) - 1), "does not decompress to the .* bytes it says: truncated or altered"),
+        (lambda encoding: _compressed(encoding, len(encoding) + 4), "does not decompress to the .* bytes it says: truncated or altered"),
+        (lambda encoding: marshal.COMPRESSED_MAGIC + struct.pack("<I", len(encoding)) + b"\x28\xb5\x2f\xfd" + b"\xff" * 64,
+         "does not decompress"),
+        (lambda encoding: marshal.COMPRESSED_MAGIC + struct.pack("<I", 16), "does not decompress"),
+        (lambda encoding: _compressed(struct.pack("<II", 19, 1) * 200_000 + struct.pack("<II", 2, 7)),
+         "its encoding is malformed at byte .* of its decompressed encoding"),
+        (lambda encoding: _compressed(encoding[:-8] + b"\xff" * 8), "not a terrain data file|malformed|is not|out of range|lacks"),
+    ],
+)
+def test_a_crafted_compressed_terrain_file_is_an_error_naming_the_problem(simulator, island, tmp_path, craft, reason):
+    answer = _load(simulator, _with_terrain(island, tmp_path / "w", craft(tampering.terrain_encoding(island))))
+    assert "could not be loaded" in answer and "terrain.bin" in answer
+    assert re.search(reason, answer), answer
     assert _load(simulator, island) == "loaded"
 
 
