@@ -49,10 +49,10 @@ from avalon.errors import BuildingFitError
 from avalon.rules.foods import FOOD_RADIUS_M
 from avalon.tasks.kit import ImpossibleWorldError, indoor
 from avalon.tasks.kit.assembly import TIME_LIMIT_FRAMES
-from avalon.tasks.kit.geometry import yaw_towards
 from avalon.tasks.kit.certificate import Certificate
 from avalon.tasks.kit.curves import Ramp
 from avalon.tasks.kit.doors import DoorParams, door_params
+from avalon.tasks.kit.geometry import yaw_towards
 from avalon.tasks.kit.route import Route, RouteStep
 from avalon.tasks.kit.skills import WALK
 from avalon.tasks.kit.spec import TaskSpec
@@ -186,7 +186,9 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
         world = add_building(world, building)
     except BuildingFitError as error:
         raise ImpossibleWorldError(f"open: {error}") from error
-    require(world)
+    accepted = certificate(world)
+    if not accepted.ok:
+        raise ImpossibleWorldError(f"open: {accepted.reason}")
     return OpenLayout(world=world, building=building, spawn_room=spawn_room, food_room=food_room, route_doorways=tuple(route))
 
 
@@ -238,14 +240,6 @@ def certificate(world: World) -> Certificate:
     return Certificate(required=frozenset(), allowed=allowed, solvable=solvable, bypassed=bypassed,
                        route=Route(start=world.spawn_position, steps=steps) if solvable else None,
                        reason="; ".join(reasons))
-
-
-def require(world: World) -> Certificate:
-    """:func:`certificate`, raising :class:`ImpossibleWorldError` unless it holds."""
-    accepted = certificate(world)
-    if not accepted.ok:
-        raise ImpossibleWorldError(f"open: {accepted.reason}")
-    return accepted
 
 
 TASK = TaskSpec(name="open", generate=build_layout, knobs=KNOBS, certificate=certificate,
