@@ -8,7 +8,7 @@ factor through :data:`KNOBS` (:class:`OpenKnobs`, the table below; ``docs/tasks/
   d = 0 growing to 21 x 21 at d = 1, split into 2 + round(N(3d, 0.1)) rooms (2 to 5; the layout may
   make fewer where the rooms do not fit: a world needs two);
 - the agent starts in the middle of a room at the edge of the room graph (a room farthest from
-  some other) facing its first door; the food (an apple) lies on the floor in the room farthest
+  some other) facing the middle of its first door; the food (an apple) lies on the floor in the room farthest
   from it, so the way passes every doorway between them;
 - every doorway between two rooms holds a door whose front (its locks, its button) faces the room
   nearer the spawn. Each door is the walk-through door (swinging both ways, no latch, no lock:
@@ -177,7 +177,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     doors = _doors(building, spawn_room, route, difficulty, rng)
     food = _food(building, food_room, rng)
     spawn = room_centre(building, spawn_room)
-    first = indoor.stand_points(building.doorways[route[0][0]], indoor.front_yaw_rad(building.doorways[route[0][0]], route[0][1]))[0]
+    first = building.doorways[route[0][0]].position
     side = max(building.size_m) + 2.0 * GROUND_MARGIN_M
     world = World(task="open", difficulty=difficulty, seed=0, ground=FlatGround(size_m=float(side)),
                   entities=(food, *doors), spawn_position=spawn, spawn_yaw_rad=yaw_towards((spawn[0], spawn[2]), (first[0], first[2])),

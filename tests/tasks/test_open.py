@@ -22,9 +22,9 @@ SEEDS = range(6)
 CASES = [(d, seed) for d in DIFFICULTIES for seed in SEEDS]
 
 GOLDEN = {
-    (0.0, 3): "cc15a066c77b8068bc42831270a2dff66822472d7425e50d7738a5779d6df05d",
-    (0.5, 3): "9a7921c295519bfb63686ff47be10e2b41fe595d973ad5b46f0137c8393e5e1f",
-    (1.0, 3): "e253567af87dfa4b74929e93c4f0279ba2ba972c62b2979fd926b5ac5c5f1ed5",
+    (0.0, 3): "58b3976804467d11404d7e9f2bfc83eb2839bf3a8c9b8e293ebe1bc7865b530e",
+    (0.5, 3): "bc473e90f3d5e936cb5e8ad93e296c4f8cad0fdcde97e1b350f3ee65fe9a5107",
+    (1.0, 3): "56c5ad26ce4e288f38ec93fae8a172f9fa3c5f944cf2156e865a737fccfdc364",
 }
 
 
