@@ -36,14 +36,7 @@ from typing import Optional
 import attr
 import numpy as np
 
-from avalon.datagen.buildings import (
-    TILE_SIZE_M,
-    Building,
-    BuildingConfig,
-    add_building,
-    free_floor_positions,
-    generate_building,
-)
+from avalon.datagen.buildings import TILE_SIZE_M, Building, add_building, free_floor_positions
 from avalon.datagen.world import Entity, FlatGround, World
 from avalon.errors import BuildingFitError
 from avalon.rules.foods import FOOD_RADIUS_M
@@ -78,7 +71,6 @@ ROOM_SPREAD = 0.1
 MIN_ROOMS, MAX_ROOMS = 2, 5
 #: The door of d = 0: it swings both ways, has no latch and no lock; the body pushes it open.
 WALK_THROUGH_DOOR = DoorParams(mechanism="hinged_both", hinge_side="left", latch="none", locks=())
-BUILDING_NAME = "building"
 FOOD_NAME = "food_0"
 #: Flat ground beyond the building on each side, metres.
 GROUND_MARGIN_M = 12.0
@@ -102,12 +94,8 @@ def _building(rng: np.random.Generator, difficulty: float) -> Building:
     side = KNOBS.building_side_tiles.at(difficulty)
     width, length = (int(round(side + rng.uniform(-1.0, 1.0))) for _ in range(2))
     rooms = int(np.clip(MIN_ROOMS + round(rng.normal(KNOBS.extra_rooms.at(difficulty), ROOM_SPREAD)), MIN_ROOMS, MAX_ROOMS))
-    config = BuildingConfig(width_tiles=width, length_tiles=length, story_count=1, footprint="rectangle", max_rooms=rooms)
     origin = (-width * TILE_SIZE_M / 2.0, 0.0, -length * TILE_SIZE_M / 2.0)
-    try:
-        building = generate_building(config, int(rng.integers(2**31)), origin=origin, name=BUILDING_NAME)
-    except BuildingFitError as error:
-        raise ImpossibleWorldError(f"open: {error}") from error
+    building = indoor.one_story_building("open", width, length, rooms, rng, origin=origin)
     if len(building.stories[0].rooms) < MIN_ROOMS:
         raise ImpossibleWorldError(f"open: the {width} x {length} building has one room; the task needs two")
     return building

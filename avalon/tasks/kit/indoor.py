@@ -17,9 +17,11 @@ from typing import Optional
 
 import numpy as np
 
-from avalon.datagen.buildings import TILE_SIZE_M, Building, Doorway, TileKind
+from avalon.datagen.buildings import TILE_SIZE_M, Building, BuildingConfig, Doorway, TileKind, generate_building
 from avalon.datagen.world import Entity, World
+from avalon.errors import BuildingFitError
 from avalon.rules import doors
+from avalon.tasks.kit import ImpossibleWorldError
 from avalon.tasks.kit.doors import DoorParams
 
 #: A route stands this far in front of a doorway's centre line before its door, metres (inside
@@ -31,6 +33,18 @@ DOORWAY_STAND_OFF_M = 1.5
 PAST_LEAF_M = 0.5
 #: Kinds of tile a button may sit on: a plain wall (not a window, a doorway or the entrance).
 BUTTON_WALL_KINDS = (TileKind.WALL, TileKind.OUTER_WALL)
+
+
+def one_story_building(who: str, width_tiles: int, length_tiles: int, max_rooms: int, rng: np.random.Generator,
+                       entrance_side: str = "any", origin=(0.0, 0.0, 0.0)) -> Building:
+    """A one-story rectangular building of the default appearance, its seed drawn from ``rng``;
+    :class:`ImpossibleWorldError` naming ``who`` and why when its layout fails."""
+    config = BuildingConfig(width_tiles=width_tiles, length_tiles=length_tiles, story_count=1, footprint="rectangle",
+                            max_rooms=max_rooms, entrance_side=entrance_side)
+    try:
+        return generate_building(config, int(rng.integers(2**31)), origin=origin, name="building")
+    except BuildingFitError as error:
+        raise ImpossibleWorldError(f"{who}: {error}") from error
 
 
 def door_name(doorway_index: int) -> str:
@@ -108,7 +122,8 @@ def stand_points(doorway: Doorway, yaw_rad: float):
 
 def button_problem(building: Building, doorway: Doorway, yaw_rad: float, hinge_side: str) -> Optional[str]:
     """Why a door's button cannot be pressed from the front (None when it can): the wall tile past
-    the opening's latch-side edge must be a plain wall, and the tile in front of it room floor."""
+    the opening's latch-side edge must be a plain wall, and the tile in front of it room floor (or,
+    for the entrance entered from outside, the ground beyond the footprint)."""
     x, _, z = doorway.position
     latch = latch_direction(yaw_rad, hinge_side) * (doorway.width_m / 2.0 + TILE_SIZE_M / 2.0)
     front = front_direction(yaw_rad) * TILE_SIZE_M
@@ -117,7 +132,8 @@ def button_problem(building: Building, doorway: Doorway, yaw_rad: float, hinge_s
     floor = building.tile_at(x + latch[0] + front[0], z + latch[1] + front[1])
     if wall is None or kinds[wall] not in BUTTON_WALL_KINDS:
         return f"no plain wall for the button beside the doorway at ({x:.1f}, {z:.1f}) on its {hinge_side} hinge's latch side"
-    if floor is None or kinds[floor] != TileKind.ROOM:
+    outside = doorway.is_entrance and (floor is None or kinds[floor] == TileKind.VOID)
+    if not outside and (floor is None or kinds[floor] != TileKind.ROOM):
         return f"no floor in front of the button beside the doorway at ({x:.1f}, {z:.1f})"
     return None
 
