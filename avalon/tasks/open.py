@@ -137,10 +137,7 @@ def _doors(building: Building, spawn_room: int, route, difficulty: float, rng: n
 
 
 def _food(building: Building, food_room: int, rng: np.random.Generator) -> Entity:
-    room = building.stories[0].rooms[food_room]
-    rect = room.rect
-    centre = (building.origin[0] + (rect.col + rect.cols / 2.0) * TILE_SIZE_M,
-              building.origin[2] + (rect.row + rect.rows / 2.0) * TILE_SIZE_M)
+    centre = indoor.room_middle(building, food_room)[::2]
     spots = free_floor_positions(building, 0, food_room)
     if not spots:
         raise ImpossibleWorldError(f"open: room {food_room} has no free floor for the food")
@@ -150,13 +147,6 @@ def _food(building: Building, food_room: int, rng: np.random.Generator) -> Entit
                   params={"radius": radius})
 
 
-def room_centre(building: Building, room: int) -> tuple[float, float, float]:
-    """The middle of a ground-floor room on its floor (metres)."""
-    rect = building.stories[0].rooms[room].rect
-    return (building.origin[0] + (rect.col + rect.cols / 2.0) * TILE_SIZE_M, building.floor_top_m(0),
-            building.origin[2] + (rect.row + rect.rows / 2.0) * TILE_SIZE_M)
-
-
 def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[object] = None) -> OpenLayout:
     """The open world of one attempt and what it is made of (the registry takes ``.world``)."""
     building = _building(rng, difficulty)
@@ -164,7 +154,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: Optional[o
     route = indoor.doorway_route(building, spawn_room, food_room)
     doors = _doors(building, spawn_room, route, difficulty, rng)
     food = _food(building, food_room, rng)
-    spawn = room_centre(building, spawn_room)
+    spawn = indoor.room_middle(building, spawn_room)
     first = building.doorways[route[0][0]].position
     side = max(building.size_m) + 2.0 * GROUND_MARGIN_M
     world = World(task="open", difficulty=difficulty, seed=0, ground=FlatGround(size_m=float(side)),

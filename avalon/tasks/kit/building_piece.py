@@ -71,12 +71,6 @@ def _entrance_side(constraint: Constraint) -> str:
     return max(SIDES, key=lambda name: SIDES[name][1] * toward[0] + SIDES[name][0] * toward[1])
 
 
-def _room_middle(building: Building, room: int) -> tuple[float, float]:
-    rect = building.stories[0].rooms[room].rect
-    return (building.origin[0] + (rect.col + rect.cols / 2.0) * TILE_SIZE_M,
-            building.origin[2] + (rect.row + rect.rows / 2.0) * TILE_SIZE_M)
-
-
 def _site_height_m(draft: Draft, building: Building) -> float:
     heightmap = draft.heightmap
     width, length = building.size_m
@@ -100,8 +94,8 @@ def building_obstacle(draft: Draft, streams, difficulty: float, constraint: Cons
     entrance_room = plain.doorways[entrance].rooms[0]
     hops = indoor.room_distances(plain, entrance_room)
     goal_room = max(sorted(hops), key=lambda room: hops[room])
-    middle = _room_middle(plain, goal_room)
-    origin = (constraint.centre[0] - middle[0], 0.0, constraint.centre[1] - middle[1])
+    middle = indoor.room_middle(plain, goal_room)
+    origin = (constraint.centre[0] - middle[0], 0.0, constraint.centre[1] - middle[2])
     placed = plain.moved_to(origin)
     width, length = placed.size_m
     corners = [(origin[0] + dx, origin[2] + dz) for dx in (-SITE_MARGIN_M, width + SITE_MARGIN_M)

@@ -47,6 +47,13 @@ def one_story_building(who: str, width_tiles: int, length_tiles: int, max_rooms:
         raise ImpossibleWorldError(f"{who}: {error}") from error
 
 
+def room_middle(building: Building, room: int, story: int = 0) -> tuple[float, float, float]:
+    """The middle of a room's rectangle on its story's floor top (metres)."""
+    rect = building.stories[story].rooms[room].rect
+    return (building.origin[0] + (rect.col + rect.cols / 2.0) * TILE_SIZE_M, building.floor_top_m(story),
+            building.origin[2] + (rect.row + rect.rows / 2.0) * TILE_SIZE_M)
+
+
 def door_name(doorway_index: int) -> str:
     """The entity name of the door in the building's doorway ``doorway_index``."""
     return f"door_{doorway_index}"
@@ -184,8 +191,8 @@ def doors_by_doorway(world: World, building: Building) -> dict[int, Entity]:
 
 
 def closed_doors_reach(building: Building, start_room: int, closed: set[int], story: int = 0) -> set[int]:
-    """Rooms of ``story`` reached from ``start_room`` through doorways not in ``closed``, or through
-    the entrance and back in (the outside joins only the entrance's room)."""
+    """Rooms of ``story`` reached from ``start_room`` through doorways not in ``closed`` (the
+    entrance adds no way: the outside joins only the entrance's room)."""
     reached = {start_room}
     queue = deque([start_room])
     while queue:

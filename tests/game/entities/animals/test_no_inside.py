@@ -51,17 +51,6 @@ def _building_world(species: str, **overrides):
     return add_building(world, building), building
 
 
-@pytest.fixture(scope="module")
-def sim():
-    from avalon import EnvConfig
-    from avalon.sim.simulator import Simulator
-
-    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator)
-    simulator.start()
-    yield simulator
-    simulator.close()
-
-
 def _chase(sim, tmp_path, name, species, **overrides):
     world, building = _building_world(species, **overrides)
     run = Run(sim, str(export_world(world, tmp_path / name)))
