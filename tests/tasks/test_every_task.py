@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import avalon.tasks
+from avalon.datagen.doors import DOOR_KIND
 from avalon.datagen.export import content_hash
 from avalon.datagen.world import Entity, FlatGround, Terrain, World
 from avalon.rules.animals import ANIMALS, PREY_KINDS
@@ -102,6 +103,11 @@ def _horizontal_gap_m(entity: Entity, x: float, z: float) -> float:
             width, _, depth = (v * float(entity.param("safe_scale", 1.0)) for v in TOOL_SIZE_M[entity.kind])
         c, s = math.cos(entity.yaw_rad), math.sin(entity.yaw_rad)
         right, back = c * dx - s * dz, s * dx + c * dz  # into the box's frame (Godot's basis, transposed)
+        return math.hypot(max(abs(right) - width / 2, 0.0), max(abs(back) - depth / 2, 0.0))
+    if entity.kind == DOOR_KIND:  # a door: its opening, the wall's thickness deep
+        c, s = math.cos(entity.yaw_rad), math.sin(entity.yaw_rad)
+        right, back = c * dx - s * dz, s * dx + c * dz
+        width, depth = float(entity.param("width_m")), float(entity.param("wall_thickness_m"))
         return math.hypot(max(abs(right) - width / 2, 0.0), max(abs(back) - depth / 2, 0.0))
     if entity.kind in ANIMALS:  # an animal: the circle round its box at any yaw
         return math.hypot(dx, dz) - math.hypot(ANIMALS[entity.kind].size_m[0], ANIMALS[entity.kind].size_m[2]) / 2

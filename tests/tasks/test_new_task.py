@@ -92,6 +92,7 @@ out["basic"] = list(group_tasks(("basic",)))
 out["single"] = [list(tasks) for tasks in protocol_tasks("single-task", ["toy"])]
 out["planned"] = sorted({world.task for world in plan_worlds(RECIPES["vNEXT_VERSION"])})
 out["previous"] = sorted({world.task for world in plan_worlds(RECIPES["vPREVIOUS_VERSION"])})
+out["row_15"] = sorted(name for name, spec in TASKS.items() if spec.table_row == 15 and name != "toy")
 out["knobs"] = "toy knobs" in knob_tables()
 world, route = task_route("toy", 1.0, 5)
 follower = follower_for(world, route)
@@ -118,7 +119,8 @@ def test_a_new_task_needs_no_edit_outside_its_module(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["package"].startswith(str(tmp_path)) and out["registered"] and out["folder"] == "toy"
-    assert out["basic"].index("toy") == out["basic"].index("explore") + 1  # Table 1's row 15, between 14 and 16
+    # Table 1's row 15, between 14 and 16 (after a task of the package that holds row 15 too)
+    assert out["basic"].index("toy") == out["basic"].index("explore") + 1 + len(out["row_15"])
     assert out["single"] == [["toy"], ["toy"]]
     assert "toy" in out["planned"] and set(out["planned"]) - {"toy"} == set(out["previous"]) and "toy" not in out["previous"]
     assert out["knobs"] and out["follower"] == "RouteFollower" and out["success"] is True
