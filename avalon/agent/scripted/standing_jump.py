@@ -1,6 +1,5 @@
-"""A standing jump up onto a ledge that may be a loose item (the test of the stack route's own
-primitive: the reference agents jump running, and onto a boulder with ``push.JumpOnto``, so no
-agent of the package needs it): straight up, forward only once above it.
+"""A standing jump up onto a ledge that may be a loose item (the steps of stack's staircase):
+straight up, forward only once above it.
 
 :class:`~avalon.agent.scripted.jump.JumpTo` runs forward from the take-off: its body meets the
 ledge's face while still rising, which slides it up a terrain face but shoves a loose stone off its
