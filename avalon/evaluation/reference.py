@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from avalon.agent.scripted import ScriptedPolicy
+from avalon.agent.scripted.actions import action
 from avalon.datagen.world import World
 from avalon.evaluation.policies import Batch
 from avalon.evaluation.results import EpisodeResult
@@ -31,6 +32,8 @@ from avalon.training.world_supply import WorldRequest
 REFERENCE_ACTION_SPACE = ScriptedPolicy.action_space
 
 
+#: What an agent that raised does for the rest of its episode.
+STAND_STILL = action()
 #: Separates an episode's note (where and why the agent stopped) from the certificate's verdict.
 VERDICT_SEPARATOR = " | certificate: "
 
@@ -109,6 +112,7 @@ class ReferencePolicy:
         self._worlds = dict(worlds or {})
         self._routes: dict[int, tuple[WorldRequest, World, Any, str]] = {}  # per env: the last world, its route and verdict
         self._agents: dict[int, ScriptedPolicy] = {}
+        self._raised: dict[int, str] = {}  # per env: what its agent raised this episode
 
     def plays(self, task: str) -> bool:
         return has_reference(task)
@@ -125,14 +129,28 @@ class ReferencePolicy:
         agent = ScriptedPolicy(find_route=lambda _world: route)
         agent.reset(known[1], observation, info)
         self._agents[env] = agent
+        self._raised.pop(env, None)
 
     def act(self, observations: Batch, deterministic: bool = False, *, envs: Sequence[int],
             infos: Sequence[Mapping[str, Any]]) -> Batch:
-        rows = [self._agents[env].act({key: value[row] for key, value in observations.items()}, info)
+        rows = [self._act(env, {key: value[row] for key, value in observations.items()}, info)
                 for row, (env, info) in enumerate(zip(envs, infos))]
         return {key: np.stack([row[key] for row in rows]) for key in rows[0]}
+
+    def _act(self, env: int, observation: Mapping[str, Any], info: Mapping[str, Any]):
+        """The env's agent's action; an agent that raises stands still for the rest of its episode
+        (its note says what it raised), so one agent's error does not end the evaluation."""
+        if env not in self._raised:
+            try:
+                return self._agents[env].act(observation, info)
+            except Exception as error:  # any error of an agent is its episode's failure
+                self._raised[env] = f"the agent raised {type(error).__name__}: {error}"
+        return STAND_STILL
 
     def end_episode(self, env: int, observation: Batch, info: Mapping[str, Any]) -> str:
         """Nothing after a success; else where and why the agent stopped, and the certificate's verdict."""
         agent = self._agents.pop(env)
-        return "" if info["success"] else agent.result.describe() + VERDICT_SEPARATOR + self._routes[env][3]
+        raised = self._raised.pop(env, None)
+        if info["success"]:
+            return ""
+        return (raised or agent.result.describe()) + VERDICT_SEPARATOR + self._routes[env][3]

@@ -2,6 +2,7 @@
 one it does not, the certificate's verdict made with the route, and the per-task share of worlds
 solved with each failure's note and verdict."""
 
+import numpy as np
 import pytest
 
 from avalon.evaluation.reference import (
@@ -43,3 +44,34 @@ def test_the_share_solved_per_task_names_each_failure_and_its_verdict():
     assert lines[2] == f"    {episodes[1].key}: {agents}"
     assert lines[3] == "  eat: 0 / 1 solved (0%); failed: 0 the agent's gap, 1 not the agent's"
     assert lines[4].endswith("the gap is unexamined")
+
+
+class _RaisingAgent:
+    """An agent whose second action raises (an agent's bug)."""
+
+    def __init__(self, find_route):
+        self.steps = 0
+
+    def reset(self, world, observation, info):
+        pass
+
+    def act(self, observation, info):
+        self.steps += 1
+        if self.steps == 2:
+            raise IndexError("index 0 is out of bounds")
+        return {"move_forward": 1.0}
+
+
+def test_an_agent_that_raises_stands_still_for_the_rest_of_its_episode_and_says_what_it_raised(monkeypatch):
+    import avalon.evaluation.reference as reference
+    from avalon.training.world_supply import WorldRequest
+
+    monkeypatch.setattr(reference, "ScriptedPolicy", _RaisingAgent)
+    policy = reference.ReferencePolicy()
+    policy.start_episode(0, WorldRequest("jump", 0.0, 0), {}, {})
+    batch = {"rgbd": np.zeros((1, 2, 2, 4), np.uint8)}
+    actions = [policy.act(batch, envs=[0], infos=[{}]) for _ in range(3)]
+    assert actions[0]["move_forward"][0] == 1.0
+    assert actions[1]["move_forward"][0] == actions[2]["move_forward"][0] == reference.STAND_STILL["move_forward"]
+    note = policy.end_episode(0, {}, {"success": False})
+    assert note.startswith("the agent raised IndexError: index 0 is out of bounds" + VERDICT_SEPARATOR + "solvable (")

@@ -79,6 +79,8 @@ TARGET_HEIGHT_M = 0.1
 #: against a metre of unevenness along the flight.
 APPROACH_DIRECTIONS = 16
 APPROACH_WALK_WEIGHT = 0.01
+#: Where the prey will be and the throwing spot are kept this far inside the world's edge, metres.
+WORLD_MARGIN_M = 1.0
 #: The walk to the throwing spot ends within this of it, metres; then the body steps forward or
 #: back until its distance from the target is within this of the spot's, metres...
 STANCE_TOLERANCE_M = 0.15
@@ -190,24 +192,28 @@ class ThrowAt(Primitive):
     def budget_steps(self, situation: Situation) -> int:
         return CHASE_STEPS + SETTLE_STEPS + LANDING_STEPS + 40
 
-    def target(self) -> tuple[float, float]:
-        """Where the prey will be when a rock thrown now comes down (x, z), metres: a moving prey is led."""
-        return self.watch.lead(self.k, _flight_s(0.0) / mechanics.STEP_SECONDS)
+    def target(self, situation: Situation) -> tuple[float, float]:
+        """Where the prey will be when a rock thrown now comes down (x, z), metres: a moving prey is
+        led (no farther than :data:`WORLD_MARGIN_M` inside the world's edge)."""
+        x, z = self.watch.lead(self.k, _flight_s(0.0) / mechanics.STEP_SECONDS)
+        limit = situation.ground.half_size_m - WORLD_MARGIN_M
+        return float(np.clip(x, -limit, limit)), float(np.clip(z, -limit, limit))
 
     def actions(self, situation: Situation) -> Iterator[Action]:
         spent = 0
         while spent < CHASE_STEPS:
             if not _holding(situation):
                 raise PrimitiveFailed(f"the hand holds no rock to throw ({describe(situation.body)})")
-            target = self.target()
+            target = self.target(situation)
             direction = throw_direction(situation.ground, situation.body.xz, target)
-            spot = self._spot(situation, direction, target)
+            limit = situation.ground.half_size_m - WORLD_MARGIN_M
+            spot = tuple(float(v) for v in np.clip(self._spot(situation, direction, target), -limit, limit))
             goal = (spot[0], float(situation.ground.height(*spot)), spot[1])
             moved = False
             for walk in WalkTo(goal, tolerance_m=STANCE_TOLERANCE_M, must_reach=False).actions(situation):
                 yield _held(walk)
                 spent += 1
-                if math.dist(target, self.target()) > PREY_MOVED_M:
+                if math.dist(target, self.target(situation)) > PREY_MOVED_M:
                     moved = True
                     break
             if moved:
@@ -215,7 +221,7 @@ class ThrowAt(Primitive):
             for settle in self._settle(situation, direction):
                 yield settle
                 spent += 1
-            if math.dist(target, self.target()) > PREY_MOVED_M:
+            if math.dist(target, self.target(situation)) > PREY_MOVED_M:
                 continue
             yield action(**{_GRASP: 1, _THROW: 1})
             if _holding(situation):
@@ -237,7 +243,7 @@ class ThrowAt(Primitive):
         """Turn to the aim and step forward or back until the body stands its spot's distance from
         the (led) target (within ``RANGE_TOLERANCE_M``; a sideways miss of the spot is taken up by the aim)."""
         for _ in range(SETTLE_STEPS):
-            body, target = situation.body, self.target()
+            body, target = situation.body, self.target(situation)
             wanted = math.dist(self._spot(situation, direction, target), target)
             error = math.dist(body.xz, target) - wanted
             yaw_error = wrap_angle(aim_yaw_rad(body.xz, target) - body.yaw_rad)
