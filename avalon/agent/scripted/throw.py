@@ -87,6 +87,10 @@ STANCE_TOLERANCE_M = 0.15
 RANGE_TOLERANCE_M = 0.02
 #: ...and it faces within this of the aim, radians.
 AIM_TOLERANCE_RAD = math.radians(0.5)
+#: A prey that moved while the body settled is thrown at all the same if the body stands within
+#: these of its spot and aim (metres, radians), the aim following where it will be.
+MOVING_RANGE_TOLERANCE_M = 0.15
+MOVING_AIM_TOLERANCE_RAD = math.radians(2.0)
 #: Steps spent at most stepping onto the spot and turning to the aim.
 SETTLE_STEPS = 30
 #: Steps the agent waits after a throw for the rock to land and the hit to count.
@@ -221,7 +225,9 @@ class ThrowAt(Primitive):
             for settle in self._settle(situation, direction):
                 yield settle
                 spent += 1
-            if math.dist(target, self.target(situation)) > PREY_MOVED_M:
+            range_error, yaw_error = self._errors(situation, direction)
+            aimed = abs(range_error) <= MOVING_RANGE_TOLERANCE_M and abs(yaw_error) <= MOVING_AIM_TOLERANCE_RAD
+            if math.dist(target, self.target(situation)) > PREY_MOVED_M and not aimed:
                 continue
             yield action(**{_GRASP: 1, _THROW: 1})
             if _holding(situation):
@@ -239,14 +245,18 @@ class ThrowAt(Primitive):
         drop = float(situation.ground.height(*level)) - float(situation.ground.height(*target))
         return throw_spot(direction, target, self.range_m + throw_range_m(drop) - THROW_RANGE_M)
 
+    def _errors(self, situation: Situation, direction) -> tuple[float, float]:
+        """How much farther from the (led) target the body stands than its spot along ``direction``
+        (metres), and how far it must turn to the aim (radians)."""
+        body, target = situation.body, self.target(situation)
+        wanted = math.dist(self._spot(situation, direction, target), target)
+        return math.dist(body.xz, target) - wanted, wrap_angle(aim_yaw_rad(body.xz, target) - body.yaw_rad)
+
     def _settle(self, situation: Situation, direction) -> Iterator[Action]:
         """Turn to the aim and step forward or back until the body stands its spot's distance from
         the (led) target (within ``RANGE_TOLERANCE_M``; a sideways miss of the spot is taken up by the aim)."""
         for _ in range(SETTLE_STEPS):
-            body, target = situation.body, self.target(situation)
-            wanted = math.dist(self._spot(situation, direction, target), target)
-            error = math.dist(body.xz, target) - wanted
-            yaw_error = wrap_angle(aim_yaw_rad(body.xz, target) - body.yaw_rad)
+            error, yaw_error = self._errors(situation, direction)
             if abs(error) <= RANGE_TOLERANCE_M and abs(yaw_error) <= AIM_TOLERANCE_RAD:
                 return
             forward = 0.0
