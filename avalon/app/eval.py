@@ -88,17 +88,17 @@ def _normalising_files(args: argparse.Namespace) -> dict[str, Path | None]:
              for name in ("baseline", "reference", "write_baseline", "write_reference")}
     if args.set is None or files["write_baseline"] is not None or files["write_reference"] is not None:
         return files
-    shipped = {name: set_score_file(args.set, kind) for name, kind in (("baseline", "random"), ("reference", "reference"))
-               if files[name] is None}
+    kinds = {"baseline": "random", "reference": "reference"}
+    shipped = {name: set_score_file(args.set, kind) for name, kind in kinds.items() if files[name] is None}
     lacking = [name for name, path in shipped.items() if path is None]
-    if lacking:  # normalisation needs both files: say which the set does not ship
-        print(f"avalon eval: set {args.set} ships no {' and no '.join(lacking)} score file: raw scores only, unless "
-              f"--baseline and --reference are given")
+    if lacking:  # normalisation needs both files: say which the set does not ship, and which it does
+        ships = "".join(f"; its {kinds[name]} scores: {path}" for name, path in shipped.items() if path is not None)
+        print(f"avalon eval: set {args.set} ships no {' and no '.join(kinds[name] for name in lacking)} scores{ships}: raw "
+              f"scores only, unless --baseline and --reference are given")
         return files
     for name, path in shipped.items():
         files[name] = path
-        print(f"avalon eval: --{name} {path} (the {'random' if name == 'baseline' else 'reference'} scores shipped with "
-              f"set {args.set})")
+        print(f"avalon eval: --{name} {path} (the {kinds[name]} scores shipped with set {args.set})")
     return files
 
 
