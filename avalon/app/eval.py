@@ -61,7 +61,14 @@ def _eval_worlds(args: argparse.Namespace) -> tuple[list, str]:
 
         if args.force or args.difficulties or args.first_seed is not None:
             raise ValueError(f"--set {args.set} holds its own worlds: --force, --difficulties and --first-seed choose fresh ones")
-        return set_requests(args.set), f"set {args.set}"
+        requests = set_requests(args.set)
+        if not args.tasks:
+            return requests, f"set {args.set}"
+        tasks = task_list(args.tasks)
+        absent = [task for task in tasks if task not in {request.task for request in requests}]
+        if absent:
+            raise ValueError(f"--tasks: set {args.set} holds no worlds of {', '.join(absent)}")
+        return [request for request in requests if request.task in tasks], f"set {args.set}, tasks {','.join(tasks)}"
     tasks = task_list(args.tasks) if args.tasks else (default_task(),)
     difficulties = difficulty_list(args.difficulties) if args.difficulties else None
     forced = parse_forced(args.force)
@@ -81,11 +88,17 @@ def _normalising_files(args: argparse.Namespace) -> dict[str, Path | None]:
              for name in ("baseline", "reference", "write_baseline", "write_reference")}
     if args.set is None or files["write_baseline"] is not None or files["write_reference"] is not None:
         return files
-    for name, kind in (("baseline", "random"), ("reference", "reference")):
-        shipped = set_score_file(args.set, kind) if files[name] is None else None
-        if shipped is not None:
-            files[name] = shipped
-            print(f"avalon eval: --{name} {shipped} (the {kind} scores shipped with set {args.set})")
+    kinds = {"baseline": "random", "reference": "reference"}
+    shipped = {name: set_score_file(args.set, kind) for name, kind in kinds.items() if files[name] is None}
+    lacking = [name for name, path in shipped.items() if path is None]
+    if lacking:  # normalisation needs both files: say which the set does not ship, and which it does
+        ships = "".join(f"; its {kinds[name]} scores: {path}" for name, path in shipped.items() if path is not None)
+        print(f"avalon eval: set {args.set} ships no {' and no '.join(kinds[name] for name in lacking)} scores{ships}: raw "
+              f"scores only, unless --baseline and --reference are given")
+        return files
+    for name, path in shipped.items():
+        files[name] = path
+        print(f"avalon eval: --{name} {path} (the {kinds[name]} scores shipped with set {args.set})")
     return files
 
 
@@ -96,6 +109,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return _cmd_eval_tables(args)
     kind, policy, label, config = _eval_policy(args)
     requests, worlds_label = _eval_worlds(args)
+    if kind == "reference" and args.set is None:  # a set's other tasks are skipped, and said so
+        from avalon.evaluation.reference import check_reference_tasks
+
+        check_reference_tasks(sorted({request.task for request in requests}))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     default_out = Path(args.checkpoint).parent / f"eval-{stamp}" if kind == "checkpoint" else Path(f"runs/eval-{kind}-{stamp}")
     files = _normalising_files(args)
@@ -137,7 +154,8 @@ def _cmd_eval_tables(args: argparse.Namespace) -> int:
 def _add_world_options(evaluation: argparse.ArgumentParser) -> None:
     """Which worlds: a set, or fresh ones."""
     evaluation.add_argument("--set", help="an evaluation set's name (instead of --tasks and --episodes)")
-    evaluation.add_argument("--tasks", help="comma-separated tasks (default: the first basic task of the paper's Table 1)")
+    evaluation.add_argument("--tasks", help="comma-separated tasks (default: the first basic task of the paper's Table 1; "
+                            "with --set, only the set's worlds of these tasks)")
     evaluation.add_argument("--episodes", type=int, default=10,
                             help="worlds per task, or per task and difficulty with --difficulties (default 10)")
     evaluation.add_argument("--min-difficulty", type=float, default=0.0)

@@ -51,7 +51,7 @@ from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, Obs
 from avalon.tasks.kit.route import SKILLS, Route, RouteStep
 from avalon.tasks.kit.skills import JUMP
 from avalon.tasks.kit.solved import window, with_blocks
-from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
+from avalon.tasks.kit.spec import TaskSpec
 from avalon.tasks.kit.staircase import (
     PLATEAU_HALF_SIDE_M,
     STONE_CLEARANCE_M,
@@ -386,5 +386,5 @@ def certificate(world: World) -> Certificate:
 TASK = TaskSpec(name="stack", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
                 obstacle_needs_solved_items=True, evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES, food_visible_from_spawn=False,
                 food_reachable_on_foot=False, table_row=7, in_sets_from_version=2,
-                reference_agent=ROUTE_FOLLOWER,
+                reference_agent="avalon.agent.scripted.stack:stack_follower",
                 carry_variant="avalon.tasks.kit.carried_stones:VARIANT")

@@ -29,6 +29,9 @@ OLD_CHECKPOINT = Path(__file__).parents[1] / "agent" / "data" / "ppo-before-issu
     (["--policy", "random", "--tasks", "move", "--force", "food_kind=fig"], "food_kind"),
     (["--policy", "random", "--force", "food_kind"], "expected OPTION=VALUE"),
     (["--policy", "reference", "--action-space", "vr"], "the scripted reference agents act in the 'mouse_keyboard'"),
+    (["--policy", "reference", "--tasks", "eat,trivial"],
+     "no reference agent for task(s) trivial (TaskSpec.reference_agent is None); the tasks that have one: avoid, bridge"),
+    (["--policy", "reference", "--set", "smoke", "--tasks", "hunt"], "--tasks: set smoke holds no worlds of hunt"),
 ])
 def test_bad_arguments_are_refused_by_name_before_any_simulator_starts(argv, message, tmp_path, capsys):
     assert main(["eval", *argv, "--out", str(tmp_path / "out")]) == 2

@@ -5,6 +5,7 @@ step's ``info``; a :class:`WatchingFollower` does."""
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Mapping
 from typing import Any, Optional
@@ -17,6 +18,9 @@ from avalon.agent.scripted.primitive import PrimitiveFailed
 from avalon.datagen.world import Entity, World
 from avalon.rules.animals import PREY_KINDS, STATE_EATEN, STATE_KNOCKED_OUT, animal_spec
 
+#: An animal's velocity is read over this many steps.
+VELOCITY_STEPS = 3
+
 
 class AnimalWatch:
     """The animals of a world that :meth:`watches` picks, numbered 0, 1, ... in world order."""
@@ -27,6 +31,7 @@ class AnimalWatch:
         self.slots = tuple(i for i, animal in enumerate(world.animals) if self.watches(animal))
         self.entities = tuple(world.animals[i] for i in self.slots)
         self._rows: Optional[np.ndarray] = None
+        self._history: collections.deque = collections.deque(maxlen=VELOCITY_STEPS + 1)
 
     @staticmethod
     def watches(animal: Entity) -> bool:
@@ -35,6 +40,7 @@ class AnimalWatch:
 
     def update(self, info: Mapping[str, Any]) -> None:
         self._rows = np.asarray(info["animals"], dtype=np.float64)
+        self._history.append(self._rows)
 
     def _row(self, k: int) -> np.ndarray:
         if self._rows is None:
@@ -45,6 +51,16 @@ class AnimalWatch:
         """Where animal ``k`` is now (its centre), metres."""
         x, y, z = (float(v) for v in self._row(k)[:3])
         return x, y, z
+
+    def lead(self, k: int, steps: float) -> tuple[float, float]:
+        """Where animal ``k`` will be (x, z) in ``steps`` steps if it keeps its velocity over the
+        last :data:`VELOCITY_STEPS` steps, metres."""
+        x, _, z = self.position(k)
+        if len(self._history) < 2:
+            return x, z
+        first = self._history[0][self.slots[k]]
+        per_step = (len(self._history) - 1)
+        return x + (x - float(first[0])) / per_step * steps, z + (z - float(first[2])) / per_step * steps
 
     def state(self, k: int) -> int:
         return int(round(float(self._row(k)[3])))

@@ -33,6 +33,7 @@ from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action, turn_
 from avalon.agent.scripted.body import Body, wrap_angle
 from avalon.agent.scripted.follower import RouteFollower, route_primitives
 from avalon.agent.scripted.ground import Ground
+from avalon.agent.scripted.jump import leave_ground
 from avalon.agent.scripted.primitive import Primitive, PrimitiveFailed, Situation, describe
 from avalon.agent.scripted.walk import WalkTo
 from avalon.datagen.world import Entity, World
@@ -82,10 +83,7 @@ class MountLog(Primitive):
             if abs(error) < 0.02:
                 break
             yield action(head_yaw=turn_rate(error))
-        take_off = situation.body.feet_y_m
-        yield action(jump=1.0)
-        if situation.body.feet_y_m < take_off + 0.1:
-            raise PrimitiveFailed(f"the jump onto the log did not leave the ground ({describe(situation.body)})")
+        take_off = yield from leave_ground(situation, "the jump onto the log")
         previous = None
         for _ in range(AIR_STEPS):
             body = situation.body

@@ -9,9 +9,9 @@ fetches the log from where carry put it along the ring, lays it across and cross
 world's :class:`~avalon.agent.scripted.throw.ThrowFollower` reads the rocks where carry put them
 from the World spec, carries the nearest to its throwing spot and throws; a fight world's
 :class:`~avalon.agent.scripted.avoid.AvoidFollower` walks round the guards and eats, and does not
-carry (nor use) the tools; a stack world's plain
-:class:`~avalon.agent.scripted.follower.RouteFollower` cannot climb the staircase the stones would
-make (the scripted agent grasps stack's stones but does not carry them: docs/tasks/stack.md).
+carry (nor use) the tools; a stack world's :func:`~avalon.agent.scripted.stack.stack_follower`
+finds no stone standing in the staircase's places (carry moved them) and fails at once: it does not
+lift stack's 35 kg stones (docs/tasks/stack.md).
 """
 
 from __future__ import annotations

@@ -235,13 +235,14 @@ class ClimbTo(CrossTo):
         however far the pulls have carried the body sideways) until it holds; the other hand keeps
         its hold."""
         other = 1 - hand
-        for _ in range(REACH_STEPS):
-            body = situation.body
-            yaw_rate, pitch_rate, _, _ = look_rates(body, self._hold_point(situation, start, direction))
-            yield action(head_yaw=yaw_rate, head_pitch=pitch_rate,
-                         **{f"{HANDS[hand]}_grasp": 1, f"{HANDS[other]}_grasp": int(body.grasping[other])})
-            if situation.body.grasping[hand]:
-                return
+        for aim in (self._hold_point, self._hold_ahead):
+            for _ in range(REACH_STEPS):
+                body = situation.body
+                yaw_rate, pitch_rate, _, _ = look_rates(body, aim(situation, start, direction))
+                yield action(head_yaw=yaw_rate, head_pitch=pitch_rate,
+                             **{f"{HANDS[hand]}_grasp": 1, f"{HANDS[other]}_grasp": int(body.grasping[other])})
+                if situation.body.grasping[hand]:
+                    return
         raise PrimitiveFailed(f"the {HANDS[hand]} hand found nothing to hold on the wall ({describe(situation.body)})")
 
     def _pull(self, situation: Situation, hand: int, start, direction) -> Iterator[Action]:
@@ -285,14 +286,20 @@ class ClimbTo(CrossTo):
             yield action(head_yaw=turn_rate(error), head_pitch=self._look(situation, start, direction),
                          **{f"{HANDS[holding]}_grasp": 1})
 
-    def _hold_point(self, situation: Situation, start, direction) -> tuple[float, float, float]:
+    def _hold_ahead(self, situation: Situation, start, direction) -> tuple[float, float, float]:
+        """:meth:`_hold_point` on the line up the wall through where the body hangs now, for when
+        the pulls have carried it off the climb's line beyond a hand's reach of its holds."""
+        here = np.array(situation.body.xz) - direction * LINE_BEYOND_FACE_M
+        return self._hold_point(situation, here, direction, here + 2.0 * direction * LINE_BEYOND_FACE_M)
+
+    def _hold_point(self, situation: Situation, start, direction, end=None) -> tuple[float, float, float]:
         """Where the next hold should be: on the wall a little above the eye (just below the top's
         edge at most), or on the top beyond its edge once the eye is over it."""
         top = self.target[1]
         eye = situation.body.eye[1]
         onto_top = eye >= top + EYE_OVER_TOP_M
         height = top if onto_top else min(eye + REACH_ABOVE_EYE_M, top - FACE_BELOW_TOP_M)
-        distances, heights = situation.ground.profile(start, self._line_end)
+        distances, heights = situation.ground.profile(start, self._line_end if end is None else end)
         above = np.nonzero(heights >= height - 0.05)[0]
         along = float(distances[above[0]]) if above.size else float(distances[-1])
         x, z = start + direction * (along + (ONTO_TOP_M if onto_top else 0.0))

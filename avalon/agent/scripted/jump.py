@@ -14,7 +14,7 @@ of the same height; a standing jump rises 1.5 m.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import attr
 import numpy as np
@@ -41,6 +41,16 @@ SETTLE_STEPS = 8
 SETTLED_M = 0.02
 #: Steps in the air before giving up on landing.
 AIR_STEPS = 30
+
+
+def leave_ground(situation: Situation, what: str = "the jump", forward: float = 0.0) -> Generator[Action, None, float]:
+    """Jump (moving ``forward`` as well); ``PrimitiveFailed`` naming ``what`` if the feet did not
+    rise; the take-off's height, metres."""
+    take_off_y = situation.body.feet_y_m
+    yield action(move_forward=forward, jump=1.0)
+    if situation.body.feet_y_m < take_off_y + 0.1:
+        raise PrimitiveFailed(f"{what} did not leave the ground ({describe(situation.body)})")
+    return take_off_y
 
 
 def find_edge(situation: Situation, target) -> float | None:
@@ -118,10 +128,7 @@ class JumpTo(CrossTo):
     def _leap(self, situation: Situation) -> Iterator[Action]:
         """Jump, fly forward at full speed until over the target's level, then slow down so as not
         to overshoot; done once the feet stand on the ground there."""
-        take_off_y = situation.body.feet_y_m
-        yield action(move_forward=1.0, jump=1.0)
-        if situation.body.feet_y_m < take_off_y + 0.1:
-            raise PrimitiveFailed(f"the jump did not leave the ground ({describe(situation.body)})")
+        take_off_y = yield from leave_ground(situation, forward=1.0)
         lowest_safe = min(take_off_y, self.target[1]) - FALLEN_M
         previous_y = None
         for _ in range(AIR_STEPS):

@@ -1,5 +1,5 @@
-"""Hunting with rocks: take a rock, walk up to a prey animal, throw the rock at it, and once it is
-knocked out, take it and eat it (the ``throw`` task; ``hunt`` worlds that hold a rock).
+"""Hunting with thrown tools: take a rock (or a stick), walk up to a prey animal, throw it at it,
+and once it is knocked out, take it and eat it (the ``throw`` and ``hunt`` tasks).
 
 Where the prey is comes from ``info["animals"]`` (the ground truth of each animal, one row per
 animal in the World spec's order: x, y, z, state, hits; ``avalon.rules.animals.STATE_*``), which a
@@ -12,9 +12,11 @@ to the spot that range short of the prey (from the side where the ground between
 the range corrected for the ground's drop), turns so the rock's line (:data:`HAND_OFFSET_M` to the
 right of the body's axis) passes through the prey, and throws. A rock must come down on the prey
 fast to hit it (``animal.gd``: ``on_hit``; one that lands short slides into it too slowly); one hit
-knocks out every prey but a deer (two). A prey that moves while the agent walks up is followed, a
-new approach each time it has moved half a metre. :class:`HuntWithRocks` takes the rocks nearest
-first, each thrown from another range, until the prey is down, then :class:`EatPrey` takes the
+knocks out every prey but a deer (two). A prey that moves is led: the aim is where it will be
+when the rock comes down (its velocity over the last steps, ``AnimalWatch.lead``), and the walk up
+starts over each time that point has moved half a metre, for :data:`CHASE_STEPS` at most (a prey
+that flees stops once the body is far enough off). :class:`HuntWithRocks` takes the tools, rocks
+first, nearest first, each thrown from another range, until the prey is down, then :class:`EatPrey` takes the
 body where ``info`` puts it and eats it (the eating of :mod:`~avalon.agent.scripted.eat`, from
 one stand-off only: stepping nearer, the body's capsule would press the small body into the ground).
 """
@@ -59,8 +61,13 @@ _THROW = ("left_throw", "right_throw")[HAND]
 #: every world was hit from some range within 1.9-2.1 m, none from every one of them.
 THROW_RANGE_M = 2.0
 HAND_OFFSET_M = 0.2
-#: So each rock is thrown from another range: the first from THROW_RANGE_M, then these.
-RETRY_RANGES_M = (1.9, 2.1)
+#: The ranges the tools are thrown from in turn, metres: no one range hits in every world (d = 0
+#: throw worlds, seeds 0-3, one rock each: 1.9 m knocked the frog out in 4, 2.0 m in 3, 2.1 m in 2;
+#: hunt's d = 0, seed 0 is hit from 2.0 m, not 1.9 m).
+THROW_RANGES_M = (2.0, 1.9, 2.1)
+#: The tools thrown, rocks first: a thrown stick strikes as a rock does (any tool at 3 m/s is a
+#: hit: docs/animals.md), and a hunt world may hold sticks only.
+THROWN_KINDS = ("rock", "stick")
 #: The hand leaves the rock at this speed (the hand's full speed), this fraction of it upwards
 #: (``mouse_keyboard.gd``: the swing's rate (0, 0.5, -1), normalised), this high above the feet; the
 #: rock comes down on what lies this high above the ground, metres (the range's correction for
@@ -73,12 +80,18 @@ TARGET_HEIGHT_M = 0.1
 #: against a metre of unevenness along the flight.
 APPROACH_DIRECTIONS = 16
 APPROACH_WALK_WEIGHT = 0.01
+#: Where the prey will be and the throwing spot are kept this far inside the world's edge, metres.
+WORLD_MARGIN_M = 1.0
 #: The walk to the throwing spot ends within this of it, metres; then the body steps forward or
 #: back until its distance from the target is within this of the spot's, metres...
 STANCE_TOLERANCE_M = 0.15
 RANGE_TOLERANCE_M = 0.02
 #: ...and it faces within this of the aim, radians.
 AIM_TOLERANCE_RAD = math.radians(0.5)
+#: A prey that moved while the body settled is thrown at all the same if the body stands within
+#: these of its spot and aim (metres, radians), the aim following where it will be.
+MOVING_RANGE_TOLERANCE_M = 0.15
+MOVING_AIM_TOLERANCE_RAD = math.radians(2.0)
 #: Steps spent at most stepping onto the spot and turning to the aim.
 SETTLE_STEPS = 30
 #: Steps the agent waits after a throw for the rock to land and the hit to count.
@@ -94,9 +107,10 @@ EAT_APPROACH_M = 1.0
 #: ...and after a failed one it steps back this many steps with whatever the hand took instead
 #: (the rock), then drops it.
 PUT_AWAY_STEPS = 4
-#: Approaches to one prey with one rock (a new one each time it moved ``PREY_MOVED_M``) before the
-#: throw is given up.
-APPROACHES = 30
+#: Steps spent at most coming up to one prey with one tool (a new approach each time where it will be
+#: moved ``PREY_MOVED_M``: a prey that flees stops once the body is far enough off) before the throw
+#: is given up.
+CHASE_STEPS = 1200
 
 
 def aim_yaw_rad(body_xz: tuple[float, float], target_xz: tuple[float, float]) -> float:
@@ -181,28 +195,40 @@ class ThrowAt(Primitive):
     name = "throw"
 
     def budget_steps(self, situation: Situation) -> int:
-        distance = situation.body.horizontal_distance_m(self.watch.position(self.k))
-        return int(APPROACHES * (3 * distance / WALK_PER_STEP_M + 60)) + LANDING_STEPS + 40
+        return CHASE_STEPS + SETTLE_STEPS + LANDING_STEPS + 40
+
+    def target(self, situation: Situation) -> tuple[float, float]:
+        """Where the prey will be when a rock thrown now comes down (x, z), metres: a moving prey is
+        led (no farther than :data:`WORLD_MARGIN_M` inside the world's edge)."""
+        x, z = self.watch.lead(self.k, _flight_s(0.0) / mechanics.STEP_SECONDS)
+        limit = situation.ground.half_size_m - WORLD_MARGIN_M
+        return float(np.clip(x, -limit, limit)), float(np.clip(z, -limit, limit))
 
     def actions(self, situation: Situation) -> Iterator[Action]:
-        for _ in range(APPROACHES):
+        spent = 0
+        while spent < CHASE_STEPS:
             if not _holding(situation):
                 raise PrimitiveFailed(f"the hand holds no rock to throw ({describe(situation.body)})")
-            prey = self.watch.position(self.k)
-            target = (prey[0], prey[2])
+            target = self.target(situation)
             direction = throw_direction(situation.ground, situation.body.xz, target)
-            spot = self._spot(situation, direction, target)
+            limit = situation.ground.half_size_m - WORLD_MARGIN_M
+            spot = tuple(float(v) for v in np.clip(self._spot(situation, direction, target), -limit, limit))
             goal = (spot[0], float(situation.ground.height(*spot)), spot[1])
             moved = False
             for walk in WalkTo(goal, tolerance_m=STANCE_TOLERANCE_M, must_reach=False).actions(situation):
                 yield _held(walk)
-                if math.dist(target, self.watch.position(self.k)[::2]) > PREY_MOVED_M:
+                spent += 1
+                if math.dist(target, self.target(situation)) > PREY_MOVED_M:
                     moved = True
                     break
             if moved:
                 continue
-            yield from self._settle(situation, direction, target)
-            if math.dist(target, self.watch.position(self.k)[::2]) > PREY_MOVED_M:
+            for settle in self._settle(situation, direction):
+                yield settle
+                spent += 1
+            range_error, yaw_error = self._errors(situation, direction)
+            aimed = abs(range_error) <= MOVING_RANGE_TOLERANCE_M and abs(yaw_error) <= MOVING_AIM_TOLERANCE_RAD
+            if math.dist(target, self.target(situation)) > PREY_MOVED_M and not aimed:
                 continue
             yield action(**{_GRASP: 1, _THROW: 1})
             if _holding(situation):
@@ -212,7 +238,7 @@ class ThrowAt(Primitive):
                     return
                 yield action()
             return
-        raise PrimitiveFailed(f"the prey kept moving off: no throw in {APPROACHES} approaches ({describe(situation.body)})")
+        raise PrimitiveFailed(f"the prey kept moving off: no throw in {CHASE_STEPS} steps ({describe(situation.body)})")
 
     def _spot(self, situation: Situation, direction, target) -> tuple[float, float]:
         """The spot to throw from along ``direction``, its range corrected for the ground's drop to the target."""
@@ -220,15 +246,18 @@ class ThrowAt(Primitive):
         drop = float(situation.ground.height(*level)) - float(situation.ground.height(*target))
         return throw_spot(direction, target, self.range_m + throw_range_m(drop) - THROW_RANGE_M)
 
-    def _settle(self, situation: Situation, direction, target: tuple[float, float]) -> Iterator[Action]:
+    def _errors(self, situation: Situation, direction) -> tuple[float, float]:
+        """How much farther from the (led) target the body stands than its spot along ``direction``
+        (metres), and how far it must turn to the aim (radians)."""
+        body, target = situation.body, self.target(situation)
+        wanted = math.dist(self._spot(situation, direction, target), target)
+        return math.dist(body.xz, target) - wanted, wrap_angle(aim_yaw_rad(body.xz, target) - body.yaw_rad)
+
+    def _settle(self, situation: Situation, direction) -> Iterator[Action]:
         """Turn to the aim and step forward or back until the body stands its spot's distance from
-        the target (within ``RANGE_TOLERANCE_M``; a sideways miss of the spot is taken up by the aim)."""
-        spot = self._spot(situation, direction, target)
-        wanted = math.dist(spot, target)
+        the (led) target (within ``RANGE_TOLERANCE_M``; a sideways miss of the spot is taken up by the aim)."""
         for _ in range(SETTLE_STEPS):
-            body = situation.body
-            error = math.dist(body.xz, target) - wanted
-            yaw_error = wrap_angle(aim_yaw_rad(body.xz, target) - body.yaw_rad)
+            error, yaw_error = self._errors(situation, direction)
             if abs(error) <= RANGE_TOLERANCE_M and abs(yaw_error) <= AIM_TOLERANCE_RAD:
                 return
             forward = 0.0
@@ -296,8 +325,8 @@ def _put_away(situation: Situation) -> Iterator[Action]:
 
 @attr.s(auto_attribs=True)
 class HuntWithRocks(Primitive):
-    """Knock prey ``k`` of ``watch`` out with ``rocks`` (entities of the World spec, taken nearest
-    first, one throw each), then eat it. Fails when the rocks run out first."""
+    """Knock prey ``k`` of ``watch`` out with ``rocks`` (tools, entities of the World spec: rocks
+    first, nearest first, one throw each), then eat it. Fails when the tools run out first."""
 
     watch: PreyWatch
     rocks: tuple[Entity, ...] = attr.ib(converter=tuple)
@@ -307,18 +336,18 @@ class HuntWithRocks(Primitive):
     def budget_steps(self, situation: Situation) -> int:
         far = max([situation.body.horizontal_distance_m(r.position) for r in self.rocks]
                   + [situation.body.horizontal_distance_m(self.watch.position(self.k))])
-        return int(len(self.rocks) * (8 * far / WALK_PER_STEP_M + 400)) + 300
+        return int(len(self.rocks) * (8 * far / WALK_PER_STEP_M + CHASE_STEPS + 200)) + 300
 
     def actions(self, situation: Situation) -> Iterator[Action]:
         left = list(self.rocks)
         misses = []
-        ranges = (THROW_RANGE_M,) + RETRY_RANGES_M
+        ranges = THROW_RANGES_M
         throws = 0
         while not self.watch.is_down(self.k):
             if not left:
                 raise PrimitiveFailed(f"every rock thrown, {self.watch.entities[self.k].name} still up: "
                                       + "; ".join(misses) + f" ({describe(situation.body)})")
-            rock = min(left, key=lambda r: situation.body.horizontal_distance_m(r.position))
+            rock = min(left, key=lambda r: (r.kind != "rock", situation.body.horizontal_distance_m(r.position)))
             left.remove(rock)
             try:
                 yield from GraspItem(rock).actions(situation)
@@ -342,6 +371,6 @@ class ThrowFollower(WatchingFollower):
 
     def __init__(self, world: World, route: Route, rocks: Optional[Sequence[Entity]] = None) -> None:
         self.watch = PreyWatch(world)
-        rocks = tuple(e for e in world.entities if e.kind == "rock") if rocks is None else tuple(rocks)
+        rocks = tuple(e for e in world.entities if e.kind in THROWN_KINDS) if rocks is None else tuple(rocks)
         primitives = [HuntWithRocks(self.watch, rocks, k) for k in range(len(self.watch.slots))]
         super().__init__(world, route, foods=(), primitives=primitives)

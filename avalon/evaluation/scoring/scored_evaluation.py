@@ -164,7 +164,11 @@ def _say_run(evaluation: ScoredEvaluation, run: ScoredRun, elapsed: float, say: 
     if evaluation.by_difficulty:
         say("\n".join(difficulty_lines(by_difficulty(episodes), episodes)))
     noted = [e for e in episodes if e.note]
-    if noted and not evaluation.by_difficulty:
+    if evaluation.kind == "reference" and episodes:
+        from avalon.evaluation.reference import solved_lines
+
+        say("\n".join(solved_lines(episodes)))
+    elif noted and not evaluation.by_difficulty:
         lines = [f"    {e.key}: {e.note}" for e in noted[:NOTES_SHOWN]]
         more = f" ({len(noted) - NOTES_SHOWN} more in eval.json)" if len(noted) > NOTES_SHOWN else ""
         say("\n".join([f"what the policy said of {len(noted)} episode(s){more}:"] + lines))

@@ -32,6 +32,8 @@ RANDOM_SUFFIX = ".random.json"
 REPORT_SUFFIX = ".report.md"
 _COMPANION_SUFFIXES = (REFERENCE_SUFFIX, RANDOM_SUFFIX, REPORT_SUFFIX)
 _HASH = re.compile(r"sha256:[0-9a-f]{64}")
+#: A re-issued companion file's ending (``.reference.2.json``).
+_REISSUE = re.compile(r"\.(reference|random)\.[0-9]+\.json$")
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -104,11 +106,20 @@ def companion_path(name: str, suffix: str, directory: str | os.PathLike | None =
     return Path(directory or SETS_DIR) / f"{name}{suffix}"
 
 
+def reissued_paths(name: str, suffix: str, directory: str | os.PathLike | None = None) -> list[Path]:
+    """The re-issues of a set's companion file ``<name><suffix>`` (``v3.reference.json``):
+    ``<name><stem>.<n>.json`` (``v3.reference.2.json``), n >= 2, in the order of ``n``."""
+    stem = suffix[: -len(".json")]
+    found = [(int(match.group(1)), path) for path in Path(directory or SETS_DIR).glob(f"{name}{stem}.*.json")
+             if (match := re.fullmatch(re.escape(f"{name}{stem}.") + r"([2-9]|[1-9][0-9]+)\.json", path.name))]
+    return [path for _, path in sorted(found)]
+
+
 def set_names(directory: str | os.PathLike | None = None) -> list[str]:
     """The sets whose manifests are in ``directory`` (default: the checked-in ones), sorted."""
     folder = Path(directory or SETS_DIR)
     return sorted(path.name[: -len(".json")] for path in folder.glob("*.json")
-                  if not any(path.name.endswith(suffix) for suffix in _COMPANION_SUFFIXES))
+                  if not any(path.name.endswith(suffix) for suffix in _COMPANION_SUFFIXES) and not _REISSUE.search(path.name))
 
 
 def load_set(name: str, directory: str | os.PathLike | None = None) -> EvalSet:

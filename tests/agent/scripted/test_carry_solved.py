@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from avalon.agent.scripted.bridge import LogBridgeFollower
+from avalon.agent.scripted.eat import EatFood
 from avalon.agent.scripted.episode import run_episode
 from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.policy import follower_for
+from avalon.agent.scripted.stack import Unbuilt
 from avalon.agent.scripted.task_routes import route_for
 from avalon.datagen.export import export_world
 from avalon.tasks import build_world, carry
@@ -54,7 +56,9 @@ def test_the_scripted_agent_fetches_the_log_lays_it_across_and_eats_the_food(env
     assert np.all(np.abs(positions[middle, 1] - block.top_m) < 0.3), (positions[middle], block.top_m)
 
 
-def test_stack_carry_worlds_get_the_plain_route_follower():
-    # The scripted agent does not carry stack's 35 kg stones yet.
+def test_stack_carry_worlds_get_stacks_follower_which_gives_up_at_once():
+    # The scripted agent does not carry stack's 35 kg stones, and carry moved every one of them.
     world = build_world("carry", 0.0, 0, forced={"base_task": "stack"})
-    assert type(follower_for(world, route_for(world))) is RouteFollower
+    follower = follower_for(world, route_for(world))
+    assert type(follower) is RouteFollower
+    assert [type(p) for p in follower._primitives] == [Unbuilt, EatFood]

@@ -1,4 +1,4 @@
-"""The scripted agent solves stack worlds of d = 0 in the real simulator: following the certificate's
+"""The reference agent (``stack_follower``) solves stack worlds of d = 0 in the real simulator: following the certificate's
 route (``task_route("stack", 0, seed)``: walk to the staircase's foot, jump up its two layers of
 stones, jump onto the plateau) over the ground with the staircase in place (its ``blocks()`` burned in:
 the stones standing where the generator put them), it eats the apple on the plateau, in evaluation
@@ -18,9 +18,9 @@ import pytest
 
 from avalon import AvalonEnv, EnvConfig
 from avalon.agent.scripted.episode import run_episode
-from avalon.agent.scripted.follower import RouteFollower, route_primitives
-from avalon.agent.scripted.ground import Ground
+from avalon.agent.scripted.follower import RouteFollower
 from avalon.agent.scripted.pick_and_place import carry_primitives
+from avalon.agent.scripted.stack import stack_follower
 from avalon.agent.scripted.task_routes import task_route
 from avalon.datagen.export import export_world
 from avalon.datagen.world import tool_entity
@@ -28,8 +28,6 @@ from avalon.tasks import build_world
 from avalon.tasks.kit import staircase as kit_staircase
 from avalon.tasks.kit.geometry import ground_height, yaw_towards
 from avalon.tasks.kit.route import Route
-from avalon.tasks.kit.solved import with_blocks
-from tests.agent.scripted.standing_jump import standing_jumps
 from tests.game.camera import colour_mask, world_points
 from tests.game.runs import Run, rate_toward
 
@@ -44,8 +42,7 @@ def test_the_scripted_agent_jumps_up_the_stones_and_eats_the_food(env, tmp_path,
     staircase = kit_staircase.staircase_of(world)
     assert [step.skill for step in route.steps].count("jump") == staircase.layers + 1
     world_dir = export_world(world, tmp_path / f"stack-0-{seed}")
-    follower = RouteFollower(with_blocks(world, staircase.blocks()), route, foods=world.food,
-                              primitives=standing_jumps(route_primitives(route), Ground(world)))
+    follower = stack_follower(world, route)  # the task's reference agent: the staircase stands built at d = 0
     episode = run_episode(env, follower, seed=seed, options={"world_dir": str(world_dir)})
     where = f"stack d=0 seed={seed}: {episode.follow.describe()}"
     assert episode.success and episode.follow.succeeded, where

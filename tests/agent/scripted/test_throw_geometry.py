@@ -49,3 +49,19 @@ def test_on_level_ground_the_throw_is_made_from_the_near_side():
     spot = throw.throw_spot(direction, target)
     # Towards the target from the body's side: the spot lies between them.
     assert direction[1] < -0.9 and math.dist(body, spot) < math.dist(body, target)
+
+
+def test_a_moving_prey_is_led_by_its_velocity_over_the_last_steps():
+    from avalon.agent.scripted.animal_watch import PreyWatch
+    from avalon.tasks import build_world
+
+    watch = PreyWatch(build_world("throw", 0.0, 0))
+    rows = np.full((24, 5), -1.0)
+    for step in range(6):
+        rows[watch.slots[0]] = (1.0 + 0.1 * step, 0.0, 2.0 - 0.2 * step, 0.0, 0.0)
+        watch.update({"animals": rows.copy()})
+    x, z = watch.lead(0, 5.0)
+    assert (x, z) == pytest.approx((1.5 + 0.5, 1.0 - 1.0))
+    still = PreyWatch(build_world("throw", 0.0, 0))
+    still.update({"animals": rows.copy()})
+    assert still.lead(0, 5.0) == pytest.approx((1.5, 1.0))  # one step seen: where it is

@@ -1,6 +1,5 @@
-"""A standing jump up onto a ledge that may be a loose item (the test of the stack route's own
-primitive: the reference agents jump running, and onto a boulder with ``push.JumpOnto``, so no
-agent of the package needs it): straight up, forward only once above it.
+"""A standing jump up onto a ledge that may be a loose item (the steps of stack's staircase):
+straight up, forward only once above it.
 
 :class:`~avalon.agent.scripted.jump.JumpTo` runs forward from the take-off: its body meets the
 ledge's face while still rising, which slides it up a terrain face but shoves a loose stone off its
@@ -21,7 +20,7 @@ import numpy as np
 
 from avalon.agent.scripted.actions import WALK_PER_STEP_M, Action, action
 from avalon.agent.scripted.ground import Ground
-from avalon.agent.scripted.jump import AIR_STEPS, FALLEN_M, LANDED_M, LANDING_LEVEL_M, SETTLED_M, JumpTo
+from avalon.agent.scripted.jump import AIR_STEPS, FALLEN_M, LANDED_M, LANDING_LEVEL_M, SETTLED_M, JumpTo, leave_ground
 from avalon.agent.scripted.primitive import PrimitiveFailed, Situation, describe
 
 #: A jump's target this far above the bare terrain lands on an item, metres.
@@ -39,10 +38,7 @@ class JumpUpTo(JumpTo):
     name = "jump_up"
 
     def _leap(self, situation: Situation) -> Iterator[Action]:
-        take_off_y = situation.body.feet_y_m
-        yield action(jump=1.0)
-        if situation.body.feet_y_m < take_off_y + 0.1:
-            raise PrimitiveFailed(f"the jump did not leave the ground ({describe(situation.body)})")
+        take_off_y = yield from leave_ground(situation)
         previous_y = None
         for _ in range(AIR_STEPS):
             body = situation.body
