@@ -12,6 +12,7 @@ from avalon.app.options import difficulty_list, task_list, video_episode
 from avalon.env.config import EnvConfig
 from avalon.sim.protocol import ACTION_SPACES
 from avalon.sim.settings import RENDERERS
+from avalon.training.curriculum import PROTOCOLS, protocol_tasks
 
 
 def _eval_policy(args: argparse.Namespace):
@@ -50,6 +51,14 @@ def _eval_policy(args: argparse.Namespace):
     return "random", policy, f"random policy (seed {args.seed}{sticky})", config
 
 
+def _requested_tasks(args: argparse.Namespace) -> tuple[str, ...]:
+    """The tasks asked for: ``--protocol``'s evaluation tasks (read from the specs' groups), else
+    ``--tasks``; empty when neither was given."""
+    if args.protocol is None:
+        return task_list(args.tasks) if args.tasks else ()
+    return protocol_tasks(args.protocol, task_list(args.tasks) if args.tasks else ())[1]
+
+
 def _eval_worlds(args: argparse.Namespace) -> tuple[list, str]:
     """The requested worlds and how to name them: an evaluation set, or fresh worlds."""
     from avalon.evaluation.scoring.scored_evaluation import generated_worlds_label
@@ -62,14 +71,16 @@ def _eval_worlds(args: argparse.Namespace) -> tuple[list, str]:
         if args.force or args.difficulties or args.first_seed is not None:
             raise ValueError(f"--set {args.set} holds its own worlds: --force, --difficulties and --first-seed choose fresh ones")
         requests = set_requests(args.set)
-        if not args.tasks:
+        tasks = _requested_tasks(args)
+        if not tasks:
             return requests, f"set {args.set}"
-        tasks = task_list(args.tasks)
         absent = [task for task in tasks if task not in {request.task for request in requests}]
         if absent:
-            raise ValueError(f"--tasks: set {args.set} holds no worlds of {', '.join(absent)}")
-        return [request for request in requests if request.task in tasks], f"set {args.set}, tasks {','.join(tasks)}"
-    tasks = task_list(args.tasks) if args.tasks else (default_task(),)
+            option = f"--protocol {args.protocol}" if args.protocol else "--tasks"
+            raise ValueError(f"{option}: set {args.set} holds no worlds of {', '.join(absent)}")
+        which = f"protocol {args.protocol}" if args.protocol else f"tasks {','.join(tasks)}"
+        return [request for request in requests if request.task in tasks], f"set {args.set}, {which}"
+    tasks = _requested_tasks(args) or (default_task(),)
     difficulties = difficulty_list(args.difficulties) if args.difficulties else None
     forced = parse_forced(args.force)
     requests = evaluation_worlds(tasks, args.episodes, args.min_difficulty, args.max_difficulty, seed=args.seed,
@@ -156,6 +167,9 @@ def _add_world_options(evaluation: argparse.ArgumentParser) -> None:
     evaluation.add_argument("--set", help="an evaluation set's name (instead of --tasks and --episodes)")
     evaluation.add_argument("--tasks", help="comma-separated tasks (default: the first basic task of the paper's Table 1; "
                             "with --set, only the set's worlds of these tasks)")
+    evaluation.add_argument("--protocol", choices=tuple(PROTOCOLS), metavar="PROTOCOL",
+                            help=f"the tasks a training protocol evaluates on ({', '.join(PROTOCOLS)}: MT-* all twenty, "
+                            "ST-B the one basic task --tasks names); with --set, the set's worlds of them")
     evaluation.add_argument("--episodes", type=int, default=10,
                             help="worlds per task, or per task and difficulty with --difficulties (default 10)")
     evaluation.add_argument("--min-difficulty", type=float, default=0.0)

@@ -32,6 +32,9 @@ OLD_CHECKPOINT = Path(__file__).parents[1] / "agent" / "data" / "ppo-before-issu
     (["--policy", "reference", "--tasks", "eat,trivial"],
      "no reference agent for task(s) trivial (TaskSpec.reference_agent is None); the tasks that have one: avoid, bridge"),
     (["--policy", "reference", "--set", "smoke", "--tasks", "hunt"], "--tasks: set smoke holds no worlds of hunt"),
+    (["--policy", "random", "--protocol", "ST-B", "--tasks", "trivial"], "'ST-B' trains on one basic task; 'trivial' is not one"),
+    (["--policy", "random", "--protocol", "MT-TB", "--tasks", "eat"], "protocol 'MT-TB' fixes its own tasks"),
+    (["--policy", "random", "--protocol", "MT-TC", "--set", "v3"], "--protocol MT-TC: set v3 holds no worlds of open, navigate, find"),
 ])
 def test_bad_arguments_are_refused_by_name_before_any_simulator_starts(argv, message, tmp_path, capsys):
     assert main(["eval", *argv, "--out", str(tmp_path / "out")]) == 2
@@ -138,3 +141,17 @@ def test_the_scripted_agents_success_and_where_they_stopped_are_printed_per_diff
     assert "move d=0.5: 0/1 successes" in capsys.readouterr().out
     [episode] = json.loads((tmp_path / "short" / "eval.json").read_text())["episodes"]
     assert (episode["success"], episode["episode_length"], episode["note"]) == (False, 10, "still going")
+
+
+def test_a_protocol_chooses_the_tasks_it_evaluates_on():
+    from argparse import Namespace
+
+    from avalon.app.eval import _requested_tasks
+    from avalon.training.curriculum import group_tasks
+
+    every = group_tasks(("basic",)) + group_tasks(("compositional",))
+    assert len(every) == 20
+    assert _requested_tasks(Namespace(protocol="MT-TC", tasks=None)) == every
+    assert _requested_tasks(Namespace(protocol="ST-B", tasks="move")) == ("move",)
+    assert _requested_tasks(Namespace(protocol=None, tasks="eat,move")) == ("eat", "move")
+    assert _requested_tasks(Namespace(protocol=None, tasks=None)) == ()
