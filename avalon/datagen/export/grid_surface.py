@@ -39,7 +39,10 @@ def merged_runs(cells: np.ndarray) -> list[tuple[int, int, int, int]]:
     rectangles, open_runs = [], {}  # open_runs: (c0, c1) -> first row
     padded = np.zeros((cells.shape[0] + 1, cells.shape[1] + 2), bool)
     padded[:-1, 1:-1] = cells
+    occupied = padded.any(axis=1)
     for r in range(padded.shape[0]):
+        if not open_runs and not occupied[r]:
+            continue
         edges = np.flatnonzero(np.diff(padded[r].astype(np.int8)))
         runs = set(zip(edges[0::2].tolist(), edges[1::2].tolist()))
         for run in [run for run in open_runs if run not in runs]:

@@ -22,6 +22,7 @@ content hash is defined over, so that it names the world's content whatever enco
 
 from __future__ import annotations
 
+import functools
 import math
 
 import attr
@@ -92,15 +93,19 @@ def vertex_normals(heights: np.ndarray, cell_size_m: float) -> np.ndarray:
     return normals / np.linalg.norm(normals, axis=-1, keepdims=True)
 
 
+@functools.lru_cache(maxsize=64)
 def _chunk_indices(rows: int, cols: int) -> np.ndarray:
-    """Triangle indices for a grid of rows x cols vertices, two per cell, Bullet's diagonal."""
+    """Triangle indices for a grid of rows x cols vertices, two per cell, Bullet's diagonal (shared
+    by the chunks of one shape: read-only)."""
     r, c = np.meshgrid(np.arange(rows - 1), np.arange(cols - 1), indexing="ij")
     top_left = (r * cols + c).reshape(-1)
     top_right, bottom_left, bottom_right = top_left + 1, top_left + cols, top_left + cols + 1
     # Clockwise seen from above (+y): Godot's front faces are clockwise.
     first = np.stack([top_left, top_right, bottom_left], axis=1)
     second = np.stack([top_right, bottom_right, bottom_left], axis=1)
-    return np.concatenate([first, second], axis=1).reshape(-1)
+    indices = np.concatenate([first, second], axis=1).reshape(-1)
+    indices.flags.writeable = False
+    return indices
 
 
 def _coarsest_step(heights: np.ndarray, colors: np.ndarray, step: int, level: int) -> int:
@@ -198,9 +203,11 @@ def max_slope(heights: np.ndarray, cell_size_m: float) -> float:
     return float(np.nextafter(np.float32(steepest), np.float32(np.inf)))
 
 
-def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEncoding = SHIPPED) -> dict:
+def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEncoding = SHIPPED,
+                 geometry_cache: dict | None = None) -> dict:
     """Everything ``godot/world/terrain.gd`` needs, as a dict for :func:`marshal.store_var`, with
-    its meshes built as ``encoding`` says."""
+    its meshes built as ``encoding`` says. ``geometry_cache``: a dict shared by the calls for one
+    world (both encodings), so each plant's geometry is made once per level of detail."""
     heightmap = terrain.heightmap
     heights = np.asarray(heightmap.heights, np.float32)
     rows, cols = heights.shape
@@ -236,7 +243,8 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
                 vertices, level_colors, skirt = _skirt(vertices, level_colors, len(rr), len(cc), float(np.ptp(full)) + 0.5)
                 indices = np.concatenate([indices, skirt])
             kinds = KINDS_AT_LEVEL[level]
-            plants, plant_colors = scenery_geometry([i for i in here if i.kind in kinds], lighting, level if encoding.plant_levels else 0)
+            plants, plant_colors = scenery_geometry([i for i in here if i.kind in kinds], lighting,
+                                                    level if encoding.plant_levels else 0, geometry_cache)
             parts = [(vertices, level_colors, indices),
                      (wet_vertices, np.broadcast_to(water_color, wet_vertices.shape), wet_indices),
                      (plants, plant_colors, np.arange(len(plants)))]
