@@ -271,7 +271,7 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
         "tree_colliders": tree_colliders(scenery),
     }
     if encoding.collider_tiles:
-        data["collider_tiles"] = marshal.int_array(collider_tiles(heights))
+        data["collider_tiles"] = marshal.int_array(collider_tiles(heights, float(cell)))
     return data
 
 

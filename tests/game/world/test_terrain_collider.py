@@ -69,7 +69,7 @@ def _probe(folder: Path, points: np.ndarray, heights: np.ndarray, work: Path) ->
     points_file.write_text(json.dumps(points.tolist()))
     environment = {"WORLD_DIR": str(folder), "PROBE_POINTS": str(points_file), "PROBE_OUT": str(out),
                    "PROBE_TOP": str(float(heights.max()) + 1.0), "PROBE_BOTTOM": str(float(heights.min()) - 1.0),
-                   "PATH": "/usr/bin:/bin"}
+                   "PATH": "/usr/bin:/bin", "HOME": str(work)}  # Godot's user folder (its logs) under the test's folder
     result = subprocess.run([server, "--no-window", "--path", str(godot_project_dir()), "-s", str(script)], env=environment,
                             capture_output=True, text=True, timeout=300, cwd=work)
     assert out.is_file(), result.stdout[-2000:] + result.stderr[-2000:]
@@ -96,8 +96,8 @@ def test_the_tiled_collider_is_the_grids_surface_and_the_full_grid_colliders(tmp
     heightmap = world.ground.heightmap
     heights = np.asarray(heightmap.heights, np.float32)
     cell, half = heightmap.cell_size_m, heightmap.size_m / 2
-    tiles = collider_tiles.collider_tiles(heights)
-    assert {1, collider_tiles.TILE_CELLS} <= set(tiles[:, 4].tolist())  # both kinds of tile are tested
+    tiles = collider_tiles.collider_tiles(heights, cell)
+    assert {1, collider_tiles.SUBTILE_CELLS, collider_tiles.TILE_CELLS} <= set(tiles[:, 4].tolist())  # every kind of tile
     rows, cols = heights.shape
     # A point inside each cell's two triangles, points on the tiles' seams, and random points.
     r, c = np.meshgrid(np.arange(rows - 1), np.arange(cols - 1), indexing="ij")
