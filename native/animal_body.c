@@ -158,6 +158,20 @@ static bool step_is_clear(const animal_body *body, gdn_vector3 horizontal) {
 			(span <= body->rules.obstacle_margin_m && clear_of_near(body, cell, step_x, step_z, step_sq));
 }
 
+/* Whether `point` lies within one of its no-go rectangles widened by its reach, while where it
+ * stands does not (an animal that found itself inside may walk out). */
+static bool enters_no_go(const animal_body *body, gdn_vector3 point) {
+	bool to = false, from = false;
+	for (int64_t i = 0; i < body->no_go_count; i++) {
+		const double *rect = body->no_go + 4 * i;
+		double reach = body->reach_m;
+		to = to || (point.x > rect[0] - reach && point.x < rect[2] + reach && point.z > rect[1] - reach && point.z < rect[3] + reach);
+		from = from || (body->origin.x > rect[0] - reach && body->origin.x < rect[2] + reach &&
+				body->origin.z > rect[1] - reach && body->origin.z < rect[3] + reach);
+	}
+	return to && !from;
+}
+
 int body_move(animal_body *body, gdn_vector3 desired, bool active) {
 	const rules *r = &body->rules;
 	if (body->settled && desired.x == 0.0f && desired.z == 0.0f && (!body->flies || (active && desired.y == 0.0f))) {
@@ -181,14 +195,17 @@ int body_move(animal_body *body, gdn_vector3 desired, bool active) {
 	} else {
 		horizontal = (gdn_vector3){desired.x, 0.0f, desired.z};
 		double speed = sqrt((double)desired.x * desired.x + (double)desired.z * desired.z);
-		if (body->terrain != NULL && speed > 0.0) {
+		/* No step into a building's footprint (from outside it) for an animal that never goes inside. */
+		bool barred = speed > 0.0 && body->no_go_count > 0 &&
+				enters_no_go(body, add(origin, scaled(horizontal, (float)r->dt)));
+		if ((body->terrain != NULL || barred) && speed > 0.0) {
 			/* No step ending in water or a little before it, nor up a slope steeper than
 			 * max_walk_slope (climbers in pursuit climb anything). The ground rises at most
 			 * max_slope per metre: near the point last found in water the ground is water too,
 			 * and with the step's end high enough above the water, so is the ground ahead. */
 			gdn_vector3 ahead = add(origin, scaled(horizontal, (float)r->water_lookahead_s));
 			gdn_vector3 end = add(origin, scaled(horizontal, (float)r->dt));
-			bool refused = distance(ahead, body->wet_point) * body->max_slope < body->wet_depth ||
+			bool refused = barred || distance(ahead, body->wet_point) * body->max_slope < body->wet_depth ||
 					distance(end, body->wet_point) * body->max_slope < body->wet_depth;
 			if (!refused) {
 				next_ground = surface(body, end.x, end.z);
@@ -345,6 +362,8 @@ static void destroy(gdn_object *owner, void *method_data, void *user_data) {
 	animal_body *body = user_data;
 	if (body != NULL && body->reports)
 		GODOT_CORE(GDN_ARRAY_DESTROY, void (*)(gdn_array *))(&body->features);
+	if (body != NULL)
+		free(body->no_go);
 	free(body);
 }
 
@@ -392,6 +411,33 @@ static gdn_variant setup_method(gdn_object *owner, void *method_data, void *user
 	return variant_of_bool(true);
 }
 
+/* add_no_go(x0, z0, x1, z1) -> bool: a rectangle (metres, x0 < x1, z0 < z1) it never steps into
+ * from outside (animal.gd: a building's footprint, for an animal that never goes inside); false
+ * (nothing added) for arguments that are not four finite reals in order. */
+static gdn_variant add_no_go_method(gdn_object *owner, void *method_data, void *user_data, int count, gdn_variant **a) {
+	(void)owner;
+	(void)method_data;
+	animal_body *body = user_data;
+	if (count != 4)
+		return variant_of_bool(false);
+	double rect[4];
+	for (int i = 0; i < 4; i++) {
+		rect[i] = real_of(a[i]);
+		if (!isfinite(rect[i]))
+			return variant_of_bool(false);
+	}
+	if (rect[0] >= rect[2] || rect[1] >= rect[3])
+		return variant_of_bool(false);
+	double *grown = realloc(body->no_go, (size_t)(body->no_go_count + 1) * 4 * sizeof(double));
+	if (grown == NULL)
+		return variant_of_bool(false);
+	body->no_go = grown;
+	for (int i = 0; i < 4; i++)
+		body->no_go[4 * body->no_go_count + i] = rect[i];
+	body->no_go_count++;
+	return variant_of_bool(true);
+}
+
 /* MOVE_EYE_NEAR if the eye (at `eye`) is within eye_near_sq of where it now is. */
 int body_eye_bit(const animal_body *body, gdn_vector3 eye) {
 	gdn_vector3 to_eye = {eye.x - body->origin.x, eye.y - body->origin.y, eye.z - body->origin.z};
@@ -433,6 +479,7 @@ void animal_body_register(void *handle) {
 	register_native_class(handle, "AnimalBody", "Reference", create, destroy);
 	register_native_method(handle, "AnimalBody", "setup", setup_method);
 	register_native_method(handle, "AnimalBody", "report_to", report_to_method);
+	register_native_method(handle, "AnimalBody", "add_no_go", add_no_go_method);
 	register_native_method(handle, "AnimalBody", "origin", origin_method);
 	register_native_method(handle, "AnimalBody", "yaw", yaw_method);
 	register_native_method(handle, "AnimalBody", "velocity", velocity_method);

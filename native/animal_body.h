@@ -32,6 +32,10 @@ typedef struct {
 	gdn_vector3 origin, velocity, query_velocity, query_desired, wet_point;
 	double yaw, forward_x, forward_z, vertical_speed, wet_depth;
 	bool settled, climbing;
+	/* Rectangles it never steps into (x0, z0, x1, z1 each; add_no_go): the buildings' footprints
+	 * of an animal that never goes inside. */
+	double *no_go;
+	int64_t no_go_count;
 	animal_mind mind;
 } animal_body;
 

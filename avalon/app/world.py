@@ -22,6 +22,7 @@ from PIL import Image, ImageDraw
 from avalon.app import benchmark
 from avalon.app.options import difficulty_list
 from avalon.datagen.biomes import Biome, BiomeMap
+from avalon.datagen.doors import DOOR_KIND
 from avalon.datagen.export import export_world
 from avalon.datagen.preview import top_down_preview
 from avalon.datagen.terrain import HeightMap
@@ -66,6 +67,8 @@ def top_down(world: World, pixels: int = PANEL_PIXELS) -> Image.Image:
         footprints=footprints(world),
         animals=[(a.position[0], a.position[2], activation_radius_m(a), ANIMALS[a.kind].color) for a in world.animals],
         buildings=world.buildings,
+        doors=[(d.position[0], d.position[2], d.yaw_rad, d.param("width_m"), len(d.param("locks")))
+               for d in world.entities if d.kind == DOOR_KIND],
     )
 
 

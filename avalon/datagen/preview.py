@@ -64,6 +64,13 @@ Footprint = tuple[float, float, float, float, float, tuple[float, float, float]]
 #: An animal seen from above: x, z, activation radius (metres; drawn as a thin circle), RGB in [0, 1].
 AnimalMark = tuple[float, float, float, tuple[float, float, float]]
 
+#: A door seen from above: x, z of its opening's centre, its yaw (radians, Godot's: its front faces
+#: +z turned by it), the opening's width (metres) and its lock count (0-3).
+DoorMark = tuple[float, float, float, float, int]
+#: A door's bar across its opening, by lock count (0 green, 1 cyan, 2 violet, 3 crimson: apart
+#: from the doorways' orange and the entrance's red); a tick marks its front.
+DOOR_LOCK_COLORS = ((40, 200, 60), (0, 200, 220), (150, 60, 220), (200, 0, 110))
+
 #: Sun direction for the hillshade: from the upper left (-x, -z) and 45 degrees up.
 _LIGHT = np.array([-1.0, math.sqrt(2.0), -1.0]) / 2.0
 
@@ -178,6 +185,7 @@ def top_down_preview(
     footprints: Sequence[Footprint] = (),
     animals: Sequence[AnimalMark] = (),
     buildings: Sequence[Building] = (),
+    doors: Sequence[DoorMark] = (),
 ) -> Image.Image:
     """A ``pixels`` x ``pixels`` RGB picture of the whole world, north (-z) up.
 
@@ -189,7 +197,8 @@ def top_down_preview(
     are (x, z, activation radius, RGB in [0, 1]): a dot in the animal's colour, outlined black,
     inside a thin circle of its activation radius. ``buildings`` are drawn from above: the ground
     floor's tiles over the roof colour, its doorways and entrance marked (see :func:`building_plan`
-    for every story).
+    for every story). ``doors`` (:data:`DoorMark`) are bars across their openings coloured by their
+    lock count (:data:`DOOR_LOCK_COLORS`), with a tick on the front, the side the agent opens them from.
     """
     pixels = check_int(pixels, "pixels", low=16, high=8192)
     if biome_map.heightmap.shape != heightmap.shape:
@@ -227,6 +236,8 @@ def top_down_preview(
 
     for building in buildings:
         _draw_building(draw, heightmap, pixels, building)
+    for mark in doors:
+        _draw_door(draw, heightmap, pixels, mark)
 
     for mark in animals:
         if len(mark) != 4:
@@ -293,6 +304,19 @@ def _draw_building(draw: ImageDraw.ImageDraw, heightmap: HeightMap, pixels: int,
             continue
         px0, py0 = _xy(heightmap, pixels, x0 + col, z0 + row)
         draw.rectangle([px0, py0, px0 + scale, py0 + scale], fill=tuple(int(v) for v in rgb[row, col]))
+
+
+def _draw_door(draw: ImageDraw.ImageDraw, heightmap: HeightMap, pixels: int, mark: DoorMark) -> None:
+    if len(mark) != 5 or not 0 <= int(mark[4]) < len(DOOR_LOCK_COLORS):
+        raise ValueError(f"door {mark!r}: expected (x_m, z_m, yaw_rad, width_m, lock count 0-3)")
+    x, z, yaw, width, locks = mark
+    across = (math.cos(yaw) * width / 2.0, -math.sin(yaw) * width / 2.0)  # the door's local x
+    front = (math.sin(yaw) * 0.6, math.cos(yaw) * 0.6)  # its local +z, 0.6 m
+    colour = DOOR_LOCK_COLORS[int(locks)]
+    line = max(2, int(pixels / heightmap.size_m / 3))
+    ends = [_xy(heightmap, pixels, x - across[0], z - across[1]), _xy(heightmap, pixels, x + across[0], z + across[1])]
+    draw.line(ends, fill=colour, width=line)
+    draw.line([_xy(heightmap, pixels, x, z), _xy(heightmap, pixels, x + front[0], z + front[1])], fill=colour, width=line)
 
 
 def building_plan(building: Building, tile_pixels: int = 12) -> Image.Image:

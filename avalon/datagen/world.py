@@ -24,6 +24,11 @@ Vector3 = tuple[float, float, float]
 Color = tuple[float, float, float]
 
 GENERATOR_VERSION = "0.1.0"
+#: How an episode in a world succeeds (paper, Appendix M), by the name world.json gives the rule.
+SUCCESS_RULES = {
+    "all_food": "every food eaten",
+    "all_food_or_energy_gain": "every food eaten, or at least one eaten and more energy at the end than at the start",
+}
 
 
 def _vector3(value) -> Vector3:
@@ -122,11 +127,18 @@ class World:
     lighting: Lighting = attr.ib(factory=Lighting)
     #: Buildings standing on the ground (``avalon.datagen.buildings``; their sites levelled first).
     buildings: tuple["Building", ...] = attr.ib(default=(), converter=tuple)
+    #: How an episode succeeds (paper, Appendix M): one of :data:`SUCCESS_RULES`.
+    success_rule: str = attr.ib(default="all_food")
 
     @difficulty.validator
     def _check_difficulty(self, _attribute, value):
         if not 0.0 <= value <= 1.0:
             raise ValueError(f"difficulty {value!r} must be in [0, 1]")
+
+    @success_rule.validator
+    def _check_success_rule(self, _attribute, value):
+        if value not in SUCCESS_RULES:
+            raise ValueError(f"success_rule {value!r}: expected one of {sorted(SUCCESS_RULES)}")
 
     @time_limit_frames.validator
     def _check_time_limit(self, _attribute, value):

@@ -12,7 +12,8 @@ A world folder holds ``world.tscn`` (the Godot scene), the data files its nodes 
       "food_count": 1,
       "time_limit_frames": 200,       # the episode is truncated after this many steps
       "content_hash": "sha256:...",   # over the world's content, see below
-      "files_hash": "sha256:..."      # over every other file in the folder as it is, see content_hash
+      "files_hash": "sha256:...",     # over every other file in the folder as it is, see content_hash
+      "success_rule": "all_food_or_energy_gain"  # optional (absent: "all_food"), see SUCCESS_RULES
     }
 
 The content hash is the files hash with each data file in its canonical encoding
@@ -40,6 +41,7 @@ from pathlib import Path
 
 import attr
 
+from avalon.datagen.world import SUCCESS_RULES
 from avalon.errors import WorldLoadError
 
 FORMAT_VERSION = 2
@@ -73,6 +75,8 @@ _REQUIRED_KEYS = {
     "content_hash": str,
     "files_hash": str,
 }
+#: Keys world.json may hold, and their values when it does not.
+_OPTIONAL_KEYS = {"success_rule": (str, "all_food")}
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -91,6 +95,8 @@ class WorldInfo:
     content_hash: str
     #: Over the folder's files as they are: checked when the folder is read.
     files_hash: str
+    #: How an episode succeeds (a key of ``avalon.datagen.world.SUCCESS_RULES``).
+    success_rule: str = "all_food"
 
 
 def read_world_info(folder: str | os.PathLike) -> WorldInfo:
@@ -242,9 +248,14 @@ def _check_info(data: bytes, info_path: Path) -> dict:
             raise WorldLoadError(f"{info_path} lacks the key {key!r}")
         if not isinstance(info[key], expected) or isinstance(info[key], bool):
             raise WorldLoadError(f"{info_path}: {key!r} is {info[key]!r}, expected {_type_names(expected)}")
-    unknown = sorted(set(info) - set(_REQUIRED_KEYS))
+    for key, (expected, _) in _OPTIONAL_KEYS.items():
+        if key in info and not isinstance(info[key], expected):
+            raise WorldLoadError(f"{info_path}: {key!r} is {_short(info[key])}, expected {_type_names(expected)}")
+    unknown = sorted(set(info) - set(_REQUIRED_KEYS) - set(_OPTIONAL_KEYS))
     if unknown:
-        raise WorldLoadError(f"{info_path} has unknown key(s) {unknown}; it holds exactly {sorted(_REQUIRED_KEYS)}")
+        raise WorldLoadError(f"{info_path} has unknown key(s) {unknown}; it holds {sorted(_REQUIRED_KEYS)} "
+                             f"and may hold {sorted(_OPTIONAL_KEYS)}")
+
     def refuse(key: str, expected: str) -> None:
         raise WorldLoadError(f"{info_path}: {key} is {_short(info[key])}, expected {expected}")
 
@@ -264,7 +275,10 @@ def _check_info(data: bytes, info_path: Path) -> dict:
     for key in ("content_hash", "files_hash"):
         if not _HASH_RE.match(info[key]):
             refuse(key, "'sha256:' and 64 lower-case hex digits")
+    if info.get("success_rule", "all_food") not in SUCCESS_RULES:
+        refuse("success_rule", f"one of {sorted(SUCCESS_RULES)}")
     fields = {key: info[key] for key in _REQUIRED_KEYS}
+    fields.update({key: info.get(key, default) for key, (_, default) in _OPTIONAL_KEYS.items()})
     fields["difficulty"] = difficulty
     return fields
 

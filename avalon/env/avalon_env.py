@@ -96,6 +96,16 @@ def _all_food_eaten(features: np.ndarray) -> bool:
     return total > 0 and _feature(features, "food_eaten") >= total
 
 
+def _succeeded(features: np.ndarray, success_rule: str) -> bool:
+    """Whether the episode so far succeeds by the world's rule (Appendix M; world.json's
+    ``success_rule``): every food eaten, or for ``all_food_or_energy_gain`` also at least one
+    eaten and more energy now than at the start."""
+    if _all_food_eaten(features):
+        return True
+    return success_rule == "all_food_or_energy_gain" and _feature(features, "food_eaten") >= 1 and \
+        _feature(features, "energy") > INITIAL_ENERGY
+
+
 class AvalonEnv(gym.Env):
     """An embodied agent in a generated 3D world, simulated by Godot and rendered as RGBD.
 
@@ -121,7 +131,8 @@ class AvalonEnv(gym.Env):
     The reward is the change in energy minus the frame penalty (and, in training mode, the
     movement penalty) of the paper's Appendix B. Episodes end (``terminated``) when the energy
     reaches 0 or 10 frames after the last food is eaten, or are truncated at the time limit.
-    ``info`` carries ``success`` (all food eaten), ``score`` (Appendix M), this frame's energy
+    ``info`` carries ``success`` (Appendix M, by the world's ``success_rule``: all food eaten, or for
+    gather and survive at least one eaten and more energy than at the start), ``score`` (Appendix M), this frame's energy
     terms, the ``achievements`` unlocked so far this episode, and the task, difficulty and seed.
     """
 
@@ -334,7 +345,7 @@ class AvalonEnv(gym.Env):
             "world_dir": str(world.path) if world else None,
             "frame": observation.frame,
             "energy": _feature(features, "energy"),
-            "success": _all_food_eaten(features),
+            "success": _succeeded(features, world.success_rule if world else "all_food"),
             "score": max(0.0, final_energy - INITIAL_ENERGY + frames_remaining * FRAME_PENALTY),
             "food_eaten": int(_feature(features, "food_eaten")),
             "food_total": int(_feature(features, "food_total")),

@@ -96,7 +96,7 @@ class AnimalSpec:
     is_predator: bool
     domain: str
     can_climb: bool = False
-    no_inside: bool = False  # too big for doors (buildings do not exist yet)
+    no_inside: bool = False  # too big for doors: never steps into a building's footprint (docs/animals.md)
     activation: tuple[str, ...]
     activation_radius_m: float
     deactivation: tuple[str, ...]

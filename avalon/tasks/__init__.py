@@ -147,7 +147,8 @@ def build_world(task: str, difficulty: float, seed: int, config: object | None =
     else:
         made = with_retries(lambda rng: spec.generate(rng, difficulty, config), task, difficulty, seed)
     world = made if isinstance(made, World) else made.world  # a generator may return its layout
-    return attr.evolve(world, task=task, difficulty=difficulty, seed=seed)
+    rule = "all_food_or_energy_gain" if spec.succeeds_on_energy_gain else "all_food"
+    return attr.evolve(world, task=task, difficulty=difficulty, seed=seed, success_rule=rule)
 
 
 def generate_world(task: str, difficulty: float, seed: int, output_dir: str | os.PathLike, config: object | None = None,

@@ -15,6 +15,10 @@ const StaticMeshes = preload("res://world/static_meshes.gd")
 # shaded, which is most of the island seen from inside.
 const DRAWN_BEFORE_THE_TERRAIN = 0
 
+# Each building's footprint, [x0, z0, x1, z1] (metres): the horizontal bounds of its solid boxes.
+# Animals that never go inside keep out of them (entities/animals/animals.gd).
+var footprints = []
+
 
 # Builds the buildings from the data file in `world_dir`; returns "" or what went wrong.
 func load_data(world_dir):
@@ -29,6 +33,7 @@ func load_data(world_dir):
 		mesh.name = "Building%d" % i
 		add_child(mesh)
 		_add_boxes(building.solid, "Solid%d" % i, false)
+		footprints.append(_bounds(building.solid))
 		_add_boxes(building.climbable, "Climbable%d" % i, true)
 	return ""
 
@@ -49,3 +54,18 @@ func _add_boxes(boxes, name, climbable):
 		body.shape_owner_add_shape(box_owner, shape)
 		body.shape_owner_set_transform(box_owner, Transform(Basis(boxes.rotations[i]), boxes.centres[i]))
 	add_child(body)
+
+
+# The horizontal bounds [x0, z0, x1, z1] of a set of (turned) boxes.
+static func _bounds(boxes):
+	var low = Vector2(INF, INF)
+	var high = Vector2(-INF, -INF)
+	for i in range(boxes.centres.size()):
+		var basis = Basis(boxes.rotations[i])
+		var extents = boxes.extents[i]
+		var half_x = abs(basis.x.x) * extents.x + abs(basis.y.x) * extents.y + abs(basis.z.x) * extents.z
+		var half_z = abs(basis.x.z) * extents.x + abs(basis.y.z) * extents.y + abs(basis.z.z) * extents.z
+		var centre = boxes.centres[i]
+		low = Vector2(min(low.x, centre.x - half_x), min(low.y, centre.z - half_z))
+		high = Vector2(max(high.x, centre.x + half_x), max(high.y, centre.z + half_z))
+	return [low.x, low.y, high.x, high.y]

@@ -6,7 +6,7 @@ from PIL import Image
 
 from avalon.datagen.biomes import assign_biomes
 from avalon.datagen.obstacles import ObstacleRing, apply_ring
-from avalon.datagen.preview import FOOD_COLOR, GAP_COLOR, SPAWN_COLOR, top_down_preview
+from avalon.datagen.preview import DOOR_LOCK_COLORS, FOOD_COLOR, GAP_COLOR, SPAWN_COLOR, top_down_preview
 from avalon.datagen.scenery import place_scenery
 from avalon.datagen.terrain import HeightMap, WorldConfig, build_heightmap
 
@@ -85,6 +85,18 @@ def test_animals_are_dots_in_their_colour_inside_their_activation_radius(half_se
     assert _pixel(image, hm, 14.0, 0.0) != drawn
     with pytest.raises(ValueError, match="animal"):
         top_down_preview(hm, bm, animals=[(1.0, 2.0)], pixels=64)
+
+
+def test_doors_are_bars_across_their_openings_coloured_by_their_locks_with_a_tick_on_the_front(half_sea):
+    bm = half_sea
+    hm = bm.heightmap
+    # A 4 m door turned 90 degrees: its opening runs along z, its front faces +x; two locks.
+    image = top_down_preview(hm, bm, doors=[(10.0, 0.0, math.pi / 2, 4.0, 2)], pixels=256)
+    drawn = DOOR_LOCK_COLORS[2]
+    assert _pixel(image, hm, 10.0, 1.5) == drawn and _pixel(image, hm, 10.0, -1.5) == drawn
+    assert _pixel(image, hm, 10.5, 0.0) == drawn and _pixel(image, hm, 9.5, 0.0) != drawn  # the front tick
+    with pytest.raises(ValueError, match="door"):
+        top_down_preview(hm, bm, doors=[(1.0, 2.0, 0.0, 1.0, 4)], pixels=64)
 
 
 def test_full_world_with_scenery_and_rings():

@@ -16,8 +16,13 @@ import pytest
 
 import avalon
 from avalon.sim.paths import godot_project_dir
+from avalon.tasks import TASKS
 
-#: The whole task: its knobs, its generator and its spec (Table 1's free row 15, the next set version).
+#: The set version the toy enters: the one after every registered task's.
+NEXT_VERSION = 1 + max(spec.in_sets_from_version for spec in TASKS.values() if spec.in_evaluation_sets)
+
+#: The whole task: its knobs, its generator and its spec (Table 1's free row 15, the next set version,
+#: written in for NEXT_VERSION).
 TOY_MODULE = '''
 """The toy task: an apple ahead on flat ground, farther with difficulty."""
 
@@ -59,7 +64,7 @@ def walk_to_the_apple(world: World) -> Route:
 
 
 TASK = TaskSpec(name="toy", generate=generate, knobs=KNOBS, food_visible_from_spawn=True, food_reachable_on_foot=True,
-                table_row=15, in_sets_from_version=4, reference_agent="avalon.agent.scripted.follower:RouteFollower",
+                table_row=15, in_sets_from_version=NEXT_VERSION, reference_agent="avalon.agent.scripted.follower:RouteFollower",
                 reference_route=walk_to_the_apple)
 '''
 
@@ -85,8 +90,9 @@ folder = generate_world("toy", 0.5, 3, Path(tempfile.mkdtemp()) / "toy")
 out["folder"] = read_world_info(folder).task
 out["basic"] = list(group_tasks(("basic",)))
 out["single"] = [list(tasks) for tasks in protocol_tasks("single-task", ["toy"])]
-out["planned"] = sorted({world.task for world in plan_worlds(RECIPES["v4"])})
-out["v3"] = sorted({world.task for world in plan_worlds(RECIPES["v3"])})
+out["planned"] = sorted({world.task for world in plan_worlds(RECIPES["vNEXT_VERSION"])})
+out["previous"] = sorted({world.task for world in plan_worlds(RECIPES["vPREVIOUS_VERSION"])})
+out["row_15"] = sorted(name for name, spec in TASKS.items() if spec.table_row == 15 and name != "toy")
 out["knobs"] = "toy knobs" in knob_tables()
 world, route = task_route("toy", 1.0, 5)
 follower = follower_for(world, route)
@@ -105,14 +111,16 @@ print(json.dumps(out))
 def test_a_new_task_needs_no_edit_outside_its_module(tmp_path):
     copy = tmp_path / "avalon"
     shutil.copytree(Path(avalon.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "tasks" / "toy.py").write_text(TOY_MODULE)
+    (copy / "tasks" / "toy.py").write_text(TOY_MODULE.replace("NEXT_VERSION", str(NEXT_VERSION)))
     # The copy has no Godot project beside it: it runs this repository's.
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "AVALON_GODOT_PROJECT": str(godot_project_dir())}
-    result = subprocess.run([sys.executable, "-c", CHECKS], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    checks = CHECKS.replace("NEXT_VERSION", str(NEXT_VERSION)).replace("PREVIOUS_VERSION", str(NEXT_VERSION - 1))
+    result = subprocess.run([sys.executable, "-c", checks], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["package"].startswith(str(tmp_path)) and out["registered"] and out["folder"] == "toy"
-    assert out["basic"].index("toy") == out["basic"].index("explore") + 1  # Table 1's row 15, between 14 and 16
+    # Table 1's row 15, between 14 and 16 (after a task of the package that holds row 15 too)
+    assert out["basic"].index("toy") == out["basic"].index("explore") + 1 + len(out["row_15"])
     assert out["single"] == [["toy"], ["toy"]]
-    assert "toy" in out["planned"] and set(out["planned"]) - {"toy"} == set(out["v3"]) and "toy" not in out["v3"]
+    assert "toy" in out["planned"] and set(out["planned"]) - {"toy"} == set(out["previous"]) and "toy" not in out["previous"]
     assert out["knobs"] and out["follower"] == "RouteFollower" and out["success"] is True

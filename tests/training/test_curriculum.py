@@ -5,7 +5,7 @@ import threading
 import numpy as np
 import pytest
 
-from avalon.tasks import TASKS, task_for
+from avalon.tasks import task_for
 from avalon.training.curriculum import Curriculum, CurriculumConfig, group_tasks, protocol_tasks, training_time_limit_frames
 
 
@@ -116,13 +116,14 @@ def test_protocols_name_their_tasks():
         protocol_tasks("multi-task", [])
     with pytest.raises(ValueError, match="unknown training protocol 'MT-XX'.*MT-TB"):
         protocol_tasks("MT-XX")
-    # The paper's multi-task protocols need all their tasks; until then the error says how many are missing.
-    basic = [spec for spec in TASKS.values() if spec.group == "basic"]
-    with pytest.raises(ValueError, match=rf"MT-TB.*not implemented yet: {16 - len(basic)} of the paper's 16 basic tasks "
-                                         rf"\(implemented: eat, move, jump, "):
-        protocol_tasks("MT-TB")
-    with pytest.raises(ValueError, match=r"MT-TC.*not implemented yet: .*4 of the paper's 4 compositional tasks \(implemented: none\)"):
-        protocol_tasks("MT-TC")
+    # The paper's multi-task protocols read their tasks from the specs' groups, in Table 1's order.
+    basic, compositional = group_tasks(("basic",)), group_tasks(("compositional",))
+    assert len(basic) == 16 and len(compositional) == 4
+    assert protocol_tasks("MT-TB") == (basic, basic + compositional)
+    assert protocol_tasks("MT-TA") == (basic + compositional, basic + compositional)
+    assert protocol_tasks("MT-TC") == (compositional, basic + compositional)
+    with pytest.raises(ValueError, match="'MT-TB' fixes its own tasks"):
+        protocol_tasks("MT-TB", ["eat"])
 
 
 def test_training_time_limits_grow_with_difficulty_and_default_to_five_minutes():

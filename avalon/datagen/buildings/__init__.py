@@ -7,7 +7,7 @@ reachable and where food may lie (``queries.py``), and cut into boxes for export
 from avalon.datagen.buildings.appearance import TILE_SIZE_M, BuildingAppearance
 from avalon.datagen.buildings.generator import BuildingConfig, generate_building
 from avalon.datagen.buildings.queries import free_floor_positions, reachable_rooms, reachable_tiles
-from avalon.datagen.buildings.site import add_building, check_fits, level_site, site_height
+from avalon.datagen.buildings.site import add_building, check_fits, level_site, levelled_heightmap, site_height
 from avalon.datagen.buildings.spec import (
     OUTSIDE,
     Building,
@@ -40,6 +40,7 @@ __all__ = [
     "free_floor_positions",
     "generate_building",
     "level_site",
+    "levelled_heightmap",
     "reachable_rooms",
     "reachable_tiles",
     "site_height",

@@ -71,13 +71,20 @@ def level_site(ground, building: Building, margin_m: float = SITE_MARGIN_M, blen
         if building.origin[1] != 0.0:
             raise BuildingFitError(f"building {building.name!r} stands at y={building.origin[1]} m; flat ground is at 0 m")
         return ground
-    heightmap = ground.heightmap
+    levelled = levelled_heightmap(ground.heightmap, building, margin_m, blend_m)
+    return attr.evolve(ground, biome_map=attr.evolve(ground.biome_map, heightmap=levelled))
+
+
+def levelled_heightmap(heightmap: HeightMap, building: Building, margin_m: float = SITE_MARGIN_M,
+                       blend_m: float = BLEND_M) -> HeightMap:
+    """``heightmap`` flat at the building's site height (``origin``'s y) within ``margin_m`` of its
+    footprint, blended back to its own height over ``blend_m`` (what :func:`level_site` does to a
+    terrain; an obstacle piece levels a draft's height map with it)."""
     distance = _footprint_distance(heightmap, building)
     weight = np.clip((distance - margin_m) / blend_m, 0.0, 1.0)
     weight = weight * weight * (3.0 - 2.0 * weight)  # smooth at both ends of the band
     heights = building.origin[1] * (1.0 - weight) + heightmap.heights * weight
-    levelled = HeightMap(heights=heights, size_m=heightmap.size_m, water_height_m=heightmap.water_height_m)
-    return attr.evolve(ground, biome_map=attr.evolve(ground.biome_map, heightmap=levelled))
+    return HeightMap(heights=heights, size_m=heightmap.size_m, water_height_m=heightmap.water_height_m)
 
 
 def add_building(world: World, building: Building, margin_m: float = SITE_MARGIN_M) -> World:

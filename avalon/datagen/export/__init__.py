@@ -73,6 +73,7 @@ def write_world_files(world: World, folder: Path) -> dict[str, list]:
 
 
 def world_info(world: World, folder_hash: str, files_hash: str) -> dict:
+    optional = {} if world.success_rule == "all_food" else {"success_rule": world.success_rule}
     return {
         "format_version": FORMAT_VERSION,
         "generator_version": GENERATOR_VERSION,
@@ -83,6 +84,7 @@ def world_info(world: World, folder_hash: str, files_hash: str) -> dict:
         "time_limit_frames": world.time_limit_frames,
         "content_hash": folder_hash,
         "files_hash": files_hash,
+        **optional,
     }
 
 

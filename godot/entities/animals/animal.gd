@@ -349,6 +349,18 @@ func _new_target():
 	return home + Vector3(cos(angle) * r, 0.0, sin(angle) * r)
 
 
+# An animal that never goes inside (no_inside: the paper's Tables 3-4) is given the buildings'
+# footprints ([x0, z0, x1, z1] each, world/buildings.gd), which its body never steps into from
+# outside. Returns "" or what went wrong.
+func keep_out_of(footprints):
+	if not no_inside:
+		return ""
+	for rect in footprints:
+		if not _body.add_no_go(rect[0], rect[1], rect[2], rect[3]):
+			return "the native AnimalBody refused the footprint %s for %s: %s" % [str(rect), name, NATIVE_LIBRARY_STALE]
+	return ""
+
+
 # The manager hands over the world's terrain node (or null: flat ground, every step by physics)
 # before the first step; the animal's body (AnimalBody) moves on its surface and runs its state
 # machine. Each set-up method takes one Dictionary keyed by the argument names of

@@ -34,11 +34,15 @@ func setup(world_root, terrain, player, features):
 		for child in terrain.get_children():
 			if child is PhysicsBody and child.is_in_group("terrain"):
 				terrain_body = child
+	var buildings = world_root.get_node_or_null("Buildings")  # world/buildings.gd
+	var footprints = buildings.footprints if buildings != null else []
 	var entities = world_root.get_node_or_null("Entities")
 	if entities != null:
 		for node in entities.get_children():
 			if node.is_in_group("animals"):
 				var error = node.set_terrain(terrain)
+				if error == "":
+					error = node.keep_out_of(footprints)
 				if error != "":
 					return error
 				animals.append(node)

@@ -15,6 +15,8 @@ def test_the_registered_tasks_have_distinct_table_rows_within_their_group():
     for spec in TASKS.values():
         if spec.group == "basic":
             assert 1 <= spec.table_row <= PAPER_TASK_COUNTS["basic"]
+        elif spec.group == "compositional":  # Table 1's rows after the basic tasks'
+            assert PAPER_TASK_COUNTS["basic"] < spec.table_row <= sum(PAPER_TASK_COUNTS.values())
         else:
             assert spec.group is None and spec.table_row is None and not spec.in_evaluation_sets
 

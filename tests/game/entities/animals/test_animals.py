@@ -15,7 +15,6 @@ import attr
 import numpy as np
 import pytest
 
-from avalon import EnvConfig
 from avalon.datagen.animal_placement import animal_entity
 from avalon.datagen.export import export_world
 from avalon.datagen.world import Entity, FlatGround, World, tool_entity
@@ -23,7 +22,6 @@ from avalon.dev.bench.animal_worlds import animal_bench_worlds
 from avalon.env.spaces import ActionCodec, action_space
 from avalon.rules import animals, mechanics
 from avalon.sim import protocol
-from avalon.sim.simulator import Simulator
 from tests.conftest import zero_action
 from tests.game.world_cache import world_cache
 
@@ -41,14 +39,6 @@ def _world(entities, spawn=(0.0, 0.0, 0.0), seed=0, yaw=0.0):
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
     return world_cache(tmp_path_factory.mktemp("animals"), _world)
-
-
-@pytest.fixture(scope="module")
-def sim():
-    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator)
-    simulator.start()
-    yield simulator
-    simulator.close()
 
 
 class Run:
