@@ -17,6 +17,10 @@ last explicit ``reset()``: ``reset(options={"time_limit_frames": 60})`` gives ev
 episode 60 frames, until a ``reset()`` without it brings back the environments' own limits. The
 other options (``world_dir``, ``episode_seed``) concern one episode only and are not repeated.
 
+Infos are batched as Gymnasium batches them, one array per key with its mask ``infos["_key"]``;
+an array whose shape differs between the environments (``animals``: a row per animal of each
+world) is an object array holding each environment's own array.
+
 Actions are checked for every environment before any is stepped, so a bad action (NaN, wrong
 shape, out of range) raises ``ValueError`` naming the environment and the action key, and no
 environment has moved.
@@ -136,6 +140,20 @@ class ThreadedVectorEnv(VectorEnv):
 
     def render(self) -> tuple[Any, ...] | None:
         return tuple(env.render() for env in self.envs)
+
+    def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
+        """Gymnasium's batching of infos, except that an array whose shape differs between the
+        environments (``animals``: one row per animal, and the worlds differ) becomes an object
+        array of each environment's own array instead of failing to broadcast."""
+        for key, value in env_info.items():
+            batched = vector_infos.get(key)
+            if (isinstance(value, np.ndarray) and isinstance(batched, np.ndarray) and batched.dtype != object
+                    and batched.shape[1:] != value.shape):
+                ragged = np.full(self.num_envs, None, dtype=object)
+                for index in np.flatnonzero(vector_infos[f"_{key}"]):
+                    ragged[index] = batched[index]
+                vector_infos[key] = ragged
+        return super()._add_info(vector_infos, env_info, env_num)
 
     def close_extras(self, **kwargs: Any) -> None:
         pool, self._pool = getattr(self, "_pool", None), None

@@ -86,8 +86,10 @@ def test_a_simulator_killed_during_training_is_restarted_and_the_run_finishes(tm
 def test_bad_training_settings_are_named(tmp_path, capsys):
     assert main(["train", "ppo", "--tasks", "swim", "--out", str(tmp_path / "a")]) == 2
     assert "unknown task 'swim'" in capsys.readouterr().err
-    assert main(["train", "ppo", "--protocol", "MT-TB", "--tasks", "", "--out", str(tmp_path / "b")]) == 2
-    assert "not implemented yet" in capsys.readouterr().err
+    assert main(["train", "ppo", "--protocol", "MT-TB", "--tasks", "eat", "--out", str(tmp_path / "b")]) == 2
+    assert "protocol 'MT-TB' fixes its own tasks" in capsys.readouterr().err
+    assert main(["train", "ppo", "--protocol", "ST-B", "--tasks", "eat,move", "--out", str(tmp_path / "c")]) == 2
+    assert "'ST-B' trains on exactly one task, got 2" in capsys.readouterr().err
     assert main(["train", "ppo", "--difficulty-step", "-1", "--out", str(tmp_path / "c")]) == 2
     assert "step_size=-1" in capsys.readouterr().err
     assert main(["train", "ppo", "--steps", "0", "--out", str(tmp_path / "d")]) == 2

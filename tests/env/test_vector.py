@@ -101,3 +101,20 @@ def test_the_time_limit_reset_option_reaches_autoresets_until_a_reset_without_it
         assert list(observations["frames_remaining"][:, 0]) == [200, 200]  # the world's own limit again
     finally:
         envs.close()
+
+
+def test_infos_whose_arrays_differ_in_shape_between_worlds_are_kept_per_environment():
+    # Multi-task training steps worlds with different numbers of animals side by side.
+    vector = object.__new__(ThreadedVectorEnv)
+    vector.num_envs = 3
+    none, one, two = np.zeros((0, 5), np.float32), np.ones((1, 5), np.float32), np.full((2, 5), 2.0, np.float32)
+    infos = {}
+    for index, rows in enumerate((none, one, two)):
+        infos = vector._add_info(infos, {"animals": rows, "success": bool(index), "final_info": {"animals": rows}}, index)
+    for batched in (infos["animals"], infos["final_info"]["animals"]):
+        assert batched.dtype == object and [array.shape for array in batched] == [(0, 5), (1, 5), (2, 5)]
+        assert (batched[2] == 2.0).all() and infos["_animals"].all()
+    same = {}
+    for index in range(3):
+        same = vector._add_info(same, {"animals": one * index}, index)
+    assert same["animals"].shape == (3, 1, 5) and same["animals"].dtype == np.float32  # Gymnasium's stacking when shapes agree
