@@ -42,8 +42,9 @@ TIME_LIMIT_FRAMES = 10 * 60 * mechanics.STEPS_PER_SECOND
 class SurviveKnobs:
     """Every factor of a survive world that the difficulty d in [0, 1] sets."""
 
-    #: The obstacle and the island (see :class:`~avalon.tasks.kit.composition.CompositionKnobs`).
-    composition: composition.CompositionKnobs = composition.CompositionKnobs()
+    #: The obstacle and the island (see :class:`~avalon.tasks.kit.composition.CompositionKnobs`);
+    #: no building at the goal (the paper's survive scatters its food, none of it behind doors).
+    composition: composition.CompositionKnobs = composition.CompositionKnobs(goal_building_chance=0.0)
     #: Chance of one obstacle before the first apple (else none).
     obstacle_chance: Ramp = Ramp(0.5)
     #: Densities, things per square metre of the island's square (fruit besides the first apple).
