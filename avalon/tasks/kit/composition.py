@@ -43,7 +43,7 @@ from avalon.tasks.kit.geometry import XZ, ground_height, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstacleFunction
 from avalon.tasks.kit.sight import eye_position, terrain_clear
 from avalon.tasks.kit.solved import window
-from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
+from avalon.tasks.kit.spec import TaskSpec
 
 #: The spawn's own disc: no band comes nearer it, metres.
 SPAWN_CLEAR_M = 6.0
@@ -383,11 +383,11 @@ class ComposedTask:
 
     def task_spec(self, **fields) -> TaskSpec:
         """The task's spec: its generator, certificate and evaluation limit, the compositional
-        group, the sets from :data:`SET_VERSION`, the route follower as its reference agent, its
+        group, the sets from :data:`SET_VERSION`, :data:`COMPOSED_FOLLOWER` as its reference agent, its
         food not promised on foot; ``fields`` add the rest (``knobs``, ``table_row``, ...)."""
         return TaskSpec(name=self.task, generate=self.build_layout, certificate=self.certificate, group="compositional",
                         in_sets_from_version=SET_VERSION, evaluation_time_limit_frames=self.time_limit_frames,
-                        food_reachable_on_foot=False, reference_agent=ROUTE_FOLLOWER, **fields)
+                        food_reachable_on_foot=False, reference_agent=COMPOSED_FOLLOWER, **fields)
 
     def certificate(self, world: World) -> Certificate:
         """The certificate of one of the task's worlds: its layout rebuilt from the world's seed
@@ -397,6 +397,8 @@ class ComposedTask:
         return certify_composition(world, world.food[0], layout_of(world, self.build_layout).composition.pieces)
 
 
+#: The compositional tasks' reference agent: the route follower that also works a building's doors.
+COMPOSED_FOLLOWER = "avalon.agent.scripted.composed:ComposedFollower"
 #: The first version of the evaluation sets that holds compositional worlds (the sets v1-v3 hold none).
 SET_VERSION = 4
 #: Radius of the mound that raises a spawn, metres (inside the spawn's clear disc and the first band's slack).
