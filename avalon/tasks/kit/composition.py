@@ -42,7 +42,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstacleFunction
 from avalon.tasks.kit.sight import eye_position, terrain_clear
-from avalon.tasks.kit.solved import window
+from avalon.tasks.kit.solved import block_faces, solved_world, window
 from avalon.tasks.kit.spec import TaskSpec
 
 #: The spawn's own disc: no band comes nearer it, metres.
@@ -100,15 +100,16 @@ class PieceKind:
 
 
 def piece_kinds(accept: Callable[[object], bool] = lambda spec: True) -> tuple[PieceKind, ...]:
-    """The pieces of every task whose spec declares an obstacle the terrain certifies (not
-    ``obstacle_needs_solved_items``) and that ``accept(spec)`` keeps, in Table 1's order."""
+    """The pieces of every task whose spec declares an obstacle and that ``accept(spec)`` keeps,
+    in Table 1's order (a piece whose items must be in solved places says them in its
+    ``Obstacle.solved_blocks``)."""
     from avalon.tasks import TASKS  # the registry imports the task modules, which import this kit
 
     specs = sorted(TASKS.values(), key=lambda spec: (spec.table_row or 0, spec.name))
     kinds = tuple(PieceKind(spec.name, spec.obstacle) for spec in specs
-                  if spec.obstacle is not None and not spec.obstacle_needs_solved_items and accept(spec))
+                  if spec.obstacle is not None and accept(spec))
     if not kinds:
-        raise ValueError("no task declares an obstacle piece that a compositional world can certify")
+        raise ValueError("no task declares an obstacle piece that a compositional world accepts")
     return kinds
 
 
@@ -307,7 +308,9 @@ def certify_composition(world: World, food: Entity, pieces: Sequence[PlacedPiece
     any crossing allows, out of every crossing's keep-out discs, falls up to the smallest limit
     (the route through every crossing); and no crossing that requires skills is passed from its
     start to its end without them (the bypass search at the crossing's limits, on the terrain
-    within ``BYPASS_WINDOW_MARGIN_M`` of its band: the whole ring, so any way round it). With a
+    within ``BYPASS_WINDOW_MARGIN_M`` of its band: the whole ring, so any way round it). A piece's
+    solved blocks (``Obstacle.solved_blocks``: its items in their solved places) are burned in for
+    the route search, its crossing bypass-searched without them even if it requires no skill. With a
     building at the goal (the last piece) the search goes to its crossing start, in front of its
     entrance, and the piece's walk through the doors is spliced on (the height map knows no walls)."""
     building = composition_building.goal_building([placed.obstacle.detail for placed in pieces])
@@ -322,20 +325,24 @@ def certify_composition(world: World, food: Entity, pieces: Sequence[PlacedPiece
     max_fall = min((need.max_fall_m for need in needs), default=None)
     limits = {} if max_fall is None else {"max_fall_m": max_fall}
     keep_out = [disc for need in needs for disc in need.keep_out]
-    found = certify(world, target, frozenset(), allowed | {"walk"}, keep_out=keep_out, **limits)
+    solved = [tuple(placed.obstacle.solved_blocks(world.ground.heightmap)) for placed in pieces]
+    blocks = [block for piece_blocks in solved for block in piece_blocks]
+    searched = solved_world(world, blocks) if blocks else world
+    sheer = block_faces(searched.ground.heightmap, blocks) if blocks else None
+    found = certify(searched, target, frozenset(), allowed | {"walk"}, keep_out=keep_out, sheer_triangles=sheer, **limits)
     route = found.route
     if building is not None and route is not None:
         route = composition_building.spliced_route(route, building, food)
     bypassed = []
     for index, placed in enumerate(pieces):
         crossing, need = placed.crossing, placed.crossing.requirement
-        if not need.skills:
+        if not need.skills and not solved[index]:
             continue
         local, start, end = _bypass_question(world, placed)
         fall = need.max_fall_m if need.bypass_max_fall_m is None else need.bypass_max_fall_m
         if reaches(attr.evolve(local, spawn_position=start), end, need.allowed - need.skills, bypass=True, max_fall_m=fall):
-            bypassed.append(f"crossing {index} ({sorted(need.skills)}) is passed from {crossing.start} to {crossing.end} "
-                            f"without {sorted(need.skills)}")
+            without = f"without {sorted(need.skills)}" if need.skills else "without its items in their solved places"
+            bypassed.append(f"crossing {index} ({placed.kind}) is passed from {crossing.start} to {crossing.end} {without}")
     reasons = [found.reason] if found.reason else []
     return Certificate(required=required, allowed=found.allowed, solvable=found.solvable, bypassed=bool(bypassed),
                        route=route, reason="; ".join(reasons + bypassed))
