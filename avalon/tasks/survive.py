@@ -5,7 +5,7 @@ more and harder predators and less food with difficulty. Difficulty sets every f
 :data:`KNOBS` (:class:`SurviveKnobs`; ``docs/tasks/survive.md`` quotes it):
 
 - at most one obstacle (with chance ``obstacle_chance``) between the spawn and the first apple,
-  of a kind drawn from every task whose obstacle the terrain certifies
+  of a kind drawn from every task that declares an obstacle piece
   (:mod:`avalon.tasks.kit.composition`); the island sized for it;
 - fruit (every kind that may lie on the ground, drawn uniformly), prey, predators and tools
   scattered over the island's dry ground, each count round(area x density) + 1 (the paper's
