@@ -54,6 +54,7 @@ from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, triangle_slopes_deg
 from avalon.tasks.kit.log import check_bridge
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstaclePlan, Requirement
+from avalon.tasks.kit.solved import Block
 from avalon.tasks.kit.spec import TaskSpec
 
 
@@ -164,6 +165,11 @@ class BridgePiece:
             radius = max(edges) + ring.width_m + log.LOG_BEYOND_CHASM_M
         return chasm.at(ring.centre, angle, radius), log.radial_yaw(angle) + math.pi / 2.0
 
+    def solved_blocks(self, ground: HeightMap) -> tuple[Block, ...]:
+        """The log laid across the trench on the final ``ground``, widened to two grid cells (as
+        :func:`~avalon.tasks.kit.log.check_bridge` burns it in; its piers lie under it)."""
+        return (log.log_footprint(self.place_log(ground).solved_log).block(min_width_m=2.0 * ground.cell_size_m),)
+
     def place_log(self, ground: HeightMap) -> log.LogPlacement:
         """The log and its piers on the final ``ground``; ``ImpossibleWorldError`` when the log would
         bridge the chasm outside the stretch, rest too little across the trench, or lie on uneven ground."""
@@ -238,7 +244,7 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
         built = draft.with_piece(stepped, climbable=climbable, unclimbable=unclimbable, no_scenery=ringed.wall,
                                  keep_clear=discs, ring_outlines=ringed.outlines)
         return Obstacle(draft=built, crossing=Crossing(start=start, end=end, requirement=REQUIREMENT),
-                        items=lambda ground: piece.place_log(ground).entities, detail=piece)
+                        items=lambda ground: piece.place_log(ground).entities, solved_blocks=piece.solved_blocks, detail=piece)
 
     return ObstaclePlan(constraint=constraint, build=build, detail=planned)
 

@@ -6,8 +6,10 @@ from the agent's starting location". Difficulty sets every factor through :data:
 
 - how many obstacles stand between the spawn and the food: a normal draw round 1.25 at d = 0
   and 4.49 at d = 1, rounded and clipped to 1-4; the food about 21 m farther per obstacle;
+- with chance ``goal_building_chance`` (0.5) the goal lies in a building, one of the obstacles, its
+  doors on the way in (:mod:`avalon.tasks.kit.composition_building`);
 - every obstacle at the world's difficulty, each in its band round the spawn along the path, of
-  a kind drawn from every task whose obstacle the terrain certifies
+  a kind drawn from every task that declares an obstacle piece
   (:mod:`avalon.tasks.kit.composition`);
 - nothing is promised of the food's sight: no mound raises the spawn, no plant is removed for it.
 
@@ -39,7 +41,7 @@ class FindKnobs:
 #: The find task's difficulty curves.
 KNOBS = FindKnobs()
 
-#: What find decides of its worlds: pieces of every task the terrain certifies, nothing promised of sight.
+#: What find decides of its worlds: pieces of every task that declares one, nothing promised of sight.
 COMPOSED = composition.ComposedTask(task="find", knobs=KNOBS.composition, kinds=composition.piece_kinds,
                                     time_limit_frames=TIME_LIMIT_FRAMES)
 #: ``(rng, difficulty, config) -> ComposedLayout``: the find world (see the module's docstring).

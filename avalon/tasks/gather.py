@@ -5,7 +5,9 @@ more food farther apart, none of it guaranteed in sight. Difficulty sets every f
 :data:`KNOBS` (:class:`GatherKnobs`; ``docs/tasks/gather.md`` quotes it):
 
 - the obstacles between the spawn and the first food as in find (1-4, about 21 m per obstacle),
-  of a kind drawn from every task whose obstacle the terrain certifies;
+  of a kind drawn from every task that declares an obstacle piece;
+- with chance ``goal_building_chance`` (0.5) the goal lies in a building, one of the obstacles, its
+  doors on the way in (:mod:`avalon.tasks.kit.composition_building`);
 - 1-5 more apples scattered over the island's dry, gentle ground, at least
   ``extra_food_spacing_m`` from the spawn and from one another (fewer with difficulty); neither
   their sight nor their reach is guaranteed.
@@ -55,7 +57,7 @@ def extra_foods(streams: Streams, ground: HeightMap, made: composition.Compositi
                                    min_distance_m=spacing, spacing_m=spacing)
 
 
-#: What gather decides of its worlds: pieces of every task the terrain certifies, more apples.
+#: What gather decides of its worlds: pieces of every task that declares one, more apples.
 COMPOSED = composition.ComposedTask(task="gather", knobs=KNOBS.composition, kinds=composition.piece_kinds,
                                     time_limit_frames=TIME_LIMIT_FRAMES, extra_foods=extra_foods)
 #: ``(rng, difficulty, config) -> ComposedLayout``: the gather world (see the module's docstring).

@@ -6,9 +6,11 @@ it can see from where it starts. Difficulty sets every factor through :data:`KNO
 
 - how many obstacles stand between the spawn and the food: a normal draw round 1.25 at d = 0
   and 4.49 at d = 1, rounded and clipped to 1-4; the food about 21 m farther per obstacle;
+- with chance ``goal_building_chance`` (0.5) the goal lies in a building, one of the obstacles, its
+  doors on the way in (:mod:`avalon.tasks.kit.composition_building`);
 - every obstacle at the world's difficulty, each in its band round the spawn along the path, of
   a kind drawn from the tasks whose obstacle keeps their own food in sight
-  (``food_visible_from_spawn``) and that the terrain certifies (:mod:`avalon.tasks.kit.composition`);
+  (``food_visible_from_spawn``) (:mod:`avalon.tasks.kit.composition`);
 - the spawn stands on a mound raised (up to ``spawn_rise_steps_m``'s last) until the food is in
   sight over the terrain; plants that hide it are removed.
 

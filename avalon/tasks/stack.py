@@ -293,7 +293,9 @@ def obstacle(draft: Draft, streams: assembly.Streams, difficulty: float, constra
         piece = StackPiece(staircase=stair, built_layers=built_layer_count(difficulty),
                            spread_deg=KNOBS.stone_spread_deg.at(difficulty), stone_radii_m=radii,
                            keep_from=constraint.path[0], rng=streams.food)
-        return Obstacle(draft=drafted, crossing=crossing, items=piece.stones, detail=piece)
+        # The staircase built (its columns as blocks) is the crossing's answer for a composed certificate.
+        return Obstacle(draft=drafted, crossing=crossing, items=piece.stones, solved_blocks=lambda ground: stair.blocks(),
+                        detail=piece)
 
     return ObstaclePlan(constraint=constraint, build=build)
 

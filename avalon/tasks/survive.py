@@ -5,7 +5,7 @@ more and harder predators and less food with difficulty. Difficulty sets every f
 :data:`KNOBS` (:class:`SurviveKnobs`; ``docs/tasks/survive.md`` quotes it):
 
 - at most one obstacle (with chance ``obstacle_chance``) between the spawn and the first apple,
-  of a kind drawn from every task whose obstacle the terrain certifies
+  of a kind drawn from every task that declares an obstacle piece
   (:mod:`avalon.tasks.kit.composition`); the island sized for it;
 - fruit (every kind that may lie on the ground, drawn uniformly), prey, predators and tools
   scattered over the island's dry ground, each count round(area x density) + 1 (the paper's
@@ -42,8 +42,9 @@ TIME_LIMIT_FRAMES = 10 * 60 * mechanics.STEPS_PER_SECOND
 class SurviveKnobs:
     """Every factor of a survive world that the difficulty d in [0, 1] sets."""
 
-    #: The obstacle and the island (see :class:`~avalon.tasks.kit.composition.CompositionKnobs`).
-    composition: composition.CompositionKnobs = composition.CompositionKnobs()
+    #: The obstacle and the island (see :class:`~avalon.tasks.kit.composition.CompositionKnobs`);
+    #: no building at the goal (the paper's survive scatters its food, none of it behind doors).
+    composition: composition.CompositionKnobs = composition.CompositionKnobs(goal_building_chance=0.0)
     #: Chance of one obstacle before the first apple (else none).
     obstacle_chance: Ramp = Ramp(0.5)
     #: Densities, things per square metre of the island's square (fruit besides the first apple).

@@ -12,13 +12,17 @@ replaced by another draw, up to ``PIECE_ATTEMPTS`` kinds per band. Pieces are bu
 outermost-first, so a piece nearer the spawn that raises or sinks everything beyond it moves the
 outer pieces whole.
 
-A goal-site piece (the paper's building at the goal) is one more :class:`PieceKind` placed round
-the goal with its heights not inverted (``goal_piece``): the bands then stop short of its radius.
+A goal-site piece is one more :class:`PieceKind` placed round the goal with its heights not
+inverted (``goal_piece``): the bands then stop short of its radius. A compositional task puts the
+paper's building at the goal (:data:`GOAL_BUILDING`) with the chance
+``CompositionKnobs.goal_building_chance``; it counts as one of the world's obstacles
+(:mod:`avalon.tasks.kit.composition_building`).
 
 The world's certificate composes (:func:`certify_composition`): one route search from the spawn
 to the food with every skill any crossing allows, out of every crossing's keep-out discs; and for
 each crossing that requires skills, no way from its start to its end without them (the bypass
-search). The route is the route through every crossing.
+search). The route is the route through every crossing; with a building at the goal, the
+route to its entrance followed by the walk through its doors.
 """
 
 from __future__ import annotations
@@ -31,14 +35,15 @@ import numpy as np
 
 from avalon.datagen.terrain import HeightMap
 from avalon.datagen.world import Entity, World
-from avalon.tasks.kit import ImpossibleWorldError, assembly, sites
+from avalon.tasks.kit import ImpossibleWorldError, assembly, composition_building, sites
+from avalon.tasks.kit.building_piece import building_obstacle
 from avalon.tasks.kit.certificate import Certificate, certify, reaches
 from avalon.tasks.kit.curves import Band, Ramp
 from avalon.tasks.kit.geometry import XZ, ground_height, yaw_towards
 from avalon.tasks.kit.obstacle import Constraint, Crossing, Draft, Obstacle, ObstacleFunction
 from avalon.tasks.kit.sight import eye_position, terrain_clear
-from avalon.tasks.kit.solved import window
-from avalon.tasks.kit.spec import ROUTE_FOLLOWER, TaskSpec
+from avalon.tasks.kit.solved import block_faces, solved_world, window
+from avalon.tasks.kit.spec import TaskSpec
 
 #: The spawn's own disc: no band comes nearer it, metres.
 SPAWN_CLEAR_M = 6.0
@@ -76,6 +81,8 @@ class CompositionKnobs:
     terrain_noise_m: float = 0.2
     #: Height-map grid points per metre (a climbable strip needs 2; chasms, drops and predators do with 1).
     grid_points_per_metre: float = 2.0
+    #: Chance that the goal lies in a building (the paper's 0.5); the building is one of the obstacles.
+    goal_building_chance: float = attr.ib(default=0.5, validator=[attr.validators.ge(0.0), attr.validators.le(1.0)])
 
     def draw_obstacle_count(self, rng: np.random.Generator, difficulty: float) -> int:
         """The number of obstacles of one world at ``difficulty`` (one draw from ``rng``)."""
@@ -93,16 +100,21 @@ class PieceKind:
 
 
 def piece_kinds(accept: Callable[[object], bool] = lambda spec: True) -> tuple[PieceKind, ...]:
-    """The pieces of every task whose spec declares an obstacle the terrain certifies (not
-    ``obstacle_needs_solved_items``) and that ``accept(spec)`` keeps, in Table 1's order."""
+    """The pieces of every task whose spec declares an obstacle and that ``accept(spec)`` keeps,
+    in Table 1's order (a piece whose items must be in solved places says them in its
+    ``Obstacle.solved_blocks``)."""
     from avalon.tasks import TASKS  # the registry imports the task modules, which import this kit
 
     specs = sorted(TASKS.values(), key=lambda spec: (spec.table_row or 0, spec.name))
     kinds = tuple(PieceKind(spec.name, spec.obstacle) for spec in specs
-                  if spec.obstacle is not None and not spec.obstacle_needs_solved_items and accept(spec))
+                  if spec.obstacle is not None and accept(spec))
     if not kinds:
-        raise ValueError("no task declares an obstacle piece that a compositional world can certify")
+        raise ValueError("no task declares an obstacle piece that a compositional world accepts")
     return kinds
+
+
+#: The building at the goal (:mod:`avalon.tasks.kit.building_piece`); never drawn for a band.
+GOAL_BUILDING = PieceKind("building", building_obstacle)
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
@@ -296,27 +308,44 @@ def certify_composition(world: World, food: Entity, pieces: Sequence[PlacedPiece
     any crossing allows, out of every crossing's keep-out discs, falls up to the smallest limit
     (the route through every crossing); and no crossing that requires skills is passed from its
     start to its end without them (the bypass search at the crossing's limits, on the terrain
-    within ``BYPASS_WINDOW_MARGIN_M`` of its band: the whole ring, so any way round it)."""
+    within ``BYPASS_WINDOW_MARGIN_M`` of its band: the whole ring, so any way round it). A piece's
+    solved blocks (``Obstacle.solved_blocks``: its items in their solved places) are burned in for
+    the route search, its crossing bypass-searched without them even if it requires no skill. With a
+    building at the goal (the last piece) the search goes to its crossing start, in front of its
+    entrance, and the piece's walk through the doors is spliced on (the height map knows no walls)."""
+    building = composition_building.goal_building([placed.obstacle.detail for placed in pieces])
+    target = food
+    if building is not None:
+        start = pieces[-1].crossing.start
+        ground = float(ground_height(world.ground.heightmap, *start))
+        target = (start[0], ground + CROSSING_TARGET_ABOVE_M, start[1])
     needs = [placed.crossing.requirement for placed in pieces]
     allowed = frozenset().union(*(need.allowed for need in needs)) if needs else frozenset({"walk"})
     required = frozenset().union(*(need.skills for need in needs)) if needs else frozenset()
     max_fall = min((need.max_fall_m for need in needs), default=None)
     limits = {} if max_fall is None else {"max_fall_m": max_fall}
     keep_out = [disc for need in needs for disc in need.keep_out]
-    found = certify(world, food, frozenset(), allowed | {"walk"}, keep_out=keep_out, **limits)
+    solved = [tuple(placed.obstacle.solved_blocks(world.ground.heightmap)) for placed in pieces]
+    blocks = [block for piece_blocks in solved for block in piece_blocks]
+    searched = solved_world(world, blocks) if blocks else world
+    sheer = block_faces(searched.ground.heightmap, blocks) if blocks else None
+    found = certify(searched, target, frozenset(), allowed | {"walk"}, keep_out=keep_out, sheer_triangles=sheer, **limits)
+    route = found.route
+    if building is not None and route is not None:
+        route = composition_building.spliced_route(route, building, food)
     bypassed = []
     for index, placed in enumerate(pieces):
         crossing, need = placed.crossing, placed.crossing.requirement
-        if not need.skills:
+        if not need.skills and not solved[index]:
             continue
         local, start, end = _bypass_question(world, placed)
         fall = need.max_fall_m if need.bypass_max_fall_m is None else need.bypass_max_fall_m
         if reaches(attr.evolve(local, spawn_position=start), end, need.allowed - need.skills, bypass=True, max_fall_m=fall):
-            bypassed.append(f"crossing {index} ({sorted(need.skills)}) is passed from {crossing.start} to {crossing.end} "
-                            f"without {sorted(need.skills)}")
+            without = f"without {sorted(need.skills)}" if need.skills else "without its items in their solved places"
+            bypassed.append(f"crossing {index} ({placed.kind}) is passed from {crossing.start} to {crossing.end} {without}")
     reasons = [found.reason] if found.reason else []
     return Certificate(required=required, allowed=found.allowed, solvable=found.solvable, bypassed=bool(bypassed),
-                       route=found.route, reason="; ".join(reasons + bypassed))
+                       route=route, reason="; ".join(reasons + bypassed))
 
 
 # --- a compositional task's world ---------------------------------------------------------------------
@@ -361,11 +390,11 @@ class ComposedTask:
 
     def task_spec(self, **fields) -> TaskSpec:
         """The task's spec: its generator, certificate and evaluation limit, the compositional
-        group, the sets from :data:`SET_VERSION`, the route follower as its reference agent, its
+        group, the sets from :data:`SET_VERSION`, :data:`COMPOSED_FOLLOWER` as its reference agent, its
         food not promised on foot; ``fields`` add the rest (``knobs``, ``table_row``, ...)."""
         return TaskSpec(name=self.task, generate=self.build_layout, certificate=self.certificate, group="compositional",
                         in_sets_from_version=SET_VERSION, evaluation_time_limit_frames=self.time_limit_frames,
-                        food_reachable_on_foot=False, reference_agent=ROUTE_FOLLOWER, **fields)
+                        food_reachable_on_foot=False, reference_agent=COMPOSED_FOLLOWER, **fields)
 
     def certificate(self, world: World) -> Certificate:
         """The certificate of one of the task's worlds: its layout rebuilt from the world's seed
@@ -375,6 +404,8 @@ class ComposedTask:
         return certify_composition(world, world.food[0], layout_of(world, self.build_layout).composition.pieces)
 
 
+#: The compositional tasks' reference agent: the route follower that also works a building's doors.
+COMPOSED_FOLLOWER = "avalon.agent.scripted.composed:ComposedFollower"
 #: The first version of the evaluation sets that holds compositional worlds (the sets v1-v3 hold none).
 SET_VERSION = 4
 #: Radius of the mound that raises a spawn, metres (inside the spawn's clear disc and the first band's slack).
@@ -392,8 +423,11 @@ def compose_world(rng: np.random.Generator, difficulty: float, config: Optional[
     streams = assembly.split_streams(rng)
     knobs = task.knobs
     count = (task.obstacle_count or knobs.draw_obstacle_count)(streams.food, difficulty)
-    widths = [float(streams.food.uniform(*knobs.band_width_m.at(difficulty))) for _ in range(count)]
-    distance = goal_distance_m(widths)
+    # The building at the goal is one of the obstacles (no draw where it cannot be: survive's worlds).
+    in_building = count >= 1 and knobs.goal_building_chance > 0.0 and bool(streams.food.uniform() < knobs.goal_building_chance)
+    widths = [float(streams.food.uniform(*knobs.band_width_m.at(difficulty))) for _ in range(count - in_building)]
+    goal_radius = composition_building.goal_site_radius_m(difficulty) if in_building else 0.0
+    distance = goal_distance_m(widths, goal_radius)
     heightmap = build_island(streams, config, knobs, difficulty, distance)
     angle = float(streams.sites.uniform(-math.pi, math.pi))
     spawn = (float(streams.sites.uniform(-2.0, 2.0)), float(streams.sites.uniform(-2.0, 2.0)))
@@ -406,7 +440,8 @@ def compose_world(rng: np.random.Generator, difficulty: float, config: Optional[
                 return None
             return f"it hides the goal from the spawn (raised {highest:.1f} m)"
     composition = compose(Draft.of_island(heightmap), streams, difficulty, task.kinds(), spawn=spawn, goal=goal,
-                          band_widths_m=widths, check=check)
+                          band_widths_m=widths, goal_piece=GOAL_BUILDING if in_building else None,
+                          goal_radius_m=goal_radius, check=check)
     if task.goal_in_sight:
         composition = attr.evolve(composition, draft=raise_spawn(composition.draft, spawn, goal, task.spawn_rise_steps_m,
                                                                  SPAWN_MOUND_RADIUS_M))
@@ -416,6 +451,9 @@ def compose_world(rng: np.random.Generator, difficulty: float, config: Optional[
     made = assemble(streams, config, composition, task=task.task, difficulty=difficulty, foods=foods,
                     food_in_sight=task.goal_in_sight)
     world = made.world
+    building = composition_building.goal_building([placed.obstacle.detail for placed in composition.pieces])
+    if building is not None:
+        world = composition_building.with_goal_building(world, building, world.food[0].name)
     if task.extra_entities is not None:
         world = task.extra_entities(world, streams, difficulty)
     certified = certify_composition(world, world.food[0], composition.pieces)

@@ -226,6 +226,11 @@ def no_items(ground: HeightMap) -> tuple[Entity, ...]:
     return ()
 
 
+def no_blocks(ground: HeightMap) -> tuple:
+    """The solved blocks of a piece whose crossing the terrain alone certifies."""
+    return ()
+
+
 @attr.s(frozen=True, auto_attribs=True, kw_only=True, eq=False)
 class Obstacle:
     """A piece built into a draft."""
@@ -238,6 +243,14 @@ class Obstacle:
     #: guarantees on that ground (erosion can open a way round the obstacle) and raise
     #: :class:`~avalon.tasks.kit.ImpossibleWorldError` naming what broke.
     items: Callable[[HeightMap], tuple[Entity, ...]] = attr.ib(default=no_items, validator=attr.validators.is_callable())
+    #: ``solved_blocks(ground) -> (Block, ...)``: its items in their solved places on the final
+    #: ground (:class:`~avalon.tasks.kit.solved.Block`: a log across its trench, a boulder at its
+    #: ledge's foot, a staircase's stones), and the static boxes they stand on or for. A composed
+    #: certificate burns them into the height map for its route search, leaves them out of the
+    #: crossing's bypass search (the items, not a skill, are the crossing's answer) and leaves out
+    #: the world's static boxes they cover. No blocks (:func:`no_blocks`) for a piece the terrain
+    #: alone certifies.
+    solved_blocks: Callable[[HeightMap], tuple] = attr.ib(default=no_blocks, validator=attr.validators.is_callable())
     #: What its task built, in the task's own terms (its chasm, its cliff, its causeway...).
     detail: Any = None
 

@@ -127,6 +127,16 @@ def with_blocks(world: World, blocks: Iterable[Block]) -> World:
     return attr.evolve(world, ground=attr.evolve(world.ground, biome_map=raised))
 
 
+def solved_world(world: World, blocks: Iterable[Block]) -> World:
+    """``world`` with ``blocks`` burned in (:func:`with_blocks`) and without the static boxes whose
+    centre a block covers (a ledge a block stands for, the piers under a laid log: the route
+    search would take them for obstacles)."""
+    blocks = tuple(blocks)
+    kept = tuple(entity for entity in world.entities if entity.kind != "box" or
+                 not any(bool(block.covers(entity.position[0], entity.position[2])) for block in blocks))
+    return with_blocks(attr.evolve(world, entities=kept), blocks)
+
+
 def block_faces(heightmap: HeightMap, blocks: Iterable[Block]) -> np.ndarray:
     """Per triangle of ``heightmap`` (bool [n-1, n-1, 2], as ``triangle_slopes_deg``): whether it
     joins grid points on a block to points off it and rises more than ``FACE_MIN_RISE_M`` (a
