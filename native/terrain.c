@@ -151,50 +151,9 @@ static gdn_variant set_obstacles(gdn_object *owner, void *method_data, void *use
 	return variant_of_bool(true);
 }
 
-/* tile_heights(first_row: int, first_col: int, cell_rows: int, cell_cols: int, step: int) ->
- * PoolRealArray: every `step`-th point of the loaded grid over the tile's cells, row by row
- * ((cell_rows / step + 1) x (cell_cols / step + 1) values, a HeightMapShape's map_data). Empty
- * unless the grid is loaded, the step is positive and divides both extents, and the tile lies
- * inside the grid. */
-static gdn_variant tile_heights(gdn_object *owner, void *method_data, void *user_data, int count,
-		gdn_variant **arguments) {
-	(void)owner;
-	(void)method_data;
-	const terrain_data *terrain = user_data;
-	gdn_pool_real_array array;
-	GODOT_CORE(GDN_POOL_REAL_ARRAY_NEW, void (*)(gdn_pool_real_array *))(&array);
-	int64_t first_row = count == 5 ? int_of(arguments[0]) : -1;
-	int64_t first_col = count == 5 ? int_of(arguments[1]) : -1;
-	int64_t cell_rows = count == 5 ? int_of(arguments[2]) : 0;
-	int64_t cell_cols = count == 5 ? int_of(arguments[3]) : 0;
-	int64_t step = count == 5 ? int_of(arguments[4]) : 0;
-	/* Each bound on its own, so no sum below can overflow. */
-	bool inside = terrain->heights != NULL && step > 0 && first_row >= 0 && first_col >= 0 && cell_rows > 0 &&
-			cell_cols > 0 && first_row < terrain->rows && first_col < terrain->cols && cell_rows < terrain->rows &&
-			cell_cols < terrain->cols && first_row + cell_rows < terrain->rows && first_col + cell_cols < terrain->cols &&
-			cell_rows % step == 0 && cell_cols % step == 0;
-	if (inside) {
-		int64_t tile_rows = cell_rows / step + 1, tile_cols = cell_cols / step + 1;
-		GODOT_CORE(GDN_POOL_REAL_ARRAY_RESIZE, void (*)(gdn_pool_real_array *, int64_t))(&array, tile_rows * tile_cols);
-		gdn_pool_access *write = GODOT_CORE(GDN_POOL_REAL_ARRAY_WRITE, gdn_pool_access *(*)(gdn_pool_real_array *))(&array);
-		float *values = GODOT_CORE(GDN_POOL_REAL_ARRAY_WRITE_ACCESS_PTR, float *(*)(const gdn_pool_access *))(write);
-		for (int64_t r = 0; r < tile_rows; r++) {
-			const float *row = terrain->heights + (first_row + r * step) * terrain->cols + first_col;
-			for (int64_t c = 0; c < tile_cols; c++)
-				values[r * tile_cols + c] = row[c * step];
-		}
-		GODOT_CORE(GDN_POOL_REAL_ARRAY_WRITE_ACCESS_DESTROY, void (*)(gdn_pool_access *))(write);
-	}
-	gdn_variant result;
-	GODOT_CORE(GDN_VARIANT_NEW_POOL_REAL_ARRAY, void (*)(gdn_variant *, const gdn_pool_real_array *))(&result, &array);
-	GODOT_CORE(GDN_POOL_REAL_ARRAY_DESTROY, void (*)(gdn_pool_real_array *))(&array);
-	return result;
-}
-
 void terrain_register(void *handle) {
 	register_native_class(handle, "TerrainSampler", "Reference", create, destroy);
 	register_native_method(handle, "TerrainSampler", "load", load);
 	register_native_method(handle, "TerrainSampler", "surface_height", surface_height);
 	register_native_method(handle, "TerrainSampler", "set_obstacles", set_obstacles);
-	register_native_method(handle, "TerrainSampler", "tile_heights", tile_heights);
 }

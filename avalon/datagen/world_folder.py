@@ -144,10 +144,10 @@ def read_world_info(folder: str | os.PathLike) -> WorldInfo:
     return WorldInfo(path=path, **info)
 
 
-def content_hash(folder: Path, replaced: dict[str, bytes | list] | None = None) -> str:
+def content_hash(folder: Path, replaced: dict[str, bytes] | None = None) -> str:
     """SHA-256 over every file of a world folder except ``world.json``, in name order (each
     file's name, a NUL byte, then its bytes; ``replaced`` gives other bytes for the files it
-    names, or lists of pieces that concatenate to them). Refuses (:class:`WorldLoadError`) what a world folder cannot hold: symbolic links,
+    names). Refuses (:class:`WorldLoadError`) what a world folder cannot hold: symbolic links,
     subfolders, devices, names the exporter does not write."""
     folder = Path(folder)
     replaced = replaced or {}
@@ -212,13 +212,11 @@ def _read_small(path: Path, limit: int) -> bytes:
     return data
 
 
-def _hash_file(digest, name: str, data: bytes | list | None, folder: Path) -> None:
-    """Adds one file to the content hash; ``data`` (its bytes, or a list of bytes-like pieces that
-    concatenate to them) if given, else the file, mapped (not copied)."""
+def _hash_file(digest, name: str, data: bytes | None, folder: Path) -> None:
+    """Adds one file to the content hash; ``data`` if already read, else mapped (not copied)."""
     digest.update(name.encode() + b"\0")
     if data is not None:
-        for piece in data if isinstance(data, list) else [data]:
-            digest.update(piece)
+        digest.update(data)
         return
     fd, size = _open_regular(folder / name, MAX_DATA_BYTES)
     try:

@@ -8,7 +8,7 @@ const SECRET_SIZE = 32
 const HEADER_SIZE = 5
 const GODOT_POOL_REAL_ARRAY_TAG = 22
 const MAX_RENDER_SIZE_PX = 4096
-const TERRAIN_FORMAT_VERSION = 6  # of terrain.bin (avalon/datagen/export/terrain_data.py)
+const TERRAIN_FORMAT_VERSION = 5  # of terrain.bin (avalon/datagen/export/terrain_data.py)
 
 # Message ids
 const MSG_RESET = 1

@@ -3,8 +3,8 @@ extends Spatial
 # The static world of a generated island, built from `data_file` beside world.tscn (written by
 # avalon/datagen/export/terrain_data.py): one unshaded, vertex-coloured mesh per chunk and level
 # of detail holding terrain, water and scenery (one draw call per chunk), the open sea around,
-# a height-field collider of the grid's exact surface in tiles (at full detail the meshes match
-# it within 1 cm), a cylinder collider per tree trunk, and the climbability grid.
+# a full-detail height-field collider (at full detail the meshes match it triangle for
+# triangle), a cylinder collider per tree trunk, and the climbability grid.
 
 export var data_file = "terrain.bin"
 
@@ -14,7 +14,6 @@ const TerrainFile = preload("res://world/terrain_file.gd")
 
 const FOG_PARAMETERS = ["fog_enabled", "fog_color", "fog_begin_m", "fog_end_m"]  # static_world.shader's fog uniforms
 const TRUNKS_PER_BODY = 16
-const TILE_FIELDS = 5  # per collider tile: first row, first column, cell rows, cell columns, step
 const LOD_UPDATE_DISTANCE_M = 4.0  # reselect levels after the viewer moves this far
 # Opaque materials are drawn in order of render priority: the static world after everything else
 # (animals, items, the hands), so that llvmpipe rejects its fragments behind those by the depth
@@ -38,11 +37,10 @@ var chunk_level_data = []  # per chunk: an Array of the levels' arrays (vertices
 var chunk_shown = []  # per chunk: the index of the visible level
 var lod_viewer = Vector3(INF, INF, INF)
 var static_material = null  # the ShaderMaterial of terrain, water and plants (its fog: see _static_material)
-# AVALON_PROFILE=1 (`avalon world benchmark --profile`): what the renderer drew and the items awake
-# (not asleep in Bullet), summed over the frames of this world, printed to the log (stderr:
-# unbuffered) when the world is freed.
+# AVALON_PROFILE=1 (`avalon world benchmark --profile`): what the renderer drew, summed over the
+# frames of this world, printed to the log (stderr: unbuffered) when the world is freed.
 var profiling = OS.get_environment("AVALON_PROFILE") == "1"
-var profiled = [0, 0, 0, 0, 0]  # frames, draw calls, vertices, objects, awake rigid bodies
+var profiled = [0, 0, 0, 0]  # frames, draw calls, vertices, objects
 
 
 func _ready():
@@ -85,7 +83,7 @@ func load_data(world_dir):
 		chunk_shown.append(-1)
 	update_lod(Vector3.ZERO, true)
 	_mesh_instance(data.sea, material).name = "Sea"
-	_add_collider(data.get("collider_tiles", PoolIntArray()))
+	_add_collider()
 	_add_tree_colliders(data.tree_colliders)
 	return ""
 
@@ -153,36 +151,18 @@ func _add_tree_colliders(colliders):
 	add_child(trees)
 
 
-# The ground: one static body (animals.gd finds it by its group) holding a height field per
-# collider tile, each every `step`-th grid point of its cells (level ground in large cells, exact
-# everywhere: avalon/datagen/export/collider_tiles.py). Without tiles (terrain.bin format 5) one
-# full-grid height field, as such folders were recorded with.
-func _add_collider(tiles):
-	if tiles.empty():
-		tiles = PoolIntArray([0, 0, rows - 1, cols - 1, 1])
+func _add_collider():
+	var shape = HeightMapShape.new()
+	shape.map_width = cols
+	shape.map_depth = rows
+	shape.map_data = heights
+	var collider = CollisionShape.new()
+	collider.shape = shape
+	collider.scale = Vector3(cell_size_m, 1.0, cell_size_m)  # height-field cells are 1 unit wide
 	var body = StaticBody.new()
 	body.name = "Ground"
 	body.add_to_group("terrain")
-	for i in range(0, tiles.size(), TILE_FIELDS):
-		var first_row = tiles[i]
-		var first_col = tiles[i + 1]
-		var cell_rows = tiles[i + 2]
-		var cell_cols = tiles[i + 3]
-		var step = tiles[i + 4]
-		var shape = HeightMapShape.new()
-		shape.map_width = cell_cols / step + 1
-		shape.map_depth = cell_rows / step + 1
-		if step == 1 and cell_rows == rows - 1 and cell_cols == cols - 1:
-			shape.map_data = heights
-		else:
-			shape.map_data = sampler.tile_heights(first_row, first_col, cell_rows, cell_cols, step)
-		var collider = CollisionShape.new()
-		collider.shape = shape
-		# Height-field cells are 1 unit wide, centred on the shape's origin.
-		collider.scale = Vector3(cell_size_m * step, 1.0, cell_size_m * step)
-		collider.translation = Vector3((first_col + cell_cols / 2.0) * cell_size_m - size_m / 2.0, 0.0,
-				(first_row + cell_rows / 2.0) * cell_size_m - size_m / 2.0)
-		body.add_child(collider)
+	body.add_child(collider)
 	add_child(body)
 
 
@@ -194,10 +174,6 @@ func update_lod(viewer, force = false):
 		profiled[1] += int(Performance.get_monitor(Performance.RENDER_DRAW_CALLS_IN_FRAME))
 		profiled[2] += int(Performance.get_monitor(Performance.RENDER_VERTICES_IN_FRAME))
 		profiled[3] += int(Performance.get_monitor(Performance.RENDER_OBJECTS_IN_FRAME))
-		# Items Bullet keeps awake cost a contact test against the ground every step.
-		for body in get_tree().get_nodes_in_group("graspable") if is_inside_tree() else []:
-			if body is RigidBody and body.mode == RigidBody.MODE_RIGID and not body.sleeping:
-				profiled[4] += 1
 	if not force and Vector2(viewer.x - lod_viewer.x, viewer.z - lod_viewer.z).length() < LOD_UPDATE_DISTANCE_M:
 		return
 	lod_viewer = viewer
@@ -221,7 +197,7 @@ func update_lod(viewer, force = false):
 
 func _exit_tree():
 	if profiling and profiled[0] > 0:
-		printerr("avalon profile: frames %d draw_calls %d vertices %d objects %d awake %d" % profiled)
+		printerr("avalon profile: frames %d draw_calls %d vertices %d objects %d" % profiled)
 
 
 # Whether the terrain surface at a world position can be climbed (nearest grid point).

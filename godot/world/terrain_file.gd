@@ -22,11 +22,6 @@ const MAX_FILE_BYTES = 1 << 30  # a pool array holds fewer than 2**31 bytes
 # decompressing, so it is bounded: 7x the largest file the exporter writes (the Huge island's).
 const COMPRESSED_MAGIC = "AVZ1"
 const MAX_DECOMPRESSED_BYTES = 1 << 28
-# terrain.bin format 5 (one full-grid collider) is read as it was written, so recorded episodes
-# replay unchanged; from format 6 the collider comes in tiles (collider_tiles).
-const OLDEST_FORMAT_VERSION = 5
-const FIRST_TILED_FORMAT_VERSION = 6
-const TILE_FIELDS = 5  # first row, first column, cell rows, cell columns, step (terrain.gd)
 const MAX_DEPTH = 8  # nested arrays and dictionaries; the format uses 5 (data, chunks, chunk, levels, level)
 # The ranges of avalon/datagen/export/scene_ranges.py (tests/game/world/test_untrusted_worlds.py
 # keeps them equal): coordinates and lengths, other numbers, scales.
@@ -97,9 +92,8 @@ static func is_plain_file_name(name):
 static func _data_error(data, check):
 	if typeof(data) != TYPE_DICTIONARY:
 		return "not a terrain data file (it holds no dictionary)"
-	var version = data.get("format_version")
-	if typeof(version) != TYPE_INT or version < OLDEST_FORMAT_VERSION or version > Protocol.TERRAIN_FORMAT_VERSION:
-		return "format_version %s, this simulator reads %d to %d; regenerate the world" % [var2str(version), OLDEST_FORMAT_VERSION, Protocol.TERRAIN_FORMAT_VERSION]
+	if typeof(data.get("format_version")) != TYPE_INT or data.format_version != Protocol.TERRAIN_FORMAT_VERSION:
+		return "format_version %s, this simulator reads %d; regenerate the world" % [var2str(data.get("format_version")), Protocol.TERRAIN_FORMAT_VERSION]
 	for key in NUMBER_RANGES:
 		var bounds = NUMBER_RANGES[key]
 		var value = data.get(key)
@@ -142,10 +136,6 @@ static func _data_error(data, check):
 			var error = _mesh_error(level, check)
 			if error != "":
 				return "chunk %d: %s" % [i, error]
-	if version >= FIRST_TILED_FORMAT_VERSION or data.has("collider_tiles"):
-		var tiles_error = _tiles_error(data.get("collider_tiles"), rows, cols)
-		if tiles_error != "":
-			return tiles_error
 	var sea_error = _mesh_error(data.get("sea"), check)
 	if sea_error != "":
 		return "the sea: %s" % sea_error
@@ -166,28 +156,6 @@ static func _data_error(data, check):
 			return _outside("a tree collider's base", bases, -MAX_COORDINATE_M, MAX_COORDINATE_M, COORDINATE)
 		if not check.all_within(scales, MIN_SCALE, MAX_SCALE):
 			return _outside("a tree collider's scale", scales, MIN_SCALE, MAX_SCALE, "a scale from 0.001 to 1000")
-	return ""
-
-
-# The collider's tiles (terrain.gd: _add_collider): whole cells of the grid, each tile's extents a
-# multiple of its step, together as many cells as the grid has (an altered tile is refused before
-# a height field is made from it; native/terrain.c checks the bounds again).
-static func _tiles_error(tiles, rows, cols):
-	if typeof(tiles) != TYPE_INT_ARRAY or tiles.empty() or tiles.size() % TILE_FIELDS != 0:
-		return "collider_tiles is not a non-empty array of %d integers per tile" % TILE_FIELDS
-	var cells = 0
-	for i in range(0, tiles.size(), TILE_FIELDS):
-		var first_row = tiles[i]
-		var first_col = tiles[i + 1]
-		var cell_rows = tiles[i + 2]
-		var cell_cols = tiles[i + 3]
-		var step = tiles[i + 4]
-		if first_row < 0 or first_col < 0 or cell_rows < 1 or cell_cols < 1 or step < 1 or cell_rows > rows - 1 - first_row or cell_cols > cols - 1 - first_col or cell_rows % step != 0 or cell_cols % step != 0:
-			return "collider tile %d (%d, %d, %d x %d cells, step %d) is not whole cells of the %d x %d grid in steps that divide it" % [
-				i / TILE_FIELDS, first_row, first_col, cell_rows, cell_cols, step, rows, cols]
-		cells += cell_rows * cell_cols
-	if cells != (rows - 1) * (cols - 1):
-		return "collider_tiles cover %d cells, the grid has %d" % [cells, (rows - 1) * (cols - 1)]
 	return ""
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from avalon.datagen.export import grid_surface, terrain_data
+from avalon.datagen.export import terrain_data
 from avalon.datagen.export.scenery_data import SHAPES, _primitive, scenery_geometry
 from avalon.tasks import build_world
 
@@ -80,8 +80,8 @@ def test_a_level_coarsens_only_while_the_surface_stays_within_its_tolerances():
     assert terrain_data._coarsest_step(flat, stripe, 1, 0) == 1
     tilted = np.add.outer(np.arange(rows) * 0.3, np.arange(cols) * 0.1)  # a plane is exact at any step
     assert terrain_data._coarsest_step(tilted, grey, 1, 0) == terrain_data.MAX_STEP
-    rr, cc = grid_surface.lattice_points(0, rows - 1, 8), grid_surface.lattice_points(0, cols - 1, 8)
-    np.testing.assert_allclose(grid_surface.interpolated(tilted[:, :, None], rr, cc)[:, :, 0], tilted, atol=1e-9)
+    rr, cc = terrain_data._lod_points(0, rows - 1, 8), terrain_data._lod_points(0, cols - 1, 8)
+    np.testing.assert_allclose(terrain_data._interpolated(tilted[:, :, None], rr, cc)[:, :, 0], tilted, atol=1e-9)
 
 
 def test_water_only_over_cells_with_water(world):

@@ -44,20 +44,18 @@ __all__ = [
     "write_world_files",
 ]
 
-def content_hash(folder: Path, canonical: dict[str, bytes | list] | None = None) -> str:
+def content_hash(folder: Path, canonical: dict[str, bytes] | None = None) -> str:
     """SHA-256 over every file of a world folder except ``world.json``, in name order (see
     :func:`avalon.datagen.world_folder.content_hash`: regular files only, never followed links),
-    with the bytes of the files named in ``canonical`` replaced by those (or by the pieces that
-    concatenate to them)."""
+    with the bytes of the files named in ``canonical`` replaced by those."""
     return world_folder.content_hash(folder, canonical)
 
 
-def write_world_files(world: World, folder: Path) -> dict[str, list]:
+def write_world_files(world: World, folder: Path) -> dict[str, bytes]:
     """The scene and its data files (everything but world.json); returns the canonical bytes of
-    the files whose shipped bytes differ from them (the content hash is over those), as pieces
-    (:func:`marshal.file_pieces`: hashed without being joined)."""
+    the files whose shipped bytes differ from them (the content hash is over those)."""
     from avalon.datagen.export.building_data import buildings_data
-    from avalon.datagen.export.terrain_data import CANONICAL, SHIPPED, terrain_data
+    from avalon.datagen.export.terrain_data import CANONICAL, terrain_data
 
     if world.scenery and not isinstance(world.ground, Terrain):
         raise ValueError("scenery needs a Terrain ground (it is merged into the terrain's meshes)")
@@ -66,10 +64,9 @@ def write_world_files(world: World, folder: Path) -> dict[str, list]:
         marshal.store_var(folder / BUILDINGS_DATA_FILE, buildings_data(world.buildings, world.lighting))
     if not isinstance(world.ground, Terrain):
         return {}
-    plants: dict = {}  # each plant's geometry, shared by the two encodings
-    marshal.store_compressed(folder / TERRAIN_DATA_FILE, terrain_data(world.ground, world.scenery, world.lighting, SHIPPED, plants))
-    canonical = terrain_data(world.ground, world.scenery, world.lighting, CANONICAL, plants)
-    return {TERRAIN_DATA_FILE: marshal.file_pieces(canonical)}
+    marshal.store_compressed(folder / TERRAIN_DATA_FILE, terrain_data(world.ground, world.scenery, world.lighting))
+    canonical = terrain_data(world.ground, world.scenery, world.lighting, CANONICAL)
+    return {TERRAIN_DATA_FILE: marshal.file_bytes(canonical)}
 
 
 def world_info(world: World, folder_hash: str, files_hash: str) -> dict:

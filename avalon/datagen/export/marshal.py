@@ -62,52 +62,35 @@ def _pad(data: bytes) -> bytes:
 def encode(value) -> bytes:
     """``var2bytes(value)`` for bool, int, float, str, (x, y, z) via :func:`vector3`, dicts with
     string keys, lists/tuples, and :class:`PoolArray`."""
-    return b"".join(pieces(value))
-
-
-def pieces(value) -> list:
-    """:func:`encode`'s bytes as a list of bytes-like pieces whose concatenation they are; pool
-    arrays' values are not copied (what a hash or a stream consumes piece by piece)."""
-    out: list = []
-    _append(value, out)
-    return out
-
-
-def _append(value, out: list) -> None:
     if isinstance(value, (bool, np.bool_)):
-        out.append(struct.pack("<II", BOOL, int(value)))
-    elif isinstance(value, (int, np.integer)):
+        return struct.pack("<II", BOOL, int(value))
+    if isinstance(value, (int, np.integer)):
         value = int(value)
         if -(2**31) <= value < 2**31:
-            out.append(struct.pack("<Ii", INT, value))
-        else:
-            out.append(struct.pack("<Iq", INT | INT64_FLAG, value))
-    elif isinstance(value, (float, np.floating)):
-        out.append(struct.pack("<If", REAL, float(value)))
-    elif isinstance(value, str):
+            return struct.pack("<Ii", INT, value)
+        return struct.pack("<Iq", INT | INT64_FLAG, value)
+    if isinstance(value, (float, np.floating)):
+        return struct.pack("<If", REAL, float(value))
+    if isinstance(value, str):
         data = value.encode()
-        out.append(struct.pack("<II", STRING, len(data)) + _pad(data))
-    elif isinstance(value, _Vector3):
-        out.append(struct.pack("<Ifff", VECTOR3, *value.xyz))
-    elif isinstance(value, PoolArray):
+        return struct.pack("<II", STRING, len(data)) + _pad(data)
+    if isinstance(value, _Vector3):
+        return struct.pack("<Ifff", VECTOR3, *value.xyz)
+    if isinstance(value, PoolArray):
         values = value.values
-        out.append(struct.pack("<II", value.kind, len(values)))
-        out.append(memoryview(values.reshape(-1)).cast("B"))  # contiguous, little-endian (the constructors above)
-        if value.kind == POOL_BYTE_ARRAY:
-            out.append(b"\0" * (-len(values) % 4))
-    elif isinstance(value, Mapping):
-        out.append(struct.pack("<II", DICTIONARY, len(value)))
+        count = len(values)
+        body = values.tobytes()
+        return struct.pack("<II", value.kind, count) + (_pad(body) if value.kind == POOL_BYTE_ARRAY else body)
+    if isinstance(value, Mapping):
+        parts = [struct.pack("<II", DICTIONARY, len(value))]
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"dictionary keys must be strings, not {key!r}")
-            _append(key, out)
-            _append(item, out)
-    elif isinstance(value, Sequence):
-        out.append(struct.pack("<II", ARRAY, len(value)))
-        for item in value:
-            _append(item, out)
-    else:
-        raise TypeError(f"cannot encode {type(value).__name__} for Godot")
+            parts += [encode(key), encode(item)]
+        return b"".join(parts)
+    if isinstance(value, Sequence):
+        return struct.pack("<II", ARRAY, len(value)) + b"".join(encode(item) for item in value)
+    raise TypeError(f"cannot encode {type(value).__name__} for Godot")
 
 
 class _Vector3:
@@ -123,13 +106,8 @@ def vector3(x: float, y: float, z: float) -> _Vector3:
 
 def file_bytes(value) -> bytes:
     """``value`` as ``File.store_var`` writes it: a u32 length, then the encoded variant."""
-    return b"".join(file_pieces(value))
-
-
-def file_pieces(value) -> list:
-    """:func:`file_bytes` as pieces (see :func:`pieces`)."""
-    parts = pieces(value)
-    return [struct.pack("<I", sum(len(part) for part in parts))] + parts
+    data = encode(value)
+    return struct.pack("<I", len(data)) + data
 
 
 def store_var(path: Path, value) -> None:

@@ -167,36 +167,20 @@ def _part_geometry(kind: SceneryKind, index: int, lighting: Lighting, level: int
     return _PART_CACHE[key]
 
 
-def scenery_geometry(instances, lighting: Lighting, level: int = 0, cache: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+def scenery_geometry(instances, lighting: Lighting, level: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """World-space triangle soup (vertices, colours) of ``instances`` at a level of detail
-    (0: finest): three vertices a triangle. ``cache`` (a dict kept while the instances and the
-    lighting are the same) keeps each instance's geometry per level for the next call."""
+    (0: finest): three vertices a triangle."""
     vertices, colors = [np.zeros((0, 3))], [np.zeros((0, 3))]
     for item in instances:
-        key = (id(item), level)
-        if cache is not None and key in cache:
-            item_vertices, item_colors = cache[key]
-        else:
-            item_vertices, item_colors = _instance_geometry(item, lighting, level)
-            if cache is not None:
-                cache[key] = (item_vertices, item_colors)
-        vertices.append(item_vertices)
-        colors.append(item_colors)
-    return np.concatenate(vertices), np.concatenate(colors)
-
-
-def _instance_geometry(item, lighting: Lighting, level: int) -> tuple[np.ndarray, np.ndarray]:
-    """One instance's triangle soup at a level of detail."""
-    vertices, colors = [np.zeros((0, 3))], [np.zeros((0, 3))]
-    c, s, k = math.cos(item.yaw_rad), math.sin(item.yaw_rad), item.scale
-    rotation = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]) * k
-    for index, part in enumerate(SHAPES[item.kind]):
-        if not TRUNKS_AT_LEVEL[level] and item.kind.is_tree and part is TRUNKS[item.kind]:
-            continue
-        part_vertices, shading = _part_geometry(item.kind, index, lighting, level)
-        vertices.append(part_vertices @ rotation.T + np.asarray(item.position))
-        tint = np.asarray(item.color) if part.color == WHITE else 1.0
-        colors.append(np.clip(shading * tint, 0.0, 1.0))
+        c, s, k = math.cos(item.yaw_rad), math.sin(item.yaw_rad), item.scale
+        rotation = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]) * k
+        for index, part in enumerate(SHAPES[item.kind]):
+            if not TRUNKS_AT_LEVEL[level] and item.kind.is_tree and part is TRUNKS[item.kind]:
+                continue
+            part_vertices, shading = _part_geometry(item.kind, index, lighting, level)
+            vertices.append(part_vertices @ rotation.T + np.asarray(item.position))
+            tint = np.asarray(item.color) if part.color == WHITE else 1.0
+            colors.append(np.clip(shading * tint, 0.0, 1.0))
     return np.concatenate(vertices), np.concatenate(colors)
 
 

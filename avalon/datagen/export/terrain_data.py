@@ -12,8 +12,8 @@ chunk's nearest point from the camera. Coarser meshes hang a skirt from their ed
 enough to cover any crack against a finer neighbour. Every cell is split into two triangles along
 the diagonal from (col + 1, row) to (col, row + 1), the diagonal Bullet's height field uses, so
 at full detail the surface the agent stands on is the surface it sees, within 1 cm; the collider
-is the grid's exact surface, level ground in large cells (:mod:`.collider_tiles`). Lighting is
-baked into vertex colours (:mod:`avalon.datagen.lighting`); the terrain is drawn unshaded.
+always has full detail. Lighting is baked into vertex colours (:mod:`avalon.datagen.lighting`);
+the terrain is drawn unshaded.
 
 Two encodings of the same world (:class:`MeshEncoding`): ``SHIPPED``, what the folder holds, and
 ``CANONICAL`` (format 4: fixed steps, a quad per wet cell, full plants, 8x8 chunks), which the
@@ -22,15 +22,12 @@ content hash is defined over, so that it names the world's content whatever enco
 
 from __future__ import annotations
 
-import functools
 import math
 
 import attr
 import numpy as np
 
 from avalon.datagen.export import marshal
-from avalon.datagen.export.collider_tiles import collider_tiles
-from avalon.datagen.export.grid_surface import interpolated, lattice_points, merged_runs
 from avalon.datagen.export.scenery_data import KINDS_AT_LEVEL, scenery_geometry, tree_colliders
 from avalon.datagen.lighting import lit_colors
 from avalon.datagen.world import Lighting, Terrain
@@ -48,7 +45,7 @@ LOD_DISTANCES_M = (12.0, 32.0)
 HEIGHT_TOLERANCE_M = (0.01, 0.05, 0.2)
 COLOR_TOLERANCE = (1.5 / 255, 4.0 / 255, 8.0 / 255)
 MAX_STEP = 16
-TERRAIN_FORMAT_VERSION = 6
+TERRAIN_FORMAT_VERSION = 5
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -58,7 +55,7 @@ class MeshEncoding:
     format_version: int
     #: Each level's step coarsened while the surface stays within its tolerances (_coarsest_step).
     adaptive_steps: bool
-    #: Wet cells merged into rectangles (grid_surface.merged_runs) rather than a quad each.
+    #: Wet cells merged into rectangles (_merged_runs) rather than a quad each.
     merged_water: bool
     #: Plants with fewer segments, and trees without trunks, at coarser levels.
     plant_levels: bool
@@ -71,14 +68,11 @@ class MeshEncoding:
     #: And each chunk at least this wide (metres; 0: MIN_CHUNK_CELLS cells only): a fine grid
     #: (stack's 0.25 m) must not multiply the draw calls.
     min_chunk_m: float = 0.0
-    #: The collider's tiles ("collider_tiles", :mod:`collider_tiles`: level ground in large cells);
-    #: without them the simulator makes one full-grid height field.
-    collider_tiles: bool = False
 
 
 #: What the exporter ships (read by godot/world/terrain.gd).
 SHIPPED = MeshEncoding(format_version=TERRAIN_FORMAT_VERSION, adaptive_steps=True, merged_water=True, plant_levels=True,
-                       chunk_sizes=True, max_chunks_per_side=16, min_chunk_m=8.0, collider_tiles=True)
+                       chunk_sizes=True, max_chunks_per_side=16, min_chunk_m=8.0)
 #: The encoding a world's content hash is defined over (terrain.bin format 4, every level at its
 #: fixed step, a quad per wet cell, full plants): the world's content, whatever the shipped
 #: encoding, so that evaluation sets' manifests pin the same hashes across encodings.
@@ -93,19 +87,37 @@ def vertex_normals(heights: np.ndarray, cell_size_m: float) -> np.ndarray:
     return normals / np.linalg.norm(normals, axis=-1, keepdims=True)
 
 
-@functools.lru_cache(maxsize=64)
 def _chunk_indices(rows: int, cols: int) -> np.ndarray:
-    """Triangle indices for a grid of rows x cols vertices, two per cell, Bullet's diagonal (shared
-    by the chunks of one shape: read-only)."""
+    """Triangle indices for a grid of rows x cols vertices, two per cell, Bullet's diagonal."""
     r, c = np.meshgrid(np.arange(rows - 1), np.arange(cols - 1), indexing="ij")
     top_left = (r * cols + c).reshape(-1)
     top_right, bottom_left, bottom_right = top_left + 1, top_left + cols, top_left + cols + 1
     # Clockwise seen from above (+y): Godot's front faces are clockwise.
     first = np.stack([top_left, top_right, bottom_left], axis=1)
     second = np.stack([top_right, bottom_right, bottom_left], axis=1)
-    indices = np.concatenate([first, second], axis=1).reshape(-1)
-    indices.flags.writeable = False
-    return indices
+    return np.concatenate([first, second], axis=1).reshape(-1)
+
+
+def _lod_points(start: int, end: int, step: int) -> np.ndarray:
+    """Grid indices from start to end every ``step``, always including both ends."""
+    points = list(range(start, end, step)) + [end]
+    return np.array(points)
+
+
+def _interpolated(values: np.ndarray, rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
+    """``values`` (rows, cols, channels) at every grid point as drawn from only the points ``rr`` x
+    ``cc`` (relative indices, both ends included): planar over each coarse cell's two triangles,
+    split along the diagonal the meshes use."""
+    rows, cols = values.shape[:2]
+    k = np.clip(np.searchsorted(rr, np.arange(rows), side="right") - 1, 0, len(rr) - 2)
+    m = np.clip(np.searchsorted(cc, np.arange(cols), side="right") - 1, 0, len(cc) - 2)
+    v = ((np.arange(rows) - rr[k]) / (rr[k + 1] - rr[k]))[:, None, None]
+    u = ((np.arange(cols) - cc[m]) / (cc[m + 1] - cc[m]))[None, :, None]
+    top_left, top_right = values[np.ix_(rr[k], cc[m])], values[np.ix_(rr[k], cc[m + 1])]
+    bottom_left, bottom_right = values[np.ix_(rr[k + 1], cc[m])], values[np.ix_(rr[k + 1], cc[m + 1])]
+    first = top_left + u * (top_right - top_left) + v * (bottom_left - top_left)
+    second = bottom_right + (1 - u) * (bottom_left - bottom_right) + (1 - v) * (top_right - bottom_right)
+    return np.where(u + v <= 1, first, second)
 
 
 def _coarsest_step(heights: np.ndarray, colors: np.ndarray, step: int, level: int) -> int:
@@ -114,10 +126,10 @@ def _coarsest_step(heights: np.ndarray, colors: np.ndarray, step: int, level: in
     rows, cols = heights.shape
     while step * 2 <= MAX_STEP and step * 2 < max(rows, cols):
         coarser = step * 2
-        rr, cc = lattice_points(0, rows - 1, coarser), lattice_points(0, cols - 1, coarser)
-        if np.abs(interpolated(heights[:, :, None], rr, cc)[:, :, 0] - heights).max() > HEIGHT_TOLERANCE_M[level]:
+        rr, cc = _lod_points(0, rows - 1, coarser), _lod_points(0, cols - 1, coarser)
+        if np.abs(_interpolated(heights[:, :, None], rr, cc)[:, :, 0] - heights).max() > HEIGHT_TOLERANCE_M[level]:
             break
-        if np.abs(interpolated(colors, rr, cc) - colors).max() > COLOR_TOLERANCE[level]:
+        if np.abs(_interpolated(colors, rr, cc) - colors).max() > COLOR_TOLERANCE[level]:
             break
         step = coarser
     return step
@@ -162,13 +174,29 @@ def _wet_cells(heights: np.ndarray, xs: np.ndarray, zs: np.ndarray, water_height
     wet = heights < water_height_m
     cells = wet[:-1, :-1] | wet[1:, :-1] | wet[:-1, 1:] | wet[1:, 1:]
     if merged:
-        rectangles = np.array(merged_runs(cells), np.int64).reshape(-1, 4)
+        rectangles = np.array(_merged_runs(cells), np.int64).reshape(-1, 4)
     else:
         rows, cols = np.nonzero(cells)
         rectangles = np.stack([rows, rows + 1, cols, cols + 1], axis=1)
     r0, r1, c0, c1 = rectangles.T
     x0, x1, z0, z1 = xs[c0], xs[c1], zs[r0], zs[r1]
     return np.stack([x0, z0, x1, z0, x1, z1, x0, z1], axis=1).reshape(-1, 4, 2)
+
+
+def _merged_runs(cells: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """(r0, r1, c0, c1) cell ranges (end exclusive) covering the true cells once each: every row's
+    runs, a run extended downwards while the next row has a run of the same columns."""
+    rectangles, open_runs = [], {}  # open_runs: (c0, c1) -> first row
+    padded = np.zeros((cells.shape[0] + 1, cells.shape[1] + 2), bool)
+    padded[:-1, 1:-1] = cells
+    for r in range(padded.shape[0]):
+        edges = np.flatnonzero(np.diff(padded[r].astype(np.int8)))
+        runs = set(zip(edges[0::2].tolist(), edges[1::2].tolist()))
+        for run in [run for run in open_runs if run not in runs]:
+            rectangles.append((open_runs.pop(run), r, *run))
+        for run in sorted(runs - open_runs.keys()):
+            open_runs[run] = r
+    return sorted(rectangles)
 
 
 def sea_ring(half_size_m: float, water_height_m: float) -> tuple[np.ndarray, np.ndarray]:
@@ -203,11 +231,9 @@ def max_slope(heights: np.ndarray, cell_size_m: float) -> float:
     return float(np.nextafter(np.float32(steepest), np.float32(np.inf)))
 
 
-def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEncoding = SHIPPED,
-                 geometry_cache: dict | None = None) -> dict:
+def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEncoding = SHIPPED) -> dict:
     """Everything ``godot/world/terrain.gd`` needs, as a dict for :func:`marshal.store_var`, with
-    its meshes built as ``encoding`` says. ``geometry_cache``: a dict shared by the calls for one
-    world (both encodings), so each plant's geometry is made once per level of detail."""
+    its meshes built as ``encoding`` says."""
     heightmap = terrain.heightmap
     heights = np.asarray(heightmap.heights, np.float32)
     rows, cols = heights.shape
@@ -233,7 +259,7 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
                 step = _coarsest_step(full.astype(np.float64), full_colors, max(base_step, step), level)
             else:
                 step = base_step
-            rr, cc = lattice_points(r0, r1, step), lattice_points(c0, c1, step)
+            rr, cc = _lod_points(r0, r1, step), _lod_points(c0, c1, step)
             grid_x, grid_z = np.meshgrid(xs[cc], zs[rr])
             vertices = np.stack([grid_x, heights[np.ix_(rr, cc)], grid_z], axis=-1).reshape(-1, 3)
             level_colors = colors[np.ix_(rr, cc)].reshape(-1, 3)
@@ -243,8 +269,7 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
                 vertices, level_colors, skirt = _skirt(vertices, level_colors, len(rr), len(cc), float(np.ptp(full)) + 0.5)
                 indices = np.concatenate([indices, skirt])
             kinds = KINDS_AT_LEVEL[level]
-            plants, plant_colors = scenery_geometry([i for i in here if i.kind in kinds], lighting,
-                                                    level if encoding.plant_levels else 0, geometry_cache)
+            plants, plant_colors = scenery_geometry([i for i in here if i.kind in kinds], lighting, level if encoding.plant_levels else 0)
             parts = [(vertices, level_colors, indices),
                      (wet_vertices, np.broadcast_to(water_color, wet_vertices.shape), wet_indices),
                      (plants, plant_colors, np.arange(len(plants)))]
@@ -255,7 +280,7 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
             chunk["half_size"] = marshal.vector3((xs[c1] - xs[c0]) / 2, 0.0, (zs[r1] - zs[r0]) / 2)
         chunks.append(chunk)
     sea_vertices, sea_indices = sea_ring(float(xs[-1]), water)
-    data = {
+    return {
         "format_version": encoding.format_version,
         "rows": rows,
         "cols": cols,
@@ -270,9 +295,6 @@ def terrain_data(terrain: Terrain, scenery, lighting: Lighting, encoding: MeshEn
         "sea": _merge([(sea_vertices, np.broadcast_to(water_color, sea_vertices.shape), sea_indices)]),
         "tree_colliders": tree_colliders(scenery),
     }
-    if encoding.collider_tiles:
-        data["collider_tiles"] = marshal.int_array(collider_tiles(heights, float(cell)))
-    return data
 
 
 def _in_chunk(positions, xs, zs, r0, r1, c0, c1, last_row: bool, last_col: bool) -> np.ndarray:

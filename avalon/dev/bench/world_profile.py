@@ -4,8 +4,7 @@ Per world: wall-clock milliseconds per step split into the Godot process's CPU t
 GDScript, our native code and llvmpipe's rendering: one thread with ``LP_NUM_THREADS=0``), this
 Python process's CPU time (the env and the socket's Python end) and the rest (the transfer's
 waits and other load on the machine); and what the renderer drew per frame (Godot's
-``Performance`` monitors: draw calls, vertices, objects) and the items awake (rigid bodies Bullet
-has not put to sleep: each costs contact tests every step), summed by ``godot/world/terrain.gd``
+``Performance`` monitors: draw calls, vertices, objects), summed by ``godot/world/terrain.gd``
 while ``AVALON_PROFILE=1`` and printed to the Godot log when the world is freed (worlds without
 terrain print nothing). For a function-level split of Godot's time (Bullet, GDScript, native,
 llvmpipe) run ``avalon benchmark callgrind --world-dir DIR`` on one of the worlds.
@@ -25,18 +24,16 @@ import attr
 from avalon.dev.bench.steps import process_cpu_s
 
 PROFILE_VARIABLE = "AVALON_PROFILE"
-_DRAWN_LINE = re.compile(r"avalon profile: frames (\d+) draw_calls (\d+) vertices (\d+) objects (\d+) awake (\d+)")
+_DRAWN_LINE = re.compile(r"avalon profile: frames (\d+) draw_calls (\d+) vertices (\d+) objects (\d+)")
 
 
 @attr.s(frozen=True, auto_attribs=True)
 class Drawn:
-    """What the renderer drew, per frame (Godot's ``Performance`` monitors), and the graspable items
-    awake in Bullet per frame (asleep, an item costs no contact tests)."""
+    """What the renderer drew, per frame (Godot's ``Performance`` monitors)."""
 
     draw_calls: float
     vertices: float
     objects: float
-    awake_items: float
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -90,8 +87,8 @@ class StepClock:
         match = _DRAWN_LINE.match(lines[-1]) if len(lines) > self.lines_before else None
         if match is None:
             return profile
-        frames, *counts = (int(group) for group in match.groups())
-        return attr.evolve(profile, drawn=Drawn(*(count / frames for count in counts)))
+        frames, draw_calls, vertices, objects = (int(group) for group in match.groups())
+        return attr.evolve(profile, drawn=Drawn(draw_calls / frames, vertices / frames, objects / frames))
 
 
 def _profile_lines(log_dir: Path) -> list[str]:
@@ -103,10 +100,10 @@ def format_profiles(labelled: list[tuple[str, StepProfile]]) -> str:
     """The profile table: one line per world."""
     lines = ["\nwhere a step goes (ms per step; drawn per frame)",
              (f"{'world':14} {'wall ms':>8} {'godot cpu':>9} {'python cpu':>10} {'other':>7} "
-              f"{'draw calls':>10} {'vertices':>9} {'objects':>8} {'awake':>6}")]
+              f"{'draw calls':>10} {'vertices':>9} {'objects':>8}")]
     for label, profile in labelled:
-        drawn = (f"{profile.drawn.draw_calls:10.1f} {profile.drawn.vertices:9.0f} {profile.drawn.objects:8.1f} "
-                 f"{profile.drawn.awake_items:6.1f}" if profile.drawn is not None else f"{'-':>10} {'-':>9} {'-':>8} {'-':>6}")
+        drawn = (f"{profile.drawn.draw_calls:10.1f} {profile.drawn.vertices:9.0f} {profile.drawn.objects:8.1f}"
+                 if profile.drawn is not None else f"{'-':>10} {'-':>9} {'-':>8}")
         lines.append(f"{label:14} {profile.wall_ms:8.3f} {profile.godot_cpu_ms:9.3f} {profile.python_cpu_ms:10.3f} "
                      f"{profile.other_ms:7.3f} {drawn}")
     return "\n".join(lines)

@@ -217,10 +217,6 @@ def _an_object(folder):
     (folder / "terrain.bin").write_bytes(struct.pack("<I", len(payload)) + payload)
 
 
-def _set_tile(value, tile, field, number):
-    value["collider_tiles"].values[tile * 5 + field] = number
-
-
 def _terrain(edit):
     return lambda folder: edit_terrain(folder, edit)
 
@@ -247,16 +243,7 @@ def _vertices_count(value):
         (_terrain(lambda v: v["chunks"].append(7)), "chunk 16 has no finite centre"),
         (_terrain(lambda v: v.update(cell_size_m=0.0)), "cell_size_m is 0(.0)?, expected a finite number above 0"),
         (_terrain(lambda v: v.update(heights=v["climbable"])), "heights or climbable is missing"),
-        (_terrain(lambda v: v.update(format_version=99)), "format_version 99, this simulator reads 5 to 6"),
-        (_terrain(lambda v: v.update(format_version=4)), "format_version 4, this simulator reads 5 to 6"),
-        (_terrain(lambda v: v.pop("collider_tiles")), "collider_tiles is not a non-empty array of 5 integers per tile"),
-        (_terrain(lambda v: v.update(collider_tiles=marshal.real_array([0, 0, 1, 1, 1]))), "collider_tiles is not a non-empty"),
-        (_terrain(lambda v: _set_tile(v, 0, 2, 10**6)), r"collider tile 0 \(0, 0, 1000000 x \d+ cells, step \d+\) is not whole cells"),
-        (_terrain(lambda v: _set_tile(v, 1, 0, -1)), r"collider tile 1 \(-1, "),
-        (_terrain(lambda v: _set_tile(v, 0, 4, 0)), r"collider tile 0 .* step 0\) is not whole cells"),
-        (_terrain(lambda v: _set_tile(v, 0, 4, 2**31 - 1)), r"collider tile 0 .* step 2147483647\) is not whole cells"),
-        (_terrain(lambda v: v.update(collider_tiles=marshal.int_array(v["collider_tiles"].values[:-5]))),
-         r"collider_tiles cover \d+ cells, the grid has 4096"),
+        (_terrain(lambda v: v.update(format_version=99)), "format_version 99, this simulator reads"),
         (_terrain(lambda v: v.update(tree_colliders=[{"radius_m": -1.0, "height_m": 2.0}])), "a tree collider's radius_m is -1"),
         (_deep_nesting, "its encoding is malformed at byte 68"),
         (_an_object, "its encoding is malformed at byte 4"),
@@ -305,19 +292,6 @@ def test_terrain_numbers_at_the_bounds_load(simulator, island, tmp_path):
         _trees([(1.0, 2.0, 3.0), (-1e6, 0.0, 1e6)], [0.001, 1000.0])(value)
 
     edit_terrain(folder, at_bounds)
-    assert _load(simulator, folder) == "loaded"
-
-
-def test_a_terrain_file_of_format_5_loads_with_its_one_full_grid_collider(simulator, island, tmp_path):
-    """Folders written before the collider came in tiles (and the episode files carrying them) load
-    as they were recorded (tests/game/world/test_terrain_collider.py: the same surface)."""
-    folder = tampering.copy_world(island, tmp_path / "w")
-
-    def as_format_5(value):
-        value.pop("collider_tiles")
-        value["format_version"] = 5
-
-    edit_terrain(folder, as_format_5)
     assert _load(simulator, folder) == "loaded"
 
 
