@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from avalon.evaluation.eval_file import read_eval_file
+from avalon.evaluation.eval_file import EvalFile, read_eval_file
 from avalon.evaluation.scoring.normalise import Normalisation, normalisation_by_task
 from avalon.evaluation.scoring.plots import plot_report
 from avalon.evaluation.scoring.report import build_report, markdown_table, normalisation_note
@@ -53,6 +53,25 @@ def renormalised(runs: dict[str, list[list[dict[str, Any]]]], baseline_file: Pat
     return {name: [[rescored(world) for world in run] for run in column] for name, column in runs.items()}, normalised_by
 
 
+def read_runs(arguments: Sequence[str], baseline_file: Path | None, reference_file: Path | None
+              ) -> tuple[dict[str, list[EvalFile]], dict[str, list[list[dict[str, Any]]]], str]:
+    """The evaluations the ``RUN`` arguments name, by column: their files, their episodes (normalised
+    anew when both score files are given) and the note saying how they were normalised. Refuses a
+    lone score file and an evaluation without finished episodes."""
+    if (baseline_file is None) != (reference_file is None):
+        raise ValueError("give both --baseline FILE and --reference FILE to normalise the runs anew, or neither")
+    files = {name: [read_eval_file(path) for path in paths] for name, paths in parse_run_arguments(arguments).items()}
+    empty = [str(file.path) for column in files.values() for file in column if not file.episodes]
+    if empty:
+        raise ValueError(f"no finished episodes in {', '.join(empty)}")
+    runs = {name: [list(file.episodes) for file in column] for name, column in files.items()}
+    note = ""
+    if baseline_file is not None:
+        runs, normalised_by = renormalised(runs, baseline_file, reference_file)
+        note = normalisation_note(normalised_by)
+    return files, runs, note
+
+
 def compare_runs(
     arguments: Sequence[str], out_dir: str | Path, baseline_file: Path | None = None, reference_file: Path | None = None,
     reps: int = 2000,
@@ -60,17 +79,7 @@ def compare_runs(
     """Writes ``compare.json``, ``compare.md`` and the plots into ``out_dir``; returns the table and
     the files. With both score files, every run is normalised anew with them; else each run's own
     normalised scores count when every run has some, raw scores otherwise."""
-    if (baseline_file is None) != (reference_file is None):
-        raise ValueError("give both --baseline FILE and --reference FILE to normalise the runs anew, or neither")
-    columns = parse_run_arguments(arguments)
-    runs = {name: [list(read_eval_file(path).episodes) for path in paths] for name, paths in columns.items()}
-    empty = [str(path) for name, paths in columns.items() for path, run in zip(paths, runs[name]) if not run]
-    if empty:
-        raise ValueError(f"no finished episodes in {', '.join(empty)}")
-    note = ""
-    if baseline_file is not None:
-        runs, normalised_by = renormalised(runs, baseline_file, reference_file)
-        note = normalisation_note(normalised_by)
+    files, runs, note = read_runs(arguments, baseline_file, reference_file)
     report = build_report(runs, reps=reps)
     some_normalised = any(world["normalised"] is not None for column in runs.values() for run in column for world in run)
     if baseline_file is None and report["score_kind"] == "raw" and some_normalised:
@@ -80,7 +89,7 @@ def compare_runs(
     table = markdown_table(report, note)
     written = {"table": out_dir / "compare.md", "report": out_dir / "compare.json"}
     written["table"].write_text(table)
-    report_with_files = dict(report, files={name: [str(path) for path in paths] for name, paths in columns.items()})
+    report_with_files = dict(report, files={name: [str(file.path) for file in column] for name, column in files.items()})
     written["report"].write_text(json.dumps(report_with_files, indent=1))
     written.update(plot_report(report, out_dir))
     return table, written

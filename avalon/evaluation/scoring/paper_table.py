@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from rliable import metrics
 
-from avalon.evaluation.eval_file import EvalFile, read_eval_file
+from avalon.evaluation.eval_file import EvalFile
 from avalon.evaluation.scoring.aggregates import (
     CONFIDENCE,
     DEFAULT_BOOTSTRAP_REPS,
@@ -27,8 +27,8 @@ from avalon.evaluation.scoring.aggregates import (
     bootstrap_intervals,
     score_matrix,
 )
-from avalon.evaluation.scoring.compare import parse_run_arguments, renormalised
-from avalon.evaluation.scoring.report import normalisation_note, score_kind
+from avalon.evaluation.scoring.compare import read_runs
+from avalon.evaluation.scoring.report import score_kind, task_samples
 from avalon.tasks.kit.spec import PAPER_TASK_COUNTS
 
 #: The two tables: their file stem, statistic and what a reader should know.
@@ -74,16 +74,6 @@ def same_worlds(files: Mapping[str, Sequence[EvalFile]]) -> str:
     return next(iter(labels))
 
 
-def _samples(runs: Sequence[Sequence[Mapping[str, Any]]], kind: str) -> dict[str, list[float]]:
-    by_task: dict[str, list[float]] = {}
-    for run in runs:
-        for world in run:
-            value = world["normalised"] if kind == "normalised" else world["score"]
-            if value is not None:
-                by_task.setdefault(world["task"], []).append(float(value))
-    return by_task
-
-
 def paper_tables(columns: Mapping[str, Sequence[Sequence[Mapping[str, Any]]]], reps: int = DEFAULT_BOOTSTRAP_REPS,
                  seed: int = 0) -> dict[str, Any]:
     """Both tables' cells: ``rows`` (tasks, then group rows), ``groups`` (each task's group),
@@ -94,7 +84,7 @@ def paper_tables(columns: Mapping[str, Sequence[Sequence[Mapping[str, Any]]]], r
     many worlds of each task); else its cell is None and ``missing`` says why.
     """
     kind = score_kind(columns)
-    samples = {name: _samples(runs, kind) for name, runs in columns.items()}
+    samples = {name: task_samples(runs, kind) for name, runs in columns.items()}
     order = task_order(sorted({task for by_task in samples.values() for task in by_task}))
     group_tasks = {label: [task for task, group in order if group in groups] for label, groups in GROUP_ROWS}
     result: dict[str, Any] = {"score_kind": kind, "rows": [task for task, _ in order] + [label for label, _ in GROUP_ROWS],
@@ -166,19 +156,8 @@ def write_paper_report(
     returns Table 1's Markdown and the files by name."""
     from avalon.evaluation.scoring.paper_figure import plot_tables
 
-    if (baseline_file is None) != (reference_file is None):
-        raise ValueError("give both --baseline FILE and --reference FILE to normalise the runs anew, or neither")
-    paths = parse_run_arguments(arguments)
-    files = {name: [read_eval_file(path) for path in column] for name, column in paths.items()}
+    files, runs, note = read_runs(arguments, baseline_file, reference_file)
     worlds = same_worlds(files)
-    runs = {name: [list(file.episodes) for file in column] for name, column in files.items()}
-    empty = [str(file.path) for column in files.values() for file in column if not file.episodes]
-    if empty:
-        raise ValueError(f"no finished episodes in {', '.join(empty)}")
-    note = ""
-    if baseline_file is not None:
-        runs, normalised_by = renormalised(runs, baseline_file, reference_file)
-        note = normalisation_note(normalised_by)
     tables = paper_tables(runs, reps=reps)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -189,7 +168,7 @@ def write_paper_report(
         written[stem] = out / f"{stem}.md"
         written[stem].write_text(texts[statistic])
     written["report"] = out / "report.json"
-    content = dict(tables, worlds=worlds, files={name: [str(path) for path in column] for name, column in paths.items()})
+    content = dict(tables, worlds=worlds, files={name: [str(file.path) for file in column] for name, column in files.items()})
     written["report"].write_text(json.dumps(content, indent=1))
     written["figure"] = plot_tables(tables, worlds, out / "tables.png")
     return texts["mean"], written

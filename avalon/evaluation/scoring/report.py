@@ -41,8 +41,8 @@ def score_kind(columns: Mapping[str, Runs]) -> str:
     return "normalised" if runs and all(any(world["normalised"] is not None for world in run) for run in runs) else "raw"
 
 
-def _samples(runs: Runs, kind: str) -> dict[str, list[float]]:
-    """Per task, one value per (run, world); with normalised scores, the tasks that have them."""
+def task_samples(runs: Runs, kind: str) -> dict[str, list[float]]:
+    """Per task, one value per (run, world): ``normalised`` scores (the tasks that have them) or ``raw``."""
     by_task: dict[str, list[float]] = {}
     for run in runs:
         for world in run:
@@ -90,7 +90,7 @@ def build_report(columns: Mapping[str, Runs], reps: int = DEFAULT_BOOTSTRAP_REPS
     if not columns or any(not runs or not any(runs) for runs in columns.values()):
         raise ValueError("a report needs at least one column with at least one finished episode")
     kind = score_kind(columns)
-    samples = {name: _samples(runs, kind) for name, runs in columns.items()}
+    samples = {name: task_samples(runs, kind) for name, runs in columns.items()}
     per_task = per_task_intervals(samples, reps=reps, seed=seed)
     aggregates = aggregate_intervals(samples, reps=reps, seed=seed)
     report: dict[str, Any] = {
