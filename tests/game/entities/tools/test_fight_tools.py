@@ -9,25 +9,15 @@ import attr
 import numpy as np
 import pytest
 
-from avalon import EnvConfig
 from avalon.datagen.export import export_world
 from avalon.env.spaces import ActionCodec
 from avalon.rules import mechanics
-from avalon.sim.simulator import Simulator
 from avalon.tasks import fight, with_retries
 from avalon.tasks.kit.geometry import ground_height
 from tests.conftest import zero_action
 from tests.game.entities.animals.test_animals import OFFSETS
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def sim():
-    simulator = Simulator(EnvConfig(renderer="GLES2", resolution=32).simulator)
-    simulator.start()
-    yield simulator
-    simulator.close()
 
 
 def _beside(world, tool):

@@ -1,4 +1,4 @@
-"""What the animal tests share: a module's simulator (GLES2, 32 x 32 frames), started once per module."""
+"""What the entity tests share: a module's simulator (GLES2, 32 x 32 frames), started once per module."""
 
 from __future__ import annotations
 
