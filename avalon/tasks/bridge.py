@@ -363,7 +363,7 @@ def build_layout(rng: np.random.Generator, difficulty: float, config: object | N
 
 
 TASK = TaskSpec(
-    name="bridge", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle, obstacle_needs_solved_items=True,
+    name="bridge", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
     food_visible_from_spawn=True, food_reachable_on_foot=False, table_row=8, in_sets_from_version=2,
     reference_agent="avalon.agent.scripted.bridge:LogBridgeFollower", carry_variant="avalon.tasks.kit.carried_log:VARIANT",
 )

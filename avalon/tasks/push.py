@@ -482,6 +482,6 @@ def require(world: World) -> Certificate:
 
 
 TASK = TaskSpec(name="push", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
-                obstacle_needs_solved_items=True, food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=9,
+                food_visible_from_spawn=False, food_reachable_on_foot=False, table_row=9,
                 in_sets_from_version=2,
                 reference_agent=ROUTE_FOLLOWER)

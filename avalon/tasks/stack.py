@@ -386,7 +386,7 @@ def certificate(world: World) -> Certificate:
 
 
 TASK = TaskSpec(name="stack", generate=build_layout, knobs=KNOBS, certificate=certificate, obstacle=obstacle,
-                obstacle_needs_solved_items=True, evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES, food_visible_from_spawn=False,
+                evaluation_time_limit_frames=STACK_TIME_LIMIT_FRAMES, food_visible_from_spawn=False,
                 food_reachable_on_foot=False, table_row=7, in_sets_from_version=2,
                 reference_agent="avalon.agent.scripted.stack:stack_follower",
                 carry_variant="avalon.tasks.kit.carried_stones:VARIANT")

@@ -159,11 +159,6 @@ class TaskSpec:
     #: can stand between an agent and its goal; the task's own generator places it round the food.
     obstacle: Optional[ObstacleFunction] = attr.ib(
         default=None, validator=attr.validators.optional(attr.validators.is_callable()))
-    #: Whether a route crosses the task's obstacle only with the piece's items in their solved
-    #: places (a log across the chasm, a boulder or stones against the ledge), which the terrain's
-    #: search does not model: the task's own certificate proves that, and compositional worlds
-    #: (:mod:`avalon.tasks.kit.composition`), which certify by terrain, do not draw the piece.
-    obstacle_needs_solved_items: bool = attr.ib(default=False, validator=attr.validators.instance_of(bool))
     #: The scripted reference agent, ``"module:attribute"`` of a callable ``(world, route) ->
     #: follower`` (``avalon.agent.scripted``); None: the task has no reference agent.
     reference_agent: Optional[str] = attr.ib(default=None, validator=_check_reference)
